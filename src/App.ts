@@ -1,0 +1,57 @@
+/**
+ * The whole service as one layer: configuration → storage → services → HTTP.
+ * Startup work that may take a while (migrations, the first market snapshot)
+ * runs in the background while `/readyz` answers 503; a failure there is fatal.
+ */
+import { Deferred, Effect, Layer } from "effect"
+import { Accounts } from "./accounts/Accounts.js"
+import { Cursors } from "./api/cursor.js"
+import { ServerLive } from "./api/server.js"
+import { Fatal } from "./Fatal.js"
+import { Market } from "./market/Market.js"
+import { TickersLive } from "./market/tickers/index.js"
+import { Readiness } from "./observability/Readiness.js"
+import { RateLimiterLive } from "./ratelimit/RateLimiter.js"
+import { CustomSignalsLive } from "./store/customSignals.js"
+import { DatabaseLive } from "./store/Database.js"
+import { ImportedBars } from "./store/importedBars.js"
+import { runMigrations } from "./store/migrate.js"
+import { RedisLive } from "./store/Redis.js"
+import { Rules } from "./store/rules.js"
+import { Universes } from "./store/universes.js"
+
+const MigrationsLive = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const readiness = yield* Readiness
+    const fatal = yield* Fatal
+    yield* runMigrations.pipe(
+      Effect.tap((ran) => Effect.logInfo("migrations applied").pipe(Effect.annotateLogs({ ran: ran.length }))),
+      Effect.zipRight(readiness.markReady("migrations")),
+      Effect.catchAllCause((cause) =>
+        Effect.logError("migrations failed", cause).pipe(
+          Effect.zipRight(Deferred.fail(fatal, new Error("migrations failed")))
+        )
+      ),
+      Effect.forkScoped
+    )
+  })
+)
+
+export const AppLive = ServerLive.pipe(
+  Layer.provide(Market.Default),
+  Layer.provide(RateLimiterLive),
+  Layer.provide(
+    Layer.mergeAll(
+      Accounts.Default,
+      ImportedBars.Default,
+      MigrationsLive,
+      TickersLive,
+      Universes.Default,
+      Rules.Default,
+      Cursors.layer,
+      CustomSignalsLive
+    )
+  ),
+  Layer.provideMerge(Readiness.Default),
+  Layer.provide(Layer.mergeAll(DatabaseLive, RedisLive))
+)

@@ -1,0 +1,120 @@
+/**
+ * Accounts and their API keys. Keys are looked up by hash on every request
+ * (no cache), so a revocation through any instance sharing the database is
+ * refused by every instance from the next request on.
+ */
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Clock, Effect, Option } from "effect"
+import { generateApiKey, hashApiKey, hashesEqual, isWellFormedKey, type KeyMode, randomId } from "./apiKeys.js"
+import { type Plan, rateLimitFor } from "./plans.js"
+
+export interface Account {
+  readonly id: string
+  readonly plan: Plan
+  readonly rateLimitPerMinute: number
+  /** the per-account override (enterprise), null when the plan's applies */
+  readonly customRateLimit: number | null
+}
+
+export interface AuthenticatedKey {
+  readonly account: Account
+  readonly keyId: string
+  readonly mode: KeyMode
+}
+
+interface AccountRow {
+  readonly id: string
+  readonly plan: Plan
+  readonly rate_limit_per_minute: number | null
+}
+
+const toAccount = (row: AccountRow): Account => ({
+  id: row.id,
+  plan: row.plan,
+  customRateLimit: row.rate_limit_per_minute,
+  rateLimitPerMinute: rateLimitFor(row.plan, row.rate_limit_per_minute)
+})
+
+const nowSeconds = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
+
+export class Accounts extends Effect.Service<Accounts>()("vigil/Accounts", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const insertKey = (accountId: string, mode: KeyMode, now: number) =>
+      Effect.gen(function* () {
+        const apiKey = generateApiKey(mode)
+        const keyId = randomId("key")
+        yield* sql`INSERT INTO api_keys ${sql.insert({
+          id: keyId,
+          account_id: accountId,
+          mode,
+          key_hash: hashApiKey(apiKey),
+          created_at: now
+        })}`
+        return { keyId, apiKey }
+      })
+
+    const create = (plan: Plan, mode: KeyMode = "test") =>
+      Effect.gen(function* () {
+        const now = yield* nowSeconds
+        const accountId = randomId("acc")
+        yield* sql`INSERT INTO accounts ${sql.insert({ id: accountId, plan, created_at: now, updated_at: now })}`
+        const key = yield* insertKey(accountId, mode, now)
+        return { accountId, plan, keyId: key.keyId, apiKey: key.apiKey }
+      }).pipe(sql.withTransaction)
+
+    const find = (accountId: string): Effect.Effect<Option.Option<Account>, SqlError> =>
+      Effect.map(
+        sql<AccountRow>`SELECT id, plan, rate_limit_per_minute FROM accounts WHERE id = ${accountId}`,
+        (rows) => Option.map(Option.fromNullable(rows[0]), toAccount)
+      )
+
+    /** Changes the plan, and the per-account rate limit when given (null clears it). */
+    const update = (accountId: string, plan: Plan, rateLimitPerMinute?: number | null) =>
+      Effect.gen(function* () {
+        const now = yield* nowSeconds
+        const rows =
+          rateLimitPerMinute === undefined
+            ? yield* sql<AccountRow>`UPDATE accounts SET plan = ${plan}, updated_at = ${now}
+                WHERE id = ${accountId} RETURNING id, plan, rate_limit_per_minute`
+            : yield* sql<AccountRow>`UPDATE accounts SET plan = ${plan}, rate_limit_per_minute = ${rateLimitPerMinute},
+                updated_at = ${now} WHERE id = ${accountId} RETURNING id, plan, rate_limit_per_minute`
+        return Option.map(Option.fromNullable(rows[0]), toAccount)
+      })
+
+    const createKey = (accountId: string, mode: KeyMode) =>
+      Effect.gen(function* () {
+        const account = yield* find(accountId)
+        if (Option.isNone(account)) return Option.none()
+        const now = yield* nowSeconds
+        return Option.some(yield* insertKey(accountId, mode, now))
+      })
+
+    /** Revokes a key; false when no such key (or already revoked). */
+    const revokeKey = (keyId: string) =>
+      Effect.gen(function* () {
+        const now = yield* nowSeconds
+        const rows = yield* sql<{ id: string }>`UPDATE api_keys SET revoked_at = ${now}
+          WHERE id = ${keyId} AND revoked_at IS NULL RETURNING id`
+        return rows.length > 0
+      })
+
+    /** The account behind a presented key, if the key is well formed, known and not revoked. */
+    const authenticate = (apiKey: string): Effect.Effect<Option.Option<AuthenticatedKey>, SqlError> =>
+      Effect.gen(function* () {
+        if (!isWellFormedKey(apiKey)) return Option.none()
+        const hash = hashApiKey(apiKey)
+        const rows = yield* sql<AccountRow & { key_id: string; mode: KeyMode; key_hash: Uint8Array }>`
+          SELECT a.id, a.plan, a.rate_limit_per_minute, k.id AS key_id, k.mode, k.key_hash
+          FROM api_keys k JOIN accounts a ON a.id = k.account_id
+          WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL`
+        const row = rows[0]
+        if (row === undefined || !hashesEqual(Buffer.from(row.key_hash), hash)) return Option.none()
+        return Option.some({ account: toAccount(row), keyId: row.key_id, mode: row.mode })
+      })
+
+    return { create, find, update, createKey, revokeKey, authenticate } as const
+  })
+}) {}

@@ -1,0 +1,87 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { Plan } from "../../accounts/plans.js"
+import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../errors.js"
+import { AdminAuth } from "../middleware/AdminAuth.js"
+
+export const KeyMode = Schema.Literal("test", "live")
+
+export const CreatedAccount = Schema.Struct({
+  account_id: Schema.String,
+  plan: Plan,
+  key_id: Schema.String,
+  api_key: Schema.String
+})
+
+export const AccountView = Schema.Struct({
+  account_id: Schema.String,
+  plan: Plan,
+  rate_limit_per_minute: Schema.Number
+})
+
+export const ImportResult = Schema.Struct({
+  tickers: Schema.Array(Schema.String),
+  rows: Schema.Number,
+  from: Schema.String,
+  to: Schema.String
+})
+
+export const CreatedKey = Schema.Struct({ key_id: Schema.String, api_key: Schema.String })
+
+const AccountId = Schema.Struct({ account_id: Schema.String })
+
+export class AdminApi extends HttpApiGroup.make("admin")
+  .add(
+    HttpApiEndpoint.post("createAccount", "/admin/accounts")
+      .setPayload(Schema.Struct({ plan: Plan }))
+      .addSuccess(CreatedAccount, { status: 201 })
+      .addError(BadRequestError)
+  )
+  .add(
+    HttpApiEndpoint.patch("updateAccount", "/admin/accounts/:account_id")
+      .setPath(AccountId)
+      .setPayload(
+        Schema.Struct({
+          plan: Plan,
+          rate_limit_per_minute: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.between(1, 100_000_000))))
+        })
+      )
+      .addSuccess(AccountView)
+      .addError(NotFoundError)
+      .addError(BadRequestError)
+  )
+  .add(
+    HttpApiEndpoint.post("createKey", "/admin/accounts/:account_id/keys")
+      .setPath(AccountId)
+      .setPayload(Schema.Struct({ mode: Schema.optional(KeyMode) }))
+      .addSuccess(CreatedKey, { status: 201 })
+      .addError(NotFoundError)
+  )
+  .add(
+    HttpApiEndpoint.del("revokeKey", "/admin/keys/:key_id")
+      .setPath(Schema.Struct({ key_id: Schema.String }))
+      .addSuccess(Schema.Struct({ ok: Schema.Literal(true) }))
+      .addError(NotFoundError)
+  )
+  .add(
+    HttpApiEndpoint.post("refresh", "/admin/refresh")
+      .addSuccess(Schema.Struct({ as_of: Schema.String }))
+      .addError(ServiceUnavailableError)
+      .annotate(
+        OpenApi.Description,
+        "Applies one market data refresh now; answers once its snapshot is published (and, with subscriptions, evaluated)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("import", "/admin/import")
+      .setUrlParams(Schema.Struct({ ticker: Schema.optional(Schema.String) }))
+      .addSuccess(ImportResult)
+      .addError(BadRequestError)
+      .addError(ServiceUnavailableError)
+      .annotate(
+        OpenApi.Description,
+        "Imports daily bars from a CSV body (text/csv, streamed): the long format ticker,date,open,high,low,close,volume, or a per-ticker file (columns found by header name) for the ticker named by ?ticker=. Answers once the bars and every derived daily row are stored; a bad line gives 400 naming it, with nothing stored."
+      )
+  )
+  .middleware(AdminAuth)
+  .annotate(OpenApi.Description, "Operator API, enabled by ADMIN_TOKEN (`Authorization: Bearer <ADMIN_TOKEN>`).") {}

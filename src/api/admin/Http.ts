@@ -1,0 +1,114 @@
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { Effect, Option, Stream } from "effect"
+import { Accounts } from "../../accounts/Accounts.js"
+import { Market } from "../../market/Market.js"
+import { CsvBarParser, CsvImportError } from "../../market/sources/csvBars.js"
+import { VigilApi } from "../Api.js"
+import { BadRequest, NotFound, ServiceUnavailable } from "../errors.js"
+
+export const AdminLive = HttpApiBuilder.group(VigilApi, "admin", (handlers) =>
+  Effect.gen(function* () {
+    const accounts = yield* Accounts
+    const market = yield* Market
+    return handlers
+      .handle("createAccount", ({ payload }) =>
+        Effect.map(accounts.create(payload.plan), (a) => ({
+          account_id: a.accountId,
+          plan: a.plan,
+          key_id: a.keyId,
+          api_key: a.apiKey
+        })).pipe(Effect.orDie)
+      )
+      .handle("updateAccount", ({ path, payload }) =>
+        Effect.gen(function* () {
+          if (
+            payload.rate_limit_per_minute !== undefined &&
+            payload.rate_limit_per_minute !== null &&
+            payload.plan !== "enterprise"
+          ) {
+            return yield* new BadRequest({
+              message:
+                "rate_limit_per_minute can only be set on an enterprise account; other plans use their plan's limit"
+            })
+          }
+          const updated = yield* accounts
+            .update(path.account_id, payload.plan, payload.rate_limit_per_minute)
+            .pipe(Effect.orDie)
+          if (Option.isNone(updated)) return yield* new NotFound({ message: `no account ${path.account_id}` })
+          return {
+            account_id: updated.value.id,
+            plan: updated.value.plan,
+            rate_limit_per_minute: updated.value.rateLimitPerMinute
+          }
+        })
+      )
+      .handle("createKey", ({ path, payload }) =>
+        Effect.gen(function* () {
+          const created = yield* accounts.createKey(path.account_id, payload.mode ?? "test").pipe(Effect.orDie)
+          if (Option.isNone(created)) return yield* new NotFound({ message: `no account ${path.account_id}` })
+          return { key_id: created.value.keyId, api_key: created.value.apiKey }
+        })
+      )
+      .handle("refresh", () =>
+        market.refreshNow.pipe(
+          Effect.map((snapshot) => ({ as_of: new Date(snapshot.asOf).toISOString() })),
+          Effect.catchTag("MarketNotReady", (e) =>
+            Effect.fail(new ServiceUnavailable({ message: e.message, details: { retry_after: 2 } }))
+          )
+        )
+      )
+      .handle("import", ({ urlParams }) =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const parser = new CsvBarParser({
+            file: urlParams.ticker === undefined ? "upload" : `${urlParams.ticker}.csv`,
+            ticker: urlParams.ticker,
+            resolveTicker: (symbol) => market.directory.lookup(symbol)?.ticker
+          })
+          const decoder = new TextDecoder()
+          // After the first bad line the rest of the upload is still read (and dropped), so the client
+          // gets the 400 rather than a connection reset while it is still sending.
+          let failure: unknown
+          const feed = (chunk: Uint8Array) => {
+            if (failure !== undefined) return
+            try {
+              parser.push(decoder.decode(chunk, { stream: true }))
+            } catch (e) {
+              failure = e
+            }
+          }
+          const parsed = yield* request.stream.pipe(
+            Stream.runForEach((chunk) => Effect.sync(() => feed(chunk))),
+            Effect.zipRight(
+              Effect.try(() => {
+                if (failure !== undefined) throw failure
+                parser.push(decoder.decode())
+                return parser.finish()
+              })
+            ),
+            Effect.mapError((e) => {
+              const cause = (e as any)?.error ?? e
+              return cause instanceof CsvImportError
+                ? new BadRequest({ message: cause.message })
+                : new BadRequest({ message: "the request body could not be read" })
+            })
+          )
+          return yield* market.importBars(parsed).pipe(
+            Effect.catchTags({
+              ImportRejected: (e) => Effect.fail(new BadRequest({ message: e.message })),
+              MarketNotReady: (e) =>
+                Effect.fail(new ServiceUnavailable({ message: e.message, details: { retry_after: 2 } })),
+              SqlError: (e) => Effect.die(e)
+            })
+          )
+        })
+      )
+      .handle("revokeKey", ({ path }) =>
+        Effect.gen(function* () {
+          const revoked = yield* accounts.revokeKey(path.key_id).pipe(Effect.orDie)
+          if (!revoked) return yield* new NotFound({ message: `no active key ${path.key_id}` })
+          return { ok: true as const }
+        })
+      )
+  })
+)

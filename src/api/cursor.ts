@@ -1,0 +1,89 @@
+/**
+ * Opaque pagination cursors: base64url of a small JSON payload followed by a
+ * 16-byte HMAC-SHA256 tag. The payload carries the position (e.g. the last
+ * row's order value and ticker) and a digest of everything that defines the
+ * walk — the endpoint, the account, every query parameter and the page size —
+ * so a tampered cursor, or one passed with changed parameters, is refused
+ * (400). The key is a secret shared by every instance (in the database).
+ */
+
+import { createHash, createHmac, timingSafeEqual } from "node:crypto"
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Context, Effect, Either, Layer } from "effect"
+import { Readiness } from "../observability/Readiness.js"
+import { sharedSecret } from "../store/serviceSecrets.js"
+
+const TAG_BYTES = 16
+
+/** Canonical JSON: object keys sorted, so equal parameter sets give equal digests. */
+const canonical = (value: unknown): string => {
+  if (value === null || typeof value !== "object") return JSON.stringify(value ?? null)
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`
+}
+
+export interface CursorCodec {
+  /** A cursor for `position` within the walk described by `binding`. */
+  readonly encode: (binding: unknown, position: unknown) => string
+  /** The position of a cursor, if it is authentic and was made for this same `binding`. */
+  readonly decode: (binding: unknown, token: string) => Either.Either<unknown, string>
+}
+
+export const makeCursorCodec = (key: Uint8Array): CursorCodec => {
+  const tag = (payload: Buffer) => createHmac("sha256", key).update(payload).digest().subarray(0, TAG_BYTES)
+  const digest = (binding: unknown) => createHash("sha256").update(canonical(binding)).digest("base64url").slice(0, 22)
+  return {
+    encode: (binding, position) => {
+      const payload = Buffer.from(JSON.stringify({ b: digest(binding), p: position }), "utf8")
+      return Buffer.concat([payload, tag(payload)]).toString("base64url")
+    },
+    decode: (binding, token) => {
+      if (typeof token !== "string" || token.length === 0 || token.length > 4096 || !/^[A-Za-z0-9_-]+$/.test(token)) {
+        return Either.left("cursor is not a cursor this API issued")
+      }
+      const bytes = Buffer.from(token, "base64url")
+      if (bytes.length <= TAG_BYTES) return Either.left("cursor is not a cursor this API issued")
+      const payload = bytes.subarray(0, bytes.length - TAG_BYTES)
+      const given = bytes.subarray(bytes.length - TAG_BYTES)
+      if (!timingSafeEqual(given, tag(payload))) return Either.left("cursor is invalid or was altered")
+      let parsed: { b?: unknown; p?: unknown }
+      try {
+        parsed = JSON.parse(payload.toString("utf8"))
+      } catch {
+        return Either.left("cursor is invalid or was altered")
+      }
+      if (parsed.b !== digest(binding)) {
+        return Either.left("cursor does not belong to this query: pass the same parameters and limit as the first page")
+      }
+      return Either.right(parsed.p)
+    }
+  }
+}
+
+/** The codec, keyed by the shared secret (read once, after the migrations ran). */
+export class Cursors extends Context.Tag("vigil/Cursors")<
+  Cursors,
+  { readonly codec: Effect.Effect<CursorCodec, SqlError> }
+>() {
+  static readonly layer = Layer.effect(
+    Cursors,
+    Effect.gen(function* () {
+      const readiness = yield* Readiness
+      const sql = yield* SqlClient.SqlClient
+      const codec = yield* Effect.cached(
+        readiness
+          .await("migrations")
+          .pipe(
+            Effect.zipRight(sharedSecret("cursor_hmac_key")),
+            Effect.map(makeCursorCodec),
+            Effect.provideService(SqlClient.SqlClient, sql)
+          )
+      )
+      return { codec }
+    })
+  )
+}

@@ -1,0 +1,235 @@
+/**
+ * The outermost HTTP middleware: request ids, one structured log line per
+ * request, HTTP metrics by route, and the error envelope on every 4xx/5xx.
+ *
+ * Handlers fail with typed errors that already encode to the envelope; this
+ * fills in `request_id`, sets `Retry-After` from `error.retry_after`, and turns
+ * whatever else failed (an unknown route, a request that did not decode, a
+ * defect) into the same envelope, so no response escapes without it.
+ */
+
+import { randomBytes } from "node:crypto"
+import { HttpApi, type HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Cause, Clock, Effect, Metric, Option } from "effect"
+import { httpRequestDuration, httpRequestsTotal } from "../observability/httpMetrics.js"
+import { VigilApi } from "./Api.js"
+
+/** Largest request body accepted (the streamed admin import excepted). */
+export const MAX_BODY_BYTES = 1_048_576
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
+
+export const newRequestId = () => `req_${randomBytes(12).toString("base64url")}`
+
+interface RoutePattern {
+  readonly method: string
+  readonly label: string
+  readonly regex: RegExp
+  readonly static: boolean
+}
+
+/** Route patterns from the API definition, for low-cardinality metric labels. */
+const routePatterns: ReadonlyArray<RoutePattern> = (() => {
+  const out: Array<RoutePattern> = []
+  HttpApi.reflect(VigilApi as any, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => {
+      const source = endpoint.path
+        .split("/")
+        .map((seg) => (seg.startsWith(":") ? "[^/]+" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+        .join("/")
+      out.push({
+        method: endpoint.method,
+        label: endpoint.path,
+        regex: new RegExp(`^${source}/?$`),
+        static: !endpoint.path.includes(":")
+      })
+    }
+  })
+  // static routes first, so /v2/universes/system beats /v2/universes/:id
+  return out.sort((a, b) => Number(b.static) - Number(a.static))
+})()
+
+export const routeLabel = (method: string, path: string): string => {
+  for (const r of routePatterns) if (r.method === method && r.regex.test(path)) return r.label
+  for (const r of routePatterns) if (r.regex.test(path)) return r.label
+  return "unmatched"
+}
+
+const envelope = (status: number, code: string, message: string, requestId: string, headers?: Record<string, string>) =>
+  HttpServerResponse.unsafeJson({ error: { code, message, request_id: requestId } }, { status, headers: headers ?? {} })
+
+const decodeMessage = (body: any): string => {
+  const issues: ReadonlyArray<any> = Array.isArray(body?.issues) ? body.issues : []
+  if (issues.length === 0) return typeof body?.message === "string" ? body.message : "the request did not decode"
+  // one message per path: a union of literals reads "expected one of a, b, c"
+  const byPath = new Map<string, Array<string>>()
+  for (const i of issues) {
+    const where = Array.isArray(i.path) && i.path.length > 0 ? i.path.join(".") : "request"
+    const list = byPath.get(where) ?? []
+    list.push(String(i.message).split("\n")[0])
+    byPath.set(where, list)
+  }
+  return [...byPath.entries()]
+    .slice(0, 5)
+    .map(([where, messages]) => {
+      const literals = messages.map((m) => /^Expected (".*"|\d+|true|false), actual (.*)$/.exec(m))
+      if (messages.length > 1 && literals.every((l) => l !== null)) {
+        return `${where}: expected one of ${literals.map((l) => l![1]).join(", ")}; got ${literals[0]![2]}`
+      }
+      return `${where}: ${messages[0]}`
+    })
+    .join("; ")
+}
+
+const statusCode: Record<number, string> = {
+  400: "bad_request",
+  401: "unauthenticated",
+  402: "subscription_required",
+  403: "forbidden",
+  404: "not_found",
+  405: "method_not_allowed",
+  409: "conflict",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+  429: "rate_limited",
+  503: "service_unavailable"
+}
+
+/** Ensures a response with status >= 400 carries the envelope with this request's id. */
+const normalizeError = (
+  response: HttpServerResponse.HttpServerResponse,
+  requestId: string,
+  method: string,
+  path: string
+): HttpServerResponse.HttpServerResponse => {
+  const body = response.body
+  let parsed: any
+  if (body._tag === "Uint8Array") {
+    try {
+      parsed = JSON.parse(new TextDecoder().decode(body.body))
+    } catch {
+      parsed = undefined
+    }
+  }
+  const keepHeaders = { ...response.headers }
+  delete keepHeaders["content-type"]
+  delete keepHeaders["content-length"]
+  if (parsed && typeof parsed === "object" && parsed.error && typeof parsed.error === "object" && parsed.error.code) {
+    const retryAfter = parsed.error.retry_after
+    const next = { ...parsed, error: { ...parsed.error, request_id: requestId } }
+    const headers: Record<string, string> = { ...keepHeaders }
+    if (typeof retryAfter === "number") headers["retry-after"] = String(Math.max(1, Math.ceil(retryAfter)))
+    return HttpServerResponse.unsafeJson(next, { status: response.status, headers })
+  }
+  if (parsed && typeof parsed === "object" && typeof parsed.error === "string") {
+    // the spec's delete-refusal variant: `error` is the code, details at top level
+    return HttpServerResponse.unsafeJson(
+      { ...parsed, request_id: requestId },
+      { status: response.status, headers: keepHeaders }
+    )
+  }
+  if (parsed?._tag === "HttpApiDecodeError") {
+    return envelope(400, "bad_request", decodeMessage(parsed), requestId, keepHeaders)
+  }
+  if (response.status === 404) return envelope(404, "not_found", `no route ${method} ${path}`, requestId, keepHeaders)
+  const code = statusCode[response.status] ?? (response.status >= 500 ? "internal" : "bad_request")
+  const message =
+    response.status >= 500 ? "internal error; retry with exponential backoff" : `request failed (${response.status})`
+  return envelope(response.status, code, message, requestId, keepHeaders)
+}
+
+export const requestMiddleware = <E, R>(
+  app: HttpApp.Default<E, R>
+): HttpApp.Default<never, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const incoming = request.headers["x-request-id"]
+    const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : newRequestId()
+    const started = yield* Clock.currentTimeNanos
+    const path = request.url.split("?")[0]
+    const method = request.method
+
+    const finish = (response: HttpServerResponse.HttpServerResponse) =>
+      Effect.gen(function* () {
+        const final = (response.status >= 400 ? normalizeError(response, requestId, method, path) : response).pipe(
+          HttpServerResponse.setHeader("x-request-id", requestId)
+        )
+        const elapsedNs = (yield* Clock.currentTimeNanos) - started
+        const seconds = Number(elapsedNs) / 1e9
+        const route = routeLabel(method, path)
+        const status = String(final.status)
+        yield* Metric.update(
+          httpRequestsTotal.pipe(
+            Metric.tagged("method", method),
+            Metric.tagged("route", route),
+            Metric.tagged("status", status)
+          ),
+          1
+        )
+        yield* Metric.update(
+          httpRequestDuration.pipe(
+            Metric.tagged("method", method),
+            Metric.tagged("route", route),
+            Metric.tagged("status", status)
+          ),
+          seconds
+        )
+        if (route !== "/metrics" && route !== "/healthz" && route !== "/readyz") {
+          yield* Effect.logInfo("request").pipe(
+            Effect.annotateLogs({
+              request_id: requestId,
+              method,
+              path,
+              route,
+              status: final.status,
+              duration_ms: Math.round(seconds * 1e6) / 1e3
+            })
+          )
+        }
+        return final
+      })
+
+    // bodies over 1 MB are refused (the streamed admin import excepted)
+    const limited = path !== "/admin/import"
+    const declared = Number(request.headers["content-length"] ?? "0")
+    if (limited && declared > MAX_BODY_BYTES) {
+      return yield* finish(
+        envelope(413, "payload_too_large", `the request body is over ${MAX_BODY_BYTES} bytes`, requestId)
+      )
+    }
+
+    const response = yield* app.pipe(
+      limited ? HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)) : (e) => e,
+      Effect.catchAllCause((cause) => {
+        const squashed: any = Cause.squash(cause)
+        if (squashed?._tag === "RouteNotFound") {
+          return Effect.succeed(envelope(404, "not_found", `no route ${method} ${path}`, requestId))
+        }
+        if (
+          squashed?._tag === "RequestError" &&
+          /max|limit|too large|size/i.test(String(squashed.cause?.message ?? squashed.cause ?? ""))
+        ) {
+          return Effect.succeed(
+            envelope(413, "payload_too_large", `the request body is over ${MAX_BODY_BYTES} bytes`, requestId)
+          )
+        }
+        if (squashed?._tag === "RequestError") {
+          const detail = squashed.cause instanceof SyntaxError ? `: ${squashed.cause.message}` : ""
+          const message =
+            squashed.reason === "Decode"
+              ? `the request body is not valid JSON${detail}`
+              : "the request body could not be read"
+          return Effect.succeed(envelope(400, "bad_request", message, requestId))
+        }
+        if (Cause.isInterruptedOnly(cause))
+          return Effect.succeed(envelope(503, "service_unavailable", "request interrupted", requestId))
+        return Effect.logError("unhandled failure", cause).pipe(
+          Effect.as(envelope(500, "internal", "internal error; retry with exponential backoff", requestId))
+        )
+      }),
+      Effect.annotateLogs({ request_id: requestId })
+    )
+
+    return yield* finish(response)
+  })

@@ -1,0 +1,95 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../errors.js"
+import { Authentication } from "../middleware/Authentication.js"
+import { IntParam, StrictParams } from "../v2/shared.js"
+
+export const MAX_RULE_NAME_LENGTH = 200
+
+export const RuleDoc = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  q: Schema.String,
+  universe: Schema.NullOr(Schema.String),
+  order: Schema.String,
+  dir: Schema.Literal("asc", "desc"),
+  fields: Schema.Array(Schema.String),
+  created_at: Schema.Int,
+  updated_at: Schema.Int
+})
+
+export const RuleList = Schema.Struct({
+  as_of: Schema.String,
+  count: Schema.Int,
+  next_cursor: Schema.NullOr(Schema.String),
+  rules: Schema.Array(RuleDoc)
+})
+
+const Fields = Schema.Union(Schema.String, Schema.Array(Schema.String))
+
+export const CreateRule = StrictParams({
+  name: Schema.String,
+  q: Schema.String,
+  universe: Schema.optional(Schema.NullOr(Schema.String)),
+  order: Schema.optional(Schema.String),
+  dir: Schema.optional(Schema.String),
+  fields: Schema.optional(Fields)
+})
+
+export const UpdateRule = StrictParams({
+  name: Schema.optional(Schema.String),
+  q: Schema.optional(Schema.String),
+  universe: Schema.optional(Schema.NullOr(Schema.String)),
+  order: Schema.optional(Schema.String),
+  dir: Schema.optional(Schema.String),
+  fields: Schema.optional(Fields)
+})
+
+const IdPath = Schema.Struct({ id: Schema.String })
+
+export class RulesApi extends HttpApiGroup.make("rules")
+  .add(
+    HttpApiEndpoint.get("list", "/v2/rules")
+      .setUrlParams(StrictParams({ limit: Schema.optional(IntParam), cursor: Schema.optional(Schema.String) }))
+      .addSuccess(RuleList)
+      .addError(BadRequestError)
+      .addError(ServiceUnavailableError)
+      .annotate(OpenApi.Description, "The account's saved scan rules by id; `limit` 1–100 (default 50), `cursor`.")
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/v2/rules")
+      .setPayload(CreateRule)
+      .addSuccess(RuleDoc, { status: 201 })
+      .addError(BadRequestError)
+      .addError(NotFoundError)
+      .addError(ServiceUnavailableError)
+      .annotate(
+        OpenApi.Description,
+        "Saves a named scan parameter set (`name`, `q`, `universe`, `order`, `dir`, `fields`), validated as a scan would be; use it as `rule` on /v2/scan."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/v2/rules/:id")
+      .setPath(IdPath)
+      .addSuccess(RuleDoc)
+      .addError(NotFoundError)
+      .addError(ServiceUnavailableError)
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/v2/rules/:id")
+      .setPath(IdPath)
+      .setPayload(UpdateRule)
+      .addSuccess(RuleDoc)
+      .addError(BadRequestError)
+      .addError(NotFoundError)
+      .addError(ServiceUnavailableError)
+      .annotate(OpenApi.Description, "Changes some of a rule's parameters (`universe: null` removes the scoping).")
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/v2/rules/:id")
+      .setPath(IdPath)
+      .addSuccess(Schema.Struct({ ok: Schema.Literal(true) }))
+      .addError(NotFoundError)
+      .addError(ServiceUnavailableError)
+  )
+  .middleware(Authentication) {}

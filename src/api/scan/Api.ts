@@ -1,0 +1,95 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../errors.js"
+import { Authentication } from "../middleware/Authentication.js"
+import { IntParam, StrictParams } from "../v2/shared.js"
+
+const Cell = Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null)
+
+export const ScanResponse = Schema.Struct({
+  as_of: Schema.String,
+  query: Schema.Struct({
+    q: Schema.String,
+    limit: Schema.Int,
+    order: Schema.String,
+    dir: Schema.Literal("asc", "desc"),
+    fields: Schema.Array(Schema.String),
+    full: Schema.Boolean,
+    universe: Schema.NullOr(Schema.String),
+    asof: Schema.optional(Schema.String),
+    rule: Schema.optional(Schema.String)
+  }),
+  count: Schema.Int,
+  total: Schema.Int,
+  next_cursor: Schema.NullOr(Schema.String),
+  results: Schema.Array(Schema.Record({ key: Schema.String, value: Cell })),
+  _meta: Schema.Struct({
+    resolution: Schema.optional(Schema.Literal("daily")),
+    frozen_fields: Schema.optional(Schema.Array(Schema.String)),
+    scope: Schema.optional(Schema.Struct({ universe: Schema.String, size: Schema.Int }))
+  })
+})
+
+const common = {
+  q: Schema.optional(Schema.String),
+  universe: Schema.optional(Schema.String),
+  asof: Schema.optional(Schema.String),
+  order: Schema.optional(Schema.String),
+  dir: Schema.optional(Schema.String),
+  cursor: Schema.optional(Schema.String),
+  rule: Schema.optional(Schema.String)
+}
+
+export const ScanBody = StrictParams({
+  ...common,
+  fields: Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String))),
+  limit: Schema.optional(Schema.Number)
+})
+
+export const ScanParams = StrictParams({
+  ...common,
+  fields: Schema.optional(Schema.String),
+  limit: Schema.optional(IntParam)
+})
+
+const describe = (form: string) =>
+  `${form}. \`q\` (required unless \`rule\` gives it, ≤ 4000 chars), \`universe\` (top_10, top_100 or an own slug), \`asof\` (YYYY-MM-DD or ISO; as-of form), \`order\` (a column; default day_change_pct), \`dir\` (asc|desc; default desc), \`fields\` (comma-separated extra columns, or * for every column), \`limit\` (1–100; default 50), \`cursor\`, \`rule\` (a saved rule id; explicit parameters override it). See docs/scan.md.`
+
+export class ScanApi extends HttpApiGroup.make("scan")
+  .add(
+    HttpApiEndpoint.post("scan", "/v2/scan")
+      .setPayload(ScanBody)
+      .addSuccess(ScanResponse)
+      .addError(BadRequestError)
+      .addError(NotFoundError)
+      .addError(ServiceUnavailableError)
+      .annotate(OpenApi.Description, describe("Live scan (as-of with `asof`), parameters in the JSON body"))
+  )
+  .add(
+    HttpApiEndpoint.get("scanGet", "/v2/scan")
+      .setUrlParams(ScanParams)
+      .addSuccess(ScanResponse)
+      .addError(BadRequestError)
+      .addError(NotFoundError)
+      .addError(ServiceUnavailableError)
+      .annotate(OpenApi.Description, describe("Live scan (as-of with `asof`), parameters in the query string"))
+  )
+  .add(
+    HttpApiEndpoint.post("history", "/v2/scan/history")
+      .setPayload(ScanBody)
+      .addSuccess(ScanResponse)
+      .addError(BadRequestError)
+      .addError(NotFoundError)
+      .addError(ServiceUnavailableError)
+      .annotate(OpenApi.Description, describe("As-of scan (alias; `asof` required), parameters in the JSON body"))
+  )
+  .add(
+    HttpApiEndpoint.get("historyGet", "/v2/scan/history")
+      .setUrlParams(ScanParams)
+      .addSuccess(ScanResponse)
+      .addError(BadRequestError)
+      .addError(NotFoundError)
+      .addError(ServiceUnavailableError)
+      .annotate(OpenApi.Description, describe("As-of scan (alias; `asof` required), parameters in the query string"))
+  )
+  .middleware(Authentication) {}

@@ -1,0 +1,76 @@
+/**
+ * The HTTP server: the VigilApi handlers behind the request middleware, on
+ * Node's http server at HOST:PORT.
+ */
+
+import { createServer, type Server } from "node:http"
+import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { AppConfig } from "../config/AppConfig.js"
+import { VigilApi } from "./Api.js"
+import { AccountLive } from "./account/Http.js"
+import { AdminLive } from "./admin/Http.js"
+import { idempotency } from "./idempotency.js"
+import { MarketLive } from "./market/Http.js"
+import { AdminAuthLive } from "./middleware/AdminAuth.js"
+import { AuthenticationLive } from "./middleware/Authentication.js"
+import { requestMiddleware } from "./requestMiddleware.js"
+import { RulesLive } from "./rules/Http.js"
+import { ScanLive } from "./scan/Http.js"
+import { SignalsLive } from "./signals/Http.js"
+import { SystemLive } from "./system/Http.js"
+import { TickersLive } from "./tickers/Http.js"
+import { UniversesLive } from "./universes/Http.js"
+
+export const ApiLive = HttpApiBuilder.api(VigilApi).pipe(
+  Layer.provide([
+    SystemLive,
+    AdminLive,
+    AccountLive,
+    TickersLive,
+    MarketLive,
+    UniversesLive,
+    ScanLive,
+    RulesLive,
+    SignalsLive
+  ]),
+  Layer.provide([AuthenticationLive, AdminAuthLive])
+)
+
+/** Every server created here, so shutdown can cut connections that outlive the grace period. */
+export const openServers = new Set<Server>()
+
+export const HttpServerLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) =>
+    NodeHttpServer.layer(
+      () => {
+        const server = createServer()
+        server.keepAliveTimeout = 5_000
+        server.headersTimeout = 10_000
+        server.requestTimeout = 30_000
+        openServers.add(server)
+        server.on("close", () => openServers.delete(server))
+        return server
+      },
+      { port: config.port, host: config.host }
+    )
+  )
+)
+
+/**
+ * Like `HttpApiBuilder.serve`, but the request middleware wraps the API app
+ * *before* the server sends the response (a middleware given to `serve` runs
+ * after the response is written, too late to add headers or the envelope).
+ */
+export const ServerLive = HttpApiBuilder.httpApp.pipe(
+  Effect.map((app) => HttpServer.serve(requestMiddleware(idempotency(app)))),
+  Layer.unwrapEffect,
+  Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
+  HttpServer.withLogAddress,
+  // the generated OpenAPI 3.1 document and an interactive reference (Scalar, served from the package, no CDN)
+  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v2/openapi.json" })),
+  Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
+  Layer.provide(ApiLive),
+  Layer.provide(HttpServerLive)
+)

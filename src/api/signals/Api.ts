@@ -1,0 +1,214 @@
+/**
+ * `/v2/signals`: the signal catalog (built-ins and the account's custom
+ * signals), custom-signal CRUD, matches (live and as-of) and per-ticker
+ * time series.
+ */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ServiceUnavailableError } from "../errors.js"
+import { Authentication } from "../middleware/Authentication.js"
+import { IntParam, StrictParams } from "../v2/shared.js"
+
+export const CustomSignalEntry = Schema.Struct({
+  name: Schema.String,
+  kind: Schema.Literal("expression"),
+  description: Schema.NullOr(Schema.String),
+  expr: Schema.String,
+  created_at: Schema.Number,
+  updated_at: Schema.Number
+})
+
+export const BuiltinSignalEntry = Schema.Struct({
+  name: Schema.String,
+  kind: Schema.Literal("builtin"),
+  type: Schema.Literal("boolean", "numeric", "string"),
+  source: Schema.Literal("state", "ticker")
+})
+
+export const Catalog = Schema.Struct({
+  as_of: Schema.String,
+  count_builtin: Schema.Number,
+  count_custom: Schema.Number,
+  next_cursor: Schema.NullOr(Schema.String),
+  signals: Schema.Array(Schema.Union(CustomSignalEntry, BuiltinSignalEntry))
+})
+
+export const SignalDoc = Schema.Struct({ as_of: Schema.String, signal: CustomSignalEntry })
+
+export const MatchRow = Schema.Struct({
+  ticker: Schema.String,
+  name: Schema.String,
+  value: Schema.Union(Schema.Number, Schema.Boolean)
+})
+
+export const Matches = Schema.Struct({
+  as_of: Schema.String,
+  signal: Schema.String,
+  condition: Schema.NullOr(Schema.String),
+  count: Schema.Number,
+  total: Schema.Number,
+  next_cursor: Schema.NullOr(Schema.String),
+  results: Schema.Array(MatchRow),
+  _meta: Schema.optional(
+    Schema.Struct({ resolution: Schema.Literal("daily"), frozen_fields: Schema.Array(Schema.String) })
+  )
+})
+
+export const History = Schema.Struct({
+  as_of: Schema.String,
+  ticker: Schema.String,
+  signal: Schema.String,
+  interval: Schema.String,
+  count: Schema.Number,
+  next_cursor: Schema.NullOr(Schema.String),
+  bars: Schema.Array(Schema.Struct({ t: Schema.String, v: Schema.NullOr(Schema.Union(Schema.Number, Schema.Boolean)) }))
+})
+
+/**
+ * The spec's delete-refusal variant: `error` is the code string, `message`
+ * and `referencing_signals` sit at the top level (the request middleware adds
+ * `request_id` beside them).
+ */
+export class SignalReferenced extends Schema.TaggedError<SignalReferenced>()("SignalReferenced", {
+  message: Schema.String,
+  referencing_signals: Schema.Array(Schema.String)
+}) {}
+
+const RefusalWire = Schema.Struct({
+  error: Schema.Literal("signal_referenced"),
+  message: Schema.String,
+  referencing_signals: Schema.Array(Schema.String),
+  request_id: Schema.optional(Schema.String)
+})
+
+export const SignalReferencedError = Schema.transform(RefusalWire, Schema.typeSchema(SignalReferenced), {
+  strict: false,
+  decode: (wire) => new SignalReferenced({ message: wire.message, referencing_signals: wire.referencing_signals }),
+  encode: (e) => ({
+    error: "signal_referenced" as const,
+    message: e.message,
+    referencing_signals: e.referencing_signals
+  })
+}).annotations({
+  ...HttpApiSchema.annotations({ status: 409 }),
+  description: "Delete refused: other custom signals of the account reference this one (pass force=true)"
+})
+
+const NamePath = Schema.Struct({ name: Schema.String })
+
+export class SignalsApi extends HttpApiGroup.make("signals")
+  .add(
+    HttpApiEndpoint.get("catalog", "/v2/signals")
+      .setUrlParams(
+        StrictParams({
+          kind: Schema.optional(Schema.String),
+          limit: Schema.optional(IntParam),
+          cursor: Schema.optional(Schema.String)
+        })
+      )
+      .addSuccess(Catalog)
+      .addError(BadRequestError)
+      .addError(ServiceUnavailableError)
+      .annotate(
+        OpenApi.Description,
+        "The signal catalog: the account's custom signals first (by name, paged by `limit` (max 200, default 50) and `cursor`), then every built-in signal on every page. `kind` = `builtin` or `custom` lists one kind only. `count_builtin` and `count_custom` count the whole catalog. Readable on every plan."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/v2/signals")
+      .setPayload(
+        Schema.Struct({
+          name: Schema.String,
+          expr: Schema.String,
+          description: Schema.optional(Schema.NullOr(Schema.String))
+        })
+      )
+      .addSuccess(SignalDoc, { status: 201 })
+      .addError(BadRequestError)
+      .addError(ForbiddenError)
+      .addError(ConflictError)
+      .addError(ServiceUnavailableError)
+      .annotate(
+        OpenApi.Description,
+        "Creates a custom signal (Pro plan and above; 10 on Pro, unlimited above). `name` matches ^[a-z][a-z0-9_]{0,63}$ and is not a built-in column (409 `name_collision`) nor taken (409 `already_exists`); `expr` (max 4000 chars) is a boolean expression over built-in columns and the account's other custom signals (inlined, at most 5 deep): 400 `compile_failed` with `errors[]` or `recursion_depth_exceeded`; `description` max 500 chars. 403 `custom_signals_tier_required` below Pro, `resource_limit_reached` at the cap."
+      )
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/v2/signals/:name")
+      .setPath(NamePath)
+      .setPayload(
+        Schema.Struct({
+          expr: Schema.optional(Schema.String),
+          description: Schema.optional(Schema.NullOr(Schema.String))
+        })
+      )
+      .addSuccess(SignalDoc)
+      .addError(BadRequestError)
+      .addError(ForbiddenError)
+      .addError(NotFoundError)
+      .addError(ServiceUnavailableError)
+      .annotate(
+        OpenApi.Description,
+        "Updates a custom signal's `expr` (recompiled with the same rules as on create) and/or `description` (null clears it). Built-in signals are read-only: 400 `bad_request`. 404 `not_found` when the account has no such signal. Existing subscriptions keep their frozen copy."
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("remove", "/v2/signals/:name")
+      .setPath(NamePath)
+      .setUrlParams(StrictParams({ force: Schema.optional(Schema.Literal("true", "false")) }))
+      .addSuccess(Schema.Struct({ as_of: Schema.String, ok: Schema.Literal(true) }))
+      .addError(BadRequestError)
+      .addError(ForbiddenError)
+      .addError(NotFoundError)
+      .addError(SignalReferencedError)
+      .addError(ServiceUnavailableError)
+      .annotate(
+        OpenApi.Description,
+        'Deletes a custom signal. Refused with 409 `{error: "signal_referenced", message, referencing_signals}` while another of the account\'s signals names it (text match on identifiers); `force=true` deletes anyway (those signals then fail to compile). Built-ins cannot be deleted (400).'
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("matches", "/v2/signals/:signal")
+      .setPath(Schema.Struct({ signal: Schema.String }))
+      .setUrlParams(
+        StrictParams({
+          condition: Schema.optional(Schema.String),
+          asof: Schema.optional(Schema.String),
+          universe: Schema.optional(Schema.String),
+          limit: Schema.optional(IntParam),
+          cursor: Schema.optional(Schema.String)
+        })
+      )
+      .addSuccess(Matches)
+      .addError(BadRequestError)
+      .addError(ForbiddenError)
+      .addError(NotFoundError)
+      .addError(ServiceUnavailableError)
+      .annotate(
+        OpenApi.Description,
+        "Tickers matching a signal: a boolean built-in or custom signal where TRUE (by ticker), a numeric built-in satisfying `condition` `<op><value>` with op one of > >= = != < <= (by value descending, then ticker). `asof` (YYYY-MM-DD or ISO) reads the daily state of that day (14-day carry-forward; `_meta` gives the resolution and frozen fields). `universe`: `top_10` or `top_100`. `total` counts every match, `count` the rows of this page (`limit` max 200, default 50)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("history", "/v2/signals/:signal/:ticker/history/:interval")
+      .setPath(Schema.Struct({ signal: Schema.String, ticker: Schema.String, interval: Schema.String }))
+      .setUrlParams(
+        StrictParams({
+          from: Schema.optional(Schema.String),
+          to: Schema.optional(Schema.String),
+          limit: Schema.optional(IntParam),
+          cursor: Schema.optional(Schema.String)
+        })
+      )
+      .addSuccess(History)
+      .addError(BadRequestError)
+      .addError(ForbiddenError)
+      .addError(NotFoundError)
+      .addError(ServiceUnavailableError)
+      .annotate(
+        OpenApi.Description,
+        "A signal's values for one ticker at `1m`, `1h`, `1d` or `1w`, oldest first; `cursor` pages backward from the most recent bar (`limit` max 1000, default 252). `from`/`to` are inclusive; `from` defaults to the start of the plan's history window (Hobby: today only, Pro: 5 years, Scale and above: all), and an earlier `from` is 400 `history_window_exceeded`. Minute and hourly bars: minute-tier columns only (else 400 `signal_not_available_at_interval`) and the current top 200 tickers by 30-day dollar volume (else 400 `ticker_not_in_minute_tier`). Custom signals give a boolean series."
+      )
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Description, "Signals: catalog, custom signals, matches and time series") {}

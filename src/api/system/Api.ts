@@ -1,0 +1,16 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { ServiceUnavailableError } from "../errors.js"
+
+export const Health = Schema.Struct({ status: Schema.Literal("ok") })
+export const Ready = Schema.Struct({ status: Schema.Literal("ready") })
+
+export class SystemApi extends HttpApiGroup.make("system")
+  .add(HttpApiEndpoint.get("healthz", "/healthz").addSuccess(Health))
+  .add(HttpApiEndpoint.get("readyz", "/readyz").addSuccess(Ready).addError(ServiceUnavailableError))
+  .add(
+    HttpApiEndpoint.get("metrics", "/metrics").addSuccess(
+      Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", contentType: "text/plain; version=0.0.4" }))
+    )
+  )
+  .annotate(OpenApi.Description, "Probes and metrics for operators (no authentication).") {}

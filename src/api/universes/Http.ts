@@ -1,0 +1,219 @@
+import { HttpApiBuilder } from "@effect/platform"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Clock, Effect, Either } from "effect"
+import { Market } from "../../market/Market.js"
+import { Tickers } from "../../market/tickers/index.js"
+import { Universes } from "../../store/universes.js"
+import { VigilApi } from "../Api.js"
+import { Cursors } from "../cursor.js"
+import { BadRequest, Conflict, Forbidden, NotFound, unavailable } from "../errors.js"
+import { CurrentKey } from "../middleware/Authentication.js"
+import { isoAsOf, marketData, pageSize } from "../v2/shared.js"
+import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "./Api.js"
+import {
+  canonicalTickers,
+  checkSize,
+  dayOf,
+  isSystemId,
+  ownDoc,
+  SLUG,
+  SYSTEM_UNIVERSES,
+  type SystemId,
+  systemDoc
+} from "./resolve.js"
+
+const db = <A, R>(effect: Effect.Effect<A, SqlError, R>) =>
+  Effect.catchTag(effect, "SqlError", () => Effect.fail(unavailable()))
+
+/** `as_of` for reads that do not need the market: the live snapshot's when loaded, the clock's otherwise. */
+const asOfNow = Effect.flatMap(Market, (m) => m.latest).pipe(
+  Effect.map(isoAsOf),
+  Effect.orElse(() => Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString()))
+)
+
+const notFound = (id: string) => new NotFound({ message: `universe ${JSON.stringify(id)} not found` })
+
+const checkName = (name: string) =>
+  name.trim().length === 0 || name.length > MAX_NAME_LENGTH
+    ? Effect.fail(new BadRequest({ message: `name must be 1 to ${MAX_NAME_LENGTH} characters and not blank` }))
+    : Effect.void
+
+const checkDescription = (description: string | null | undefined) =>
+  typeof description === "string" && description.length > MAX_DESCRIPTION_LENGTH
+    ? Effect.fail(new BadRequest({ message: `description must be at most ${MAX_DESCRIPTION_LENGTH} characters` }))
+    : Effect.void
+
+/** A slug from a name: lower case, runs of other characters as `_`, at most 64 characters. */
+export const slugFromName = (name: string): string => {
+  const base = name
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "")
+    .slice(0, 64)
+    .replace(/_+$/, "")
+  return base.length === 0 ? "universe" : base
+}
+
+const candidate = (base: string, attempt: number): string => {
+  if (attempt === 1 && !isSystemId(base)) return base
+  const suffix = `_${Math.max(2, attempt)}`
+  return `${base.slice(0, 64 - suffix.length)}${suffix}`
+}
+
+export const UniversesLive = HttpApiBuilder.group(VigilApi, "universes", (handlers) =>
+  handlers
+    .handle("list", ({ urlParams }) =>
+      Effect.gen(function* () {
+        const key = yield* CurrentKey
+        const limit = yield* pageSize(urlParams.limit, 100, 50)
+        const codec = yield* db((yield* Cursors).codec)
+        const binding = { endpoint: "universes", account: key.account.id, limit }
+        let after: string | undefined
+        if (urlParams.cursor !== undefined) {
+          const decoded = codec.decode(binding, urlParams.cursor)
+          if (Either.isLeft(decoded) || typeof decoded.right !== "string") {
+            return yield* new BadRequest({
+              message: `cursor: ${Either.isLeft(decoded) ? decoded.left : "cursor is invalid or was altered"}`
+            })
+          }
+          after = decoded.right
+        }
+        const store = yield* Universes
+        const rows = yield* db(store.list(key.account.id, limit + 1, after))
+        const page = rows.slice(0, limit)
+        return {
+          as_of: yield* asOfNow,
+          count: page.length,
+          next_cursor: rows.length > limit ? codec.encode(binding, page[page.length - 1]!.id) : null,
+          universes: page.map(ownDoc)
+        }
+      })
+    )
+    .handle("system", () =>
+      Effect.gen(function* () {
+        const md = yield* marketData
+        const snapshot = md.latest
+        const day = dayOf(snapshot.asOf)
+        const universes = (Object.keys(SYSTEM_UNIVERSES) as Array<SystemId>).map((id) =>
+          systemDoc(md, id, day, id !== "top_100")
+        )
+        return { as_of: isoAsOf(snapshot), count: universes.length, next_cursor: null, universes }
+      })
+    )
+    .handle("get", ({ path }) =>
+      Effect.gen(function* () {
+        const key = yield* CurrentKey
+        if (isSystemId(path.id)) {
+          const md = yield* marketData
+          const snapshot = md.latest
+          return { ...systemDoc(md, path.id, dayOf(snapshot.asOf), true), as_of: isoAsOf(snapshot) }
+        }
+        if (!SLUG.test(path.id)) return yield* notFound(path.id)
+        const store = yield* Universes
+        const found = yield* db(store.get(key.account.id, path.id))
+        if (found === undefined) return yield* notFound(path.id)
+        return { ...ownDoc(found), as_of: yield* asOfNow }
+      })
+    )
+    .handle("create", ({ payload }) =>
+      Effect.gen(function* () {
+        const key = yield* CurrentKey
+        const directory = yield* Tickers
+        const store = yield* Universes
+        yield* checkName(payload.name)
+        yield* checkDescription(payload.description)
+        if (payload.id !== undefined) {
+          if (!SLUG.test(payload.id)) {
+            return yield* new BadRequest({
+              message: `id must match ^[a-z0-9_]{1,64}$ (lowercase letters, digits, underscore); got ${JSON.stringify(payload.id)}`
+            })
+          }
+          if (isSystemId(payload.id)) {
+            return yield* new Conflict({
+              code: "slug_taken",
+              message: `id ${payload.id} is reserved for a system universe`
+            })
+          }
+        }
+        yield* checkSize(payload.tickers, "tickers")
+        const tickers = yield* canonicalTickers(directory, payload.tickers, "tickers")
+        const input = {
+          accountId: key.account.id,
+          name: payload.name.trim(),
+          description: payload.description ?? null,
+          tickers
+        }
+        if (payload.id !== undefined) {
+          const created = yield* db(store.create({ ...input, id: payload.id }))
+          if (created === "taken") {
+            return yield* new Conflict({
+              code: "slug_taken",
+              message: `this account already has a universe with id ${payload.id}`
+            })
+          }
+          return ownDoc(created)
+        }
+        const base = slugFromName(payload.name)
+        for (let attempt = 1; attempt <= 1000; attempt++) {
+          const created = yield* db(store.create({ ...input, id: candidate(base, attempt) }))
+          if (created !== "taken") return ownDoc(created)
+        }
+        return yield* new Conflict({
+          code: "slug_taken",
+          message: `could not generate a free id from the name ${JSON.stringify(payload.name)}; pass an id`
+        })
+      })
+    )
+    .handle("update", ({ path, payload }) =>
+      Effect.gen(function* () {
+        const key = yield* CurrentKey
+        const directory = yield* Tickers
+        const store = yield* Universes
+        if (isSystemId(path.id)) {
+          return yield* new Forbidden({ message: `${path.id} is a system universe and cannot be changed` })
+        }
+        if (!SLUG.test(path.id)) return yield* notFound(path.id)
+        if (payload.tickers !== undefined && (payload.add !== undefined || payload.remove !== undefined)) {
+          return yield* new BadRequest({ message: "pass either tickers (replaces the list) or add/remove, not both" })
+        }
+        if (payload.name !== undefined) yield* checkName(payload.name)
+        yield* checkDescription(payload.description)
+        const current = yield* db(store.get(key.account.id, path.id))
+        if (current === undefined) return yield* notFound(path.id)
+        let tickers: ReadonlyArray<string> | undefined
+        if (payload.tickers !== undefined) {
+          yield* checkSize(payload.tickers, "tickers")
+          tickers = yield* canonicalTickers(directory, payload.tickers, "tickers")
+        } else if (payload.add !== undefined || payload.remove !== undefined) {
+          const add = yield* canonicalTickers(directory, payload.add ?? [], "add", true)
+          const remove = new Set(yield* canonicalTickers(directory, payload.remove ?? [], "remove", true))
+          const present = new Set(current.tickers)
+          tickers = [...current.tickers, ...add.filter((t) => !present.has(t))].filter((t) => !remove.has(t))
+          yield* checkSize(tickers, "the resulting universe")
+        }
+        const updated = yield* db(
+          store.update(key.account.id, path.id, {
+            name: payload.name?.trim(),
+            description: payload.description,
+            tickers
+          })
+        )
+        if (updated === undefined) return yield* notFound(path.id)
+        return ownDoc(updated)
+      })
+    )
+    .handle("delete", ({ path }) =>
+      Effect.gen(function* () {
+        const key = yield* CurrentKey
+        if (isSystemId(path.id)) {
+          return yield* new Forbidden({ message: `${path.id} is a system universe and cannot be deleted` })
+        }
+        if (!SLUG.test(path.id)) return yield* notFound(path.id)
+        const store = yield* Universes
+        const removed = yield* db(store.remove(key.account.id, path.id))
+        if (!removed) return yield* notFound(path.id)
+        return { ok: true as const }
+      })
+    )
+)

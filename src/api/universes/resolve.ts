@@ -1,0 +1,184 @@
+/**
+ * Universes as the API sees them: the system universes (`top_10`,
+ * `top_100`, membership as of a day), validation of caller-given ticker
+ * lists through the ticker directory, rendering of documents, and resolving
+ * a `universe` parameter of a scan or rule to its tickers.
+ */
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+import type { MarketData } from "../../market/engine/MarketData.js"
+import type { TickerDirectory } from "../../market/tickers/index.js"
+import { isWellFormedSymbol } from "../../market/tickers/index.js"
+import { firstOfMonth, nextFirstOfMonth, REBALANCE_METHOD } from "../../market/universes.js"
+import type { UniverseRecord } from "../../store/universes.js"
+import { Universes } from "../../store/universes.js"
+import { BadRequest, NotFound, type ServiceUnavailable, unavailable } from "../errors.js"
+import { MAX_UNIVERSE_SIZE, type UniverseDoc } from "./Api.js"
+
+const DAY_MS = 86_400_000
+const DAY_S = 86_400
+
+export const SYSTEM_UNIVERSES = { top_10: 10, top_100: 100 } as const
+export type SystemId = keyof typeof SYSTEM_UNIVERSES
+export const isSystemId = (id: string): id is SystemId => id === "top_10" || id === "top_100"
+
+export const SLUG = /^[a-z0-9_]{1,64}$/
+
+/** The UTC epoch day of an instant in milliseconds. */
+export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS)
+
+/** A system universe's membership in effect on `day`: tickers most traded first, and its effective day. */
+export const systemMembership = (
+  md: MarketData,
+  id: SystemId,
+  day: number
+): { readonly tickers: ReadonlyArray<string>; readonly effectiveDay: number } => {
+  const m = md.membershipOn(day)
+  return m === undefined
+    ? { tickers: [], effectiveDay: firstOfMonth(day) }
+    : { tickers: m.ranked.slice(0, SYSTEM_UNIVERSES[id]), effectiveDay: m.effectiveDay }
+}
+
+export const systemDoc = (md: MarketData, id: SystemId, day: number, withTickers: boolean): UniverseDoc => {
+  const m = systemMembership(md, id, day)
+  return {
+    id,
+    name: id === "top_10" ? "Top 10" : "Top 100",
+    description: `The ${SYSTEM_UNIVERSES[id]} most actively traded tickers by 30-day trailing dollar volume, rebalanced monthly on the 1st.`,
+    ...(withTickers ? { tickers: m.tickers } : {}),
+    size: m.tickers.length,
+    system: true,
+    effective_at: m.effectiveDay * DAY_S,
+    next_rebalance_at: nextFirstOfMonth(m.effectiveDay) * DAY_S,
+    rebalance_method: REBALANCE_METHOD
+  }
+}
+
+export const ownDoc = (u: UniverseRecord): UniverseDoc => ({
+  id: u.id,
+  name: u.name,
+  description: u.description,
+  tickers: u.tickers,
+  size: u.tickers.length,
+  system: false,
+  created_at: u.createdAt,
+  updated_at: u.updatedAt
+})
+
+/**
+ * Canonical symbols of a caller-given list, in the given order. 400
+ * `bad_request` for malformed symbols (or, unless `dedupe`, duplicates after
+ * canonicalisation); 400 `unknown_tickers` with `disallowed` for well-formed
+ * symbols the service does not track.
+ */
+export const canonicalTickers = (
+  directory: TickerDirectory,
+  raw: ReadonlyArray<string>,
+  parameter: string,
+  dedupe = false
+): Effect.Effect<Array<string>, BadRequest> => {
+  const malformed: Array<string> = []
+  const unknown: Array<string> = []
+  const duplicates: Array<string> = []
+  const out: Array<string> = []
+  const seen = new Set<string>()
+  for (const symbol of raw) {
+    if (symbol.length > 32 || !isWellFormedSymbol(symbol)) {
+      malformed.push(symbol)
+      continue
+    }
+    const meta = directory.lookup(symbol)
+    if (meta === undefined) {
+      unknown.push(symbol)
+      continue
+    }
+    if (seen.has(meta.ticker)) {
+      if (!dedupe) duplicates.push(symbol)
+      continue
+    }
+    seen.add(meta.ticker)
+    out.push(meta.ticker)
+  }
+  if (malformed.length > 0) {
+    return Effect.fail(
+      new BadRequest({
+        message: `${parameter}: malformed ticker symbol${malformed.length > 1 ? "s" : ""} ${malformed
+          .slice(0, 20)
+          .map((s) => JSON.stringify(s))
+          .join(", ")}`,
+        details: { malformed: malformed.slice(0, 100) }
+      })
+    )
+  }
+  if (unknown.length > 0) {
+    return Effect.fail(
+      new BadRequest({
+        code: "unknown_tickers",
+        message: `${parameter}: ${unknown.length} symbol${unknown.length > 1 ? "s are" : " is"} not tracked: ${unknown
+          .slice(0, 20)
+          .join(", ")}`,
+        details: { disallowed: unknown }
+      })
+    )
+  }
+  if (duplicates.length > 0) {
+    return Effect.fail(
+      new BadRequest({
+        message: `${parameter}: duplicate ticker${duplicates.length > 1 ? "s" : ""} ${duplicates.slice(0, 20).join(", ")}`,
+        details: { duplicates }
+      })
+    )
+  }
+  return Effect.succeed(out)
+}
+
+/** 400 unless a universe's list has 1..MAX_UNIVERSE_SIZE tickers. */
+export const checkSize = (tickers: ReadonlyArray<unknown>, parameter: string): Effect.Effect<void, BadRequest> =>
+  tickers.length === 0
+    ? Effect.fail(new BadRequest({ message: `${parameter}: a universe needs at least one ticker` }))
+    : tickers.length > MAX_UNIVERSE_SIZE
+      ? Effect.fail(
+          new BadRequest({
+            message: `${parameter}: a universe holds at most ${MAX_UNIVERSE_SIZE} tickers (got ${tickers.length})`,
+            details: { max_size: MAX_UNIVERSE_SIZE }
+          })
+        )
+      : Effect.void
+
+export const universeNotFound = (id: string) =>
+  new NotFound({
+    code: "universe_not_found",
+    message: `universe ${JSON.stringify(id)} is neither a system universe (top_10, top_100) nor one of this account's`
+  })
+
+/**
+ * The tickers of a `universe` parameter on `day`: a system universe's
+ * membership in effect that day, or the account's own list; 404
+ * `universe_not_found` otherwise.
+ */
+export const resolveUniverse = (
+  md: MarketData,
+  accountId: string,
+  id: string,
+  day: number
+): Effect.Effect<ReadonlyArray<string>, NotFound | ServiceUnavailable, Universes> => {
+  if (isSystemId(id)) return Effect.succeed(systemMembership(md, id, day).tickers)
+  if (!SLUG.test(id)) return Effect.fail(universeNotFound(id))
+  return Universes.pipe(
+    Effect.flatMap((store) => store.get(accountId, id)),
+    Effect.catchTag("SqlError", (_: SqlError) => Effect.fail(unavailable())),
+    Effect.flatMap((u) => (u === undefined ? Effect.fail(universeNotFound(id)) : Effect.succeed(u.tickers)))
+  )
+}
+
+/** Does the universe exist for the account (system or own)? */
+export const universeExists = (accountId: string, id: string): Effect.Effect<boolean, ServiceUnavailable, Universes> =>
+  isSystemId(id)
+    ? Effect.succeed(true)
+    : !SLUG.test(id)
+      ? Effect.succeed(false)
+      : Universes.pipe(
+          Effect.flatMap((store) => store.get(accountId, id)),
+          Effect.map((u) => u !== undefined),
+          Effect.catchTag("SqlError", () => Effect.fail(unavailable()))
+        )

@@ -1,0 +1,61 @@
+/**
+ * Compiling `q` and conditions in requests: the catalog's columns, tracked
+ * tickers for cross-ticker references, the account's custom signals, and the
+ * mapping of `QueryError` onto the API's 400 envelope (`invalid_query`,
+ * `compile_failed`, `recursion_depth_exceeded`, with `errors[]`).
+ */
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Either } from "effect"
+import { CATALOG } from "../../market/catalog.js"
+import type { TickerDirectory } from "../../market/tickers/index.js"
+import {
+  type CompileContext,
+  type CompiledQuery,
+  columnsOf,
+  compileQuery,
+  type Mode,
+  type QueryError,
+  type Signals
+} from "../../query/index.js"
+import { SignalResolver } from "../../signals/SignalResolver.js"
+import { BadRequest, type ServiceUnavailable, unavailable } from "../errors.js"
+
+/** Every column of the ticker row, for compiling. */
+export const catalogColumns = columnsOf(CATALOG)
+
+export const compileContext = (
+  directory: TickerDirectory,
+  signals?: Signals,
+  mode: Mode = "query"
+): CompileContext => ({
+  columns: catalogColumns,
+  tickers: (symbol) => directory.lookup(symbol)?.ticker,
+  signals,
+  mode
+})
+
+/** The 400 for a `q` that does not compile: the spec's code, a message naming the problem, `errors[]`. */
+export const queryErrorToBadRequest = (e: QueryError, parameter = "q"): BadRequest =>
+  new BadRequest({
+    code: e.code,
+    message: `${parameter}: ${e.message}`,
+    details: { errors: e.errors }
+  })
+
+/** The account's custom signals, or 503 when the database cannot answer. */
+export const accountSignals = (accountId: string): Effect.Effect<Signals, ServiceUnavailable, SignalResolver> =>
+  Effect.flatMap(SignalResolver, (r) => r.signalsFor(accountId).pipe(Effect.mapError((_: SqlError) => unavailable())))
+
+/** Compiles a scan `q` (or a condition) for an account: custom signals resolved, errors as 400s. */
+export const compileFor = (
+  text: string,
+  directory: TickerDirectory,
+  accountId: string,
+  parameter = "q"
+): Effect.Effect<CompiledQuery, BadRequest | ServiceUnavailable, SignalResolver> =>
+  Effect.flatMap(accountSignals(accountId), (signals) => {
+    const compiled = compileQuery(text, compileContext(directory, signals))
+    return Either.isLeft(compiled)
+      ? Effect.fail(queryErrorToBadRequest(compiled.left, parameter))
+      : Effect.succeed(compiled.right)
+  })

@@ -1,0 +1,189 @@
+/**
+ * One typed configuration for the whole service, read from the environment.
+ * Every variable of the operator contract is here; an invalid value fails the
+ * start with a message that names the variable and the expected form.
+ */
+import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
+
+export interface AppConfigShape {
+  readonly port: number
+  readonly host: string
+  readonly dataDir: string
+  readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
+  readonly redisUrl: Option.Option<Redacted.Redacted<string>>
+  readonly refreshInterval: Duration.Duration
+  readonly historyDays: number
+  readonly marketSeed: number
+  readonly adminToken: Option.Option<Redacted.Redacted<string>>
+  readonly webhookAllowInsecureTargets: boolean
+  readonly webhookRetrySchedule: ReadonlyArray<Duration.Duration>
+  readonly logLevel: "debug" | "info" | "warning" | "error"
+  /** REPLAY_FILE / REPLAY_TICKER / REPLAY_START: replay a real bar file instead of simulating those tickers */
+  /** MINUTE_HISTORY_DAYS: how far back 1m/1h history reaches (calendar days) */
+  readonly minuteHistoryDays: number
+  readonly replay: Option.Option<{ readonly file: string; readonly ticker: string | undefined; readonly start: string }>
+}
+
+/** Durations are written `<n><unit>` with unit ms, s, m or h (e.g. `500ms`, `2s`, `1m`, `6h`). */
+export const parseDuration = (text: string): Option.Option<Duration.Duration> => {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$/.exec(text)
+  if (!m) return Option.none()
+  const n = Number(m[1])
+  const millis = m[2] === "ms" ? n : m[2] === "s" ? n * 1000 : m[2] === "m" ? n * 60_000 : n * 3_600_000
+  return millis > 0 && Number.isFinite(millis) ? Option.some(Duration.millis(millis)) : Option.none()
+}
+
+const invalid = (name: string, expected: string, got: string) =>
+  ConfigError.InvalidData([name], `${name} must be ${expected} (got ${JSON.stringify(got)})`)
+
+/** A variable set to the empty string counts as not set (as `VAR=` in a compose file means): its default applies. */
+const withForm = <A>(name: string, expected: string, parse: (raw: string) => Option.Option<A>) =>
+  Config.string(name).pipe(
+    Config.mapOrFail((raw) =>
+      raw === "" ? Either.left(ConfigError.MissingData([name], `${name} is empty`)) : Either.right(raw)
+    ),
+    Config.mapOrFail((raw) =>
+      Option.match(parse(raw), {
+        onNone: () => Either.left(invalid(name, expected, raw)),
+        onSome: Either.right
+      })
+    )
+  )
+
+const intIn = (name: string, min: number, max: number) =>
+  withForm(name, `an integer from ${min} to ${max}`, (raw) => {
+    if (!/^\s*-?\d+\s*$/.test(raw)) return Option.none()
+    const n = Number(raw)
+    return n >= min && n <= max ? Option.some(n) : Option.none()
+  })
+
+const urlWith = (name: string, schemes: ReadonlyArray<string>) =>
+  withForm(name, `a URL starting with ${schemes.map((s) => `${s}://`).join(" or ")}`, (raw) => {
+    try {
+      const url = new URL(raw)
+      return schemes.includes(url.protocol.replace(/:$/, "")) ? Option.some(Redacted.make(raw)) : Option.none()
+    } catch {
+      return Option.none()
+    }
+  })
+
+const bool = (name: string) =>
+  withForm(name, "true or false", (raw) => {
+    const v = raw.trim().toLowerCase()
+    return v === "true" || v === "1"
+      ? Option.some(true)
+      : v === "false" || v === "0"
+        ? Option.some(false)
+        : Option.none()
+  })
+
+const durationList = (name: string) =>
+  withForm(name, "a comma-separated list of durations such as 30s,2m,10m,1h,6h", (raw) => {
+    const parts = raw.split(",").map((p) => parseDuration(p))
+    return parts.length > 0 && parts.every(Option.isSome) ? Option.some(parts.map((p) => p.value)) : Option.none()
+  })
+
+export const DEFAULT_RETRY_SCHEDULE = "30s,2m,10m,1h,6h"
+
+export const appConfig: Config.Config<AppConfigShape> = Config.all({
+  port: Config.withDefault(intIn("PORT", 0, 65535), 8080),
+  host: Config.withDefault(
+    withForm("HOST", "a bind address such as 127.0.0.1 or 0.0.0.0", (raw) =>
+      raw.trim().length > 0 && !/\s/.test(raw.trim()) ? Option.some(raw.trim()) : Option.none()
+    ),
+    "127.0.0.1"
+  ),
+  dataDir: Config.withDefault(
+    withForm("DATA_DIR", "a directory path", (raw) => (raw.trim() ? Option.some(raw.trim()) : Option.none())),
+    "./.vigil"
+  ),
+  databaseUrl: Config.option(urlWith("DATABASE_URL", ["postgres", "postgresql"])),
+  redisUrl: Config.option(urlWith("REDIS_URL", ["redis", "rediss"])),
+  refreshInterval: Config.withDefault(
+    withForm("REFRESH_INTERVAL", "a duration such as 60s, 2s, 500ms or 1m", parseDuration),
+    Duration.seconds(60)
+  ),
+  historyDays: Config.withDefault(intIn("HISTORY_DAYS", 1, 5000), 260),
+  marketSeed: Config.withDefault(intIn("MARKET_SEED", 0, 2 ** 31 - 1), 20260526),
+  adminToken: Config.option(
+    withForm("ADMIN_TOKEN", "a non-empty token without spaces", (raw) =>
+      raw.length > 0 && !/\s/.test(raw) ? Option.some(Redacted.make(raw)) : Option.none()
+    )
+  ),
+  webhookAllowInsecureTargets: Config.withDefault(bool("WEBHOOK_ALLOW_INSECURE_TARGETS"), false),
+  webhookRetrySchedule: Config.withDefault(
+    durationList("WEBHOOK_RETRY_SCHEDULE"),
+    DEFAULT_RETRY_SCHEDULE.split(",").map((p) => Option.getOrThrow(parseDuration(p)))
+  ),
+  minuteHistoryDays: Config.withDefault(intIn("MINUTE_HISTORY_DAYS", 1, 3650), 730),
+  replay: Config.option(
+    Config.all({
+      file: withForm("REPLAY_FILE", "the path of a daily bar CSV file", (raw) => Option.some(raw.trim())),
+      ticker: Config.option(
+        withForm("REPLAY_TICKER", "a tracked ticker symbol", (raw) => Option.some(raw.trim()))
+      ).pipe(Config.map(Option.getOrUndefined)),
+      start: Config.withDefault(
+        withForm("REPLAY_START", "a date YYYY-MM-DD", (raw) =>
+          /^\d{4}-\d{2}-\d{2}$/.test(raw.trim()) && !Number.isNaN(Date.parse(raw.trim()))
+            ? Option.some(raw.trim())
+            : Option.none()
+        ),
+        "2026-01-02"
+      )
+    })
+  ),
+  logLevel: Config.withDefault(
+    withForm("LOG_LEVEL", "one of debug, info, warning, error", (raw) => {
+      const v = raw.trim().toLowerCase()
+      return v === "debug" || v === "info" || v === "warning" || v === "error" ? Option.some(v) : Option.none()
+    }),
+    "info" as const
+  )
+})
+
+export class AppConfig extends Context.Tag("vigil/AppConfig")<AppConfig, AppConfigShape>() {
+  static readonly layer = Layer.effect(AppConfig, appConfig)
+  static readonly make = (overrides: Partial<AppConfigShape> = {}): AppConfigShape => ({
+    port: 0,
+    host: "127.0.0.1",
+    dataDir: "./.vigil",
+    databaseUrl: Option.none(),
+    redisUrl: Option.none(),
+    refreshInterval: Duration.seconds(60),
+    historyDays: 260,
+    marketSeed: 20260526,
+    adminToken: Option.none(),
+    webhookAllowInsecureTargets: false,
+    webhookRetrySchedule: DEFAULT_RETRY_SCHEDULE.split(",").map((p) => Option.getOrThrow(parseDuration(p))),
+    logLevel: "info",
+    minuteHistoryDays: 730,
+    replay: Option.none(),
+    ...overrides
+  })
+  static readonly layerWith = (overrides: Partial<AppConfigShape> = {}) =>
+    Layer.succeed(AppConfig, AppConfig.make(overrides))
+}
+
+/** Renders a ConfigError as one line per problem, naming each variable. */
+export const describeConfigError = (error: ConfigError.ConfigError): string => {
+  const lines: Array<string> = []
+  const walk = (e: ConfigError.ConfigError): void => {
+    switch (e._op) {
+      case "And":
+      case "Or":
+        walk(e.left)
+        walk(e.right)
+        return
+      case "InvalidData":
+      case "MissingData":
+      case "SourceUnavailable":
+      case "Unsupported":
+        lines.push(e.message)
+        return
+    }
+  }
+  walk(error)
+  return [...new Set(lines)].join("\n")
+}
+
+export const loadAppConfig = Effect.suspend(() => appConfig)

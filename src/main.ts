@@ -1,0 +1,42 @@
+import { NodeRuntime } from "@effect/platform-node"
+import { Cause, Deferred, Effect, Layer, Logger, LogLevel } from "effect"
+import { AppLive } from "./App.js"
+import { openServers } from "./api/server.js"
+import { AppConfig, appConfig, describeConfigError } from "./config/AppConfig.js"
+import { Fatal } from "./Fatal.js"
+
+const SHUTDOWN_GRACE_MS = 8_000
+
+const levels = { debug: LogLevel.Debug, info: LogLevel.Info, warning: LogLevel.Warning, error: LogLevel.Error }
+
+const main = Effect.gen(function* () {
+  const config = yield* appConfig.pipe(
+    Effect.catchAll((error) =>
+      Effect.sync(() => {
+        process.stderr.write(`vigil: invalid configuration\n${describeConfigError(error)}\n`)
+        process.exit(2)
+      })
+    )
+  )
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.once(signal, () => {
+      // connections still open after the grace period are cut; the process is gone within 10 s
+      setTimeout(() => {
+        for (const server of openServers) server.closeAllConnections()
+      }, SHUTDOWN_GRACE_MS).unref()
+      setTimeout(() => process.exit(0), 10_000).unref()
+    })
+  }
+  const fatal = yield* Deferred.make<never, Error>()
+  yield* Layer.launch(
+    AppLive.pipe(Layer.provide(Layer.succeed(AppConfig, config)), Layer.provide(Layer.succeed(Fatal, fatal)))
+  ).pipe(
+    Effect.raceFirst(Deferred.await(fatal)),
+    Logger.withMinimumLogLevel(levels[config.logLevel]),
+    Effect.tapErrorCause((cause) =>
+      Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("vigil stopped", cause)
+    )
+  )
+}).pipe(Effect.provide(Logger.json), Effect.asVoid)
+
+NodeRuntime.runMain(main, { disablePrettyLogger: true })

@@ -1,0 +1,219 @@
+/**
+ * The market as a service: builds the history in the background at start
+ * (the HTTP server answers meanwhile, `/readyz` 503), then refreshes on every
+ * REFRESH_INTERVAL of the Effect Clock and publishes each new immutable
+ * snapshot. Refreshes, manual refreshes and imports are serialized.
+ */
+
+import { readFileSync } from "node:fs"
+import {
+  Clock,
+  Data,
+  Deferred,
+  Duration,
+  Effect,
+  Metric,
+  MetricBoundaries,
+  Option,
+  Schedule,
+  Stream,
+  SubscriptionRef
+} from "effect"
+import { AppConfig } from "../config/AppConfig.js"
+import { Fatal } from "../Fatal.js"
+import { Readiness } from "../observability/Readiness.js"
+import { ImportedBars } from "../store/importedBars.js"
+import { type ImportSummary, MarketData } from "./engine/MarketData.js"
+import type { Snapshot } from "./snapshot.js"
+import { CsvBarParser, type ParsedBar } from "./sources/csvBars.js"
+import type { MarketSource } from "./sources/MarketSource.js"
+import { ReplaySource } from "./sources/replay.js"
+import { type TickerMeta, Tickers } from "./tickers/index.js"
+
+export class MarketNotReady extends Data.TaggedError("MarketNotReady")<{ readonly message: string }> {}
+export class ImportRejected extends Data.TaggedError("ImportRejected")<{ readonly message: string }> {}
+
+const refreshDuration = Metric.histogram(
+  "market_refresh_duration_seconds",
+  MetricBoundaries.fromIterable([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]),
+  "Time to apply one market data refresh and build its snapshot"
+)
+const refreshesTotal = Metric.counter("market_refreshes_total", {
+  description: "Market data refreshes applied",
+  incremental: true
+})
+const snapshotTickers = Metric.gauge("market_snapshot_tickers", { description: "Tickers in the live snapshot" })
+
+/** Lets the event loop run (HTTP requests, probes) between slices of the initial build. */
+const yieldToEventLoop = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
+export class Market extends Effect.Service<Market>()("vigil/Market", {
+  scoped: Effect.gen(function* () {
+    const config = yield* AppConfig
+    const readiness = yield* Readiness
+    const importedBars = yield* ImportedBars
+    const fatal = yield* Fatal
+    yield* readiness.require("market_snapshot")
+
+    const directory = yield* Tickers
+    const tickers: ReadonlyArray<TickerMeta> = directory.all
+    const current = yield* SubscriptionRef.make<Option.Option<Snapshot>>(Option.none())
+    let market: MarketData | undefined
+    const lock = yield* Effect.makeSemaphore(1)
+
+    const publish = (snapshot: Snapshot) =>
+      SubscriptionRef.set(current, Option.some(snapshot)).pipe(
+        Effect.zipRight(Metric.set(snapshotTickers, snapshot.size)),
+        Effect.zipRight(Metric.increment(refreshesTotal))
+      )
+
+    /** REPLAY_FILE: the file's tickers replay its bars from REPLAY_START over the simulator */
+    const replaySource = Effect.gen(function* () {
+      if (Option.isNone(config.replay)) return undefined
+      const { file, ticker, start } = config.replay.value
+      const parsed = yield* Effect.try({
+        try: () => {
+          const parser = new CsvBarParser({ file, ticker, resolveTicker: (s) => directory.lookup(s)?.ticker })
+          parser.push(readFileSync(file, "utf8"))
+          return parser.finish()
+        },
+        catch: (e) => new Error(`REPLAY_FILE: ${(e as Error).message}`)
+      })
+      const tapes = [...parsed].map(([symbol, bars]) => ({
+        slot: directory.indexOf(symbol),
+        crypto: directory.lookup(symbol)?.asset_type === "CRYPTO",
+        bars
+      }))
+      yield* Effect.logInfo("replaying bars").pipe(Effect.annotateLogs({ file, tickers: [...parsed.keys()], start }))
+      return (simulator: MarketSource) => new ReplaySource(simulator, tapes, start)
+    })
+
+    const build = Effect.gen(function* () {
+      yield* readiness.await("migrations")
+      const imported = yield* importedBars.loadAll
+      const now = yield* Clock.currentTimeMillis
+      const started = Date.now()
+      let lastLogged = ""
+      const source = yield* replaySource
+      const md = new MarketData({
+        source,
+        seed: config.marketSeed,
+        tickers,
+        historyDays: config.historyDays,
+        minuteHistoryDays: config.minuteHistoryDays,
+        imported,
+        now,
+        onProgress: (phase, done, total) => {
+          const pct = Math.floor((done / Math.max(1, total)) * 10) * 10
+          const key = `${phase}:${pct}`
+          if (key !== lastLogged) {
+            lastLogged = key
+            process.stdout.write(
+              `${JSON.stringify({ message: "market loading", logLevel: "INFO", timestamp: new Date().toISOString(), annotations: { phase, percent: pct } })}\n`
+            )
+          }
+        }
+      })
+      const work = md.load()
+      let slice = Date.now()
+      for (;;) {
+        const step = work.next()
+        if (step.done) {
+          market = md
+          yield* publish(step.value)
+          break
+        }
+        if (Date.now() - slice > 20) {
+          yield* yieldToEventLoop
+          slice = Date.now()
+        }
+      }
+      yield* readiness.markReady("market_snapshot")
+      yield* Effect.logInfo("market ready").pipe(
+        Effect.annotateLogs({
+          tickers: md.size,
+          history_days: config.historyDays,
+          window_start: md.windowStart,
+          imported_tickers: imported.size,
+          seconds: (Date.now() - started) / 1000
+        })
+      )
+    })
+
+    const applyRefresh = Effect.gen(function* () {
+      if (market === undefined) return yield* new MarketNotReady({ message: "the market is still loading" })
+      const md = market
+      const now = yield* Clock.currentTimeMillis
+      const started = performance.now()
+      const snapshot = md.refresh(now)
+      yield* Metric.update(refreshDuration, (performance.now() - started) / 1000)
+      yield* publish(snapshot)
+      return snapshot
+    })
+
+    // the ingest pipeline: ticks paced by the Clock → a refreshed snapshot → published
+    const refreshLoop = Stream.fromSchedule(Schedule.spaced(config.refreshInterval)).pipe(
+      Stream.mapEffect(() =>
+        lock
+          .withPermits(1)(applyRefresh)
+          .pipe(
+            Effect.asVoid,
+            Effect.catchAllCause((cause) => Effect.logError("market refresh failed", cause))
+          )
+      ),
+      Stream.runDrain
+    )
+
+    yield* build.pipe(
+      Effect.zipRight(refreshLoop),
+      Effect.catchAllCause((cause) =>
+        Effect.logError("market failed", cause).pipe(Effect.zipRight(Deferred.fail(fatal, new Error("market failed"))))
+      ),
+      Effect.forkScoped
+    )
+
+    const ready = Effect.suspend(() =>
+      market === undefined
+        ? Effect.fail(new MarketNotReady({ message: "the market is still loading; retry shortly" }))
+        : Effect.succeed(market)
+    )
+
+    return {
+      /** the latest published live snapshot */
+      latest: Effect.flatMap(SubscriptionRef.get(current), (s) =>
+        Option.match(s, {
+          onNone: () => Effect.fail(new MarketNotReady({ message: "the market is still loading; retry shortly" })),
+          onSome: Effect.succeed
+        })
+      ),
+      /** every snapshot published from now on */
+      changes: current.changes.pipe(Stream.filterMap((s) => s)),
+      /** the loaded market data (history reads) */
+      data: ready,
+      /** applies one refresh now and answers once its snapshot is published */
+      refreshNow: lock.withPermits(1)(applyRefresh),
+      /** validates, stores and applies imported bars (all or nothing) */
+      importBars: (byTicker: ReadonlyMap<string, ReadonlyArray<ParsedBar>>) =>
+        lock.withPermits(1)(
+          Effect.gen(function* () {
+            const md = yield* ready
+            const now = yield* Clock.currentTimeMillis
+            yield* Effect.try({
+              try: () => md.validateImport(byTicker, now),
+              catch: (e) => new ImportRejected({ message: (e as Error).message })
+            })
+            yield* importedBars.replace(byTicker)
+            const summary: ImportSummary = md.importBars(byTicker, now)
+            yield* publish(md.latest)
+            return summary
+          })
+        ),
+      tickers,
+      directory,
+      refreshInterval: Duration.toMillis(config.refreshInterval)
+    } as const
+  })
+}) {}

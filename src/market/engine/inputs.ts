@@ -1,0 +1,66 @@
+/**
+ * Per-ticker inputs of the indicator engine that do not come from bars:
+ * fundamentals, vendor fields, the earnings calendar and news, read from the
+ * simulator's columns for one date.
+ */
+import type { TickerInputs } from "../indicators/index.js"
+import type { FundamentalColumns } from "../sim/index.js"
+
+/** Columns the engine derives from `TickerInputs` (the rest come from bars alone). */
+export const INPUT_COLUMNS: ReadonlySet<string> = new Set([
+  "analyst_target_price",
+  "analyst_target_upside",
+  "beta",
+  "days_to_cover",
+  "days_to_earnings",
+  "dividend_payer",
+  "dividend_yield",
+  "earnings_this_week",
+  "earnings_yield",
+  "eps",
+  "forward_pe",
+  "insider_ownership",
+  "institutional_ownership",
+  "large_cap",
+  "market_cap",
+  "mega_cap",
+  "micro_cap",
+  "mid_cap",
+  "news_volume",
+  "news_volume_weighted_sentiment",
+  "pe_ratio",
+  "price_to_book",
+  "price_to_sales",
+  "shares_outstanding",
+  "short_interest",
+  "small_cap"
+])
+
+const orNull = (x: number): number | null => (Number.isFinite(x) ? x : null)
+
+/**
+ * Inputs of ticker `i` from one date's fundamentals and the news columns.
+ * `vendor` false nulls the forward-only vendor fields (before the feed began).
+ */
+export const tickerInputs = (
+  f: FundamentalColumns,
+  i: number,
+  newsVolume: number,
+  newsSentiment: number,
+  vendor: boolean
+): TickerInputs => ({
+  sharesOutstanding: orNull(f.sharesOutstanding[i]),
+  eps: orNull(f.eps[i]),
+  forwardEps: vendor ? orNull(f.forwardEps[i]) : null,
+  bookValuePerShare: orNull(f.bookValuePerShare[i]),
+  salesPerShare: orNull(f.salesPerShare[i]),
+  dividendPerShare: orNull(f.dividendPerShare[i]),
+  beta: orNull(f.beta[i]),
+  sharesShort: vendor ? orNull(f.sharesShort[i]) : null,
+  institutionalOwnership: null,
+  insiderOwnership: null,
+  analystTargetPrice: null,
+  earningsDay: orNull(f.earningsDay[i]),
+  newsVolume,
+  newsSentiment
+})

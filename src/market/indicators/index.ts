@@ -1,0 +1,29 @@
+/**
+ * Incremental daily indicators: the public surface for ingest, the
+ * simulator and history rebuilds.
+ *
+ *   const st = makeState(EQUITY_DAILY)             // or restore(checkpoint), per ticker
+ *   commit(st, completedBar)                       // once per completed day
+ *   const columns = allocateColumns(size)          // per snapshot: every computed column
+ *   const sink = bindColumns(columns)              // once per set of column arrays
+ *   previewAll(states, partialBars, inputs, sink)  // every refresh (row i = states[i])
+ *   preview(st, partialBar, inputs, sink, row)     // or one row at a time
+ *   const cp = checkpoint(st)                      // JSON-safe, restorable
+ *   const sc = recursiveScalars(st)                // or 25 doubles, where the bars are kept:
+ *   restoreFromBars(config, sc, count, bars, end)  // rebuilds the rest from the bar arrays
+ *
+ * The daily row of a completed day (history) is the preview of its final bar
+ * on the state before it: `preview(st, bar, ...)` then `commit(st, bar)`.
+ */
+export * as batch from "./batch.js"
+export { checkpoint, type IndicatorCheckpoint, restore } from "./checkpoint.js"
+export { CRYPTO_DAILY, configForAssetType, EQUITY_DAILY, type IndicatorConfig } from "./config.js"
+export { epochDay, epochDayOfMillis, isoDate, weekdayOfDay, yearOfDay } from "./days.js"
+export { commit, commitAll, computeDay, preview, previewAll, previewValues } from "./engine.js"
+export { NO_INPUTS, type TickerInputs } from "./fundamentals.js"
+export { NEWS_RELEVANCE_MIN, NEWS_WINDOW_MS, type NewsMention, type NewsValues, newsColumns } from "./news.js"
+export { type BarArrays, recursiveScalars, restoreFromBars } from "./rebuild.js"
+export { type Cell, referenceColumns } from "./reference.js"
+export { Scratch, scratch } from "./scratch.js"
+export { allocateColumns, bindColumns, COMPUTED_COLUMN_NAMES, type RowSink, writeRow } from "./sink.js"
+export { type DailyBar, DailyState, makeState, SC_COUNT } from "./state.js"

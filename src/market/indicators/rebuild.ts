@@ -1,0 +1,130 @@
+/**
+ * The light restore for history reads: a `DailyState` is its recursive
+ * scalars (`recursiveScalars`, 25 doubles: EMAs, Wilder averages, OBV,
+ * streaks, ...) plus what the bars themselves determine (rings and window
+ * aggregates). Where the bars are kept anyway, a checkpoint is those 25
+ * doubles and `restoreFromBars` rebuilds the rest in a few microseconds:
+ *
+ *   const sc = recursiveScalars(st)                      // after committing bars[0..t]
+ *   const st2 = restoreFromBars(config, sc, t + 1, bars, t + 1)
+ *   preview(st2, ...) / commit(st2, bars[t + 1]) ...     // exactly as st would
+ *
+ * The rebuilt state previews and continues bit-for-bit like the original when
+ * the arrays hold at least min(count, 397) bars up to `endExclusive` (the
+ * SMA-200 running sum replays from its last exact re-summation, up to
+ * 2 x 199 - 1 closes back); with fewer (but at least min(count, yearDays))
+ * it agrees to rounding (~1e-15 relative) and is bit-for-bit again after at
+ * most 199 more commits.
+ */
+import type { IndicatorConfig } from "./config.js"
+import { DailyState, H, refreshHot, SC_COUNT } from "./state.js"
+
+/** Per-day bar columns, oldest first (typed arrays or plain arrays of numbers). */
+export interface BarArrays {
+  /** epoch days */
+  readonly days: ArrayLike<number>
+  readonly open: ArrayLike<number>
+  readonly high: ArrayLike<number>
+  readonly low: ArrayLike<number>
+  readonly close: ArrayLike<number>
+  readonly volume: ArrayLike<number>
+}
+
+/** The recursive scalars of a state (a copy of `hot[0, SC_COUNT)`): with the bars, all of its state. */
+export const recursiveScalars = (st: DailyState): Float64Array => st.hot.slice(0, SC_COUNT)
+
+/** close x volume of the newest bars, for the dollar-volume window (2 x 30 - 1 values suffice). */
+const dollarScratch = new Float64Array(64)
+
+const sameConfig = (a: IndicatorConfig, b: IndicatorConfig): boolean =>
+  a.yearDays === b.yearDays &&
+  a.weekDays === b.weekDays &&
+  a.monthDays === b.monthDays &&
+  a.quarterDays === b.quarterDays &&
+  a.halfYearDays === b.halfYearDays
+
+/**
+ * Rebuild the state after `count` commits from its recursive scalars and the
+ * committed bars: `bars[0..endExclusive)` are committed bars in order, the
+ * last of them the `count`-th commit (usually the arrays start at the first
+ * commit and `count === endExclusive`; with `count > endExclusive` they hold
+ * only the latest of them). Needs `endExclusive >= min(count, yearDays)`;
+ * see the module comment for when the result is bit-for-bit. Throws a
+ * RangeError on inconsistent arguments (including `scalars` whose last day
+ * is not `days[endExclusive - 1]`).
+ *
+ * `into`, if given, is a state of the same config that is overwritten and
+ * returned instead of allocating a new one (about 10 KB, zeroed): for reading
+ * many points of history one after another.
+ */
+export const restoreFromBars = (
+  config: IndicatorConfig,
+  scalars: Float64Array,
+  count: number,
+  bars: BarArrays,
+  endExclusive: number,
+  into?: DailyState
+): DailyState => {
+  const end = endExclusive
+  if (scalars.length !== SC_COUNT) throw new RangeError(`restoreFromBars: expected ${SC_COUNT} recursive scalars`)
+  if (!Number.isInteger(count) || !Number.isInteger(end) || end < 0 || count < end) {
+    throw new RangeError(`restoreFromBars: bad count ${count} / endExclusive ${end}`)
+  }
+  const close = bars.close
+  const high = bars.high
+  const low = bars.low
+  const volume = bars.volume
+  if (Math.min(close.length, high.length, low.length, volume.length, bars.days.length) < end) {
+    throw new RangeError("restoreFromBars: bar arrays shorter than endExclusive")
+  }
+  if (end < Math.min(count, config.yearDays)) {
+    throw new RangeError(`restoreFromBars: needs the last ${Math.min(count, config.yearDays)} committed bars`)
+  }
+  if (count > 0 && scalars[H.lastDay] !== bars.days[end - 1]) {
+    throw new RangeError(
+      `restoreFromBars: scalars are of day ${scalars[H.lastDay]}, the last bar is of day ${bars.days[end - 1]}`
+    )
+  }
+  if (into !== undefined && !sameConfig(into.config, config)) {
+    throw new RangeError("restoreFromBars: `into` has a different config")
+  }
+  const st = into ?? new DailyState(config)
+  const hot = st.hot
+  hot.set(scalars)
+  st.count = count
+
+  st.closes.fill(close, end, count)
+  st.highs.fill(high, end, count)
+  st.lows.fill(low, end, count)
+  st.volumes.fill(volume, end, count)
+  const dollarCount = Math.min(end, 2 * st.dollarVolume.length - 1)
+  for (let j = 0; j < dollarCount; j++) {
+    const i = end - dollarCount + j
+    dollarScratch[j] = close[i] * volume[i]
+  }
+  st.dollarVolumes.fill(dollarScratch, dollarCount, count)
+  // the log returns exactly as `commit` pushed them (from the second commit)
+  const returns = st.logReturns
+  const pushedReturns = Math.max(0, count - 1)
+  const returnCount = Math.min(pushedReturns, returns.capacity)
+  const rb = returns.buf
+  const rm = returns.mask
+  for (let b = 0; b < returnCount; b++) {
+    const x = Math.log(close[end - 1 - b] / close[end - 2 - b])
+    rb[(pushedReturns - 1 - b) & rm] = x - x === 0 ? x : 0
+  }
+  returns.count = pushedReturns
+
+  for (let i = 0; i < st.ma.length; i++) st.ma[i].rebuild(close, end, count)
+  for (let i = 0; i < st.volume.length; i++) st.volume[i].rebuild(volume, end, count)
+  st.dollarVolume.rebuild(dollarScratch, dollarCount, count)
+  st.bollinger.rebuild(count)
+  for (let i = 0; i < st.volatility.length; i++) st.volatility[i].rebuild(pushedReturns)
+  st.high13.rebuild(count)
+  st.low13.rebuild(count)
+  st.highYear.rebuild(count)
+  st.lowYear.rebuild(count)
+  if (count > 0) refreshHot(st)
+  else hot.fill(Number.NaN, SC_COUNT)
+  return st
+}

@@ -1,0 +1,45 @@
+/**
+ * Where market data comes from. The engine (`MarketData`) asks a source for
+ * each calendar day's daily bars of every ticker, for the minute path of a
+ * session given its daily bars, and for fundamentals and news; it builds the
+ * history, the indicator state and the snapshots from those.
+ *
+ * Implementations:
+ * - `MarketSimulator` (src/market/sim): the embedded default, a pure function
+ *   of MARKET_SEED;
+ * - `ReplaySource` (./replay.ts): replays a real daily bar file for some
+ *   tickers from a start date, one bar per session, over any other source;
+ * - a live feed: the adapter point. A feed adapter implements this interface
+ *   from a vendor's daily bars (`generateDay`, returning the vendor's bars and
+ *   `traded = 0` for tickers without one), intraday quotes (`intradaySession`
+ *   returning a session whose `partialBars(m)` gives the bar so far at minute
+ *   m — for a live feed, the last quotes received), fundamentals and news. The
+ *   engine needs nothing else; see docs/market-data.md.
+ */
+import type { DayBars, FundamentalColumns, IntradaySession, SessionKind } from "../sim/index.js"
+
+export interface MarketSource {
+  /** number of tickers (slots follow the tracked tickers' order) */
+  readonly size: number
+  /**
+   * Epoch day on which `anchorPrice` holds (the simulator pins its prices to
+   * the seed data's date); a source without an anchor gives NaN.
+   */
+  readonly anchorDay: number
+  readonly params: { readonly anchorPrice: Float64Array }
+  /** every ticker's close at the end of `date` */
+  closesAt(date: string): Float64Array
+  /** the daily bars of `date` for every ticker, from each ticker's previous close */
+  generateDay(date: string, prevClose: Float64Array, out?: DayBars): DayBars
+  /**
+   * Whether the bar `generateDay` gives for a slot on a date is real (recorded
+   * or live) rather than simulated: real bars are taken at their level, never
+   * rescaled to the simulator's anchor.
+   */
+  realBar?(slot: number, date: string): boolean
+  /** the minute path of a session consistent with its daily bars */
+  intradaySession(bars: DayBars, kind: SessionKind): IntradaySession
+  fundamentalsAt(date: string, out?: FundamentalColumns): FundamentalColumns
+  /** news columns of every ticker at an instant (quantized to 15 minutes); returns the instant used */
+  newsColumnsAt(epochMs: number, volumeOut: Float64Array, sentimentOut: Float64Array): number
+}

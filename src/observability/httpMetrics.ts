@@ -1,0 +1,12 @@
+import { Metric, MetricBoundaries } from "effect"
+
+export const httpRequestsTotal = Metric.counter("http_requests_total", {
+  description: "HTTP requests by method, route and status",
+  incremental: true
+})
+
+export const httpRequestDuration = Metric.histogram(
+  "http_request_duration_seconds",
+  MetricBoundaries.fromIterable([0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]),
+  "HTTP request duration in seconds by method, route and status"
+)

@@ -1,0 +1,230 @@
+/**
+ * The entry points: text → (lex, parse, inline custom signals, type check) →
+ * a compiled expression with both backends (the in-memory evaluator and the
+ * PostgreSQL compiler) and its canonical text. Failures are values
+ * (`Either.left(QueryError)`); nothing from the text can make these throw.
+ */
+import { Either } from "effect"
+import type { Snapshot } from "../market/snapshot.js"
+import type { Expr } from "./ast.js"
+import { startOf, typecheck } from "./check.js"
+import type { CompileContext } from "./context.js"
+import { entry, type Mode, QueryError, type RawEntry, toQueryError } from "./errors.js"
+import { Arena, allRows } from "./evaluate/arena.js"
+import { type Env, type Plan, plan } from "./evaluate/plan.js"
+import { inline } from "./inline.js"
+import { columnsOf, type Node, type Type, tickersOf, type Value } from "./ir.js"
+import { parse } from "./parser.js"
+import { render } from "./render.js"
+import { type SqlFragment, type SqlOptions, selectTickersSql, toSql } from "./sql.js"
+
+export interface CompiledExpression {
+  /** syntax tree with the custom signals inlined */
+  readonly ast: Expr
+  /** typed tree */
+  readonly ir: Node
+  readonly type: Type
+  readonly nullable: boolean
+  /** canonical text (custom signals expanded, tickers canonical): the frozen `q` */
+  readonly text: string
+  /**
+   * stable identity: the canonical text without the parentheses added around inlined signals; equal for
+   * predicates that differ only in spacing, case, spelling or redundant parentheses, and equal to the key
+   * of the frozen text
+   */
+  readonly key: string
+  /** columns referenced (sorted) */
+  readonly columns: ReadonlyArray<string>
+  /** cross-ticker references, canonical symbols (sorted) */
+  readonly tickers: ReadonlyArray<string>
+  /** custom signals inlined (sorted) */
+  readonly signals: ReadonlyArray<string>
+  readonly toText: () => string
+  /** parameterized PostgreSQL for the expression (a WHERE predicate when boolean) */
+  readonly toSql: (options: SqlOptions | string) => SqlFragment
+  /** the value for each row of `rows` (default: every row), NULL as `null` */
+  readonly values: (snapshot: Snapshot, rows?: ReadonlyArray<number> | Int32Array) => Array<Value>
+}
+
+export interface CompiledQuery extends CompiledExpression {
+  readonly type: "boolean"
+  /** rows (ascending) where the predicate is TRUE, optionally only among `rows` (ascending) */
+  readonly evaluate: (snapshot: Snapshot, rows?: Int32Array) => Int32Array
+  /** one byte per row of the snapshot: 1 where the predicate is TRUE */
+  readonly mask: (snapshot: Snapshot, rows?: Int32Array) => Uint8Array
+  /** tickers where the predicate is TRUE, in row (ascending ticker) order */
+  readonly matches: (snapshot: Snapshot, rows?: Int32Array) => Array<string>
+  /** truth code per row: 0 FALSE, 1 NULL, 2 TRUE */
+  readonly truth: (snapshot: Snapshot) => Uint8Array
+  /** `SELECT ticker FROM <table> WHERE <predicate> ORDER BY ticker` */
+  readonly selectSql: (table: string) => SqlFragment
+}
+
+const signalsIn = (root: Expr): ReadonlyArray<string> => {
+  const out = new Set<string>()
+  const stack = [root]
+  while (stack.length > 0) {
+    const e = stack.pop()!
+    switch (e._tag) {
+      case "Signal":
+        out.add(e.name)
+        stack.push(e.body)
+        break
+      case "Neg":
+      case "Not":
+      case "IsNull":
+      case "IsBool":
+        stack.push(e.arg)
+        break
+      case "And":
+      case "Or":
+      case "Compare":
+      case "Arith":
+        stack.push(e.left, e.right)
+        break
+      case "Between":
+        stack.push(e.arg, e.low, e.high)
+        break
+      case "In":
+        stack.push(e.arg, ...e.items)
+        break
+      case "Like":
+        stack.push(e.arg, e.pattern)
+        break
+      case "Call":
+        stack.push(...e.args)
+        break
+      default:
+        break
+    }
+  }
+  return [...out].sort()
+}
+
+const decode = (type: Type, v: number | string | null | undefined): Value => {
+  if (v === undefined || v === null) return null
+  if (type === "numeric") return v !== v ? null : (v as number)
+  if (type === "boolean") return v === 1 ? null : v === 2
+  return v as string
+}
+
+const rowsOf = (snapshot: Snapshot, rows: ReadonlyArray<number> | Int32Array | undefined): Int32Array =>
+  rows === undefined ? allRows(snapshot.size) : rows instanceof Int32Array ? rows : Int32Array.from(rows)
+
+const envFor = (snap: Snapshot, arena: Arena): Env => ({ snap, arena, all: allRows(snap.size) })
+
+const run = <A>(snapshot: Snapshot, f: (arena: Arena) => A): A => {
+  const arena = new Arena(snapshot.size)
+  try {
+    return f(arena)
+  } finally {
+    arena.release()
+  }
+}
+
+interface Front {
+  readonly ast: Expr
+  readonly ir: Node
+}
+
+/** Lex, parse, inline and type-check; errors are raw (UTF-16 positions). */
+const front = (text: string, ctx: CompileContext): Front | ReadonlyArray<RawEntry> => {
+  const parsed = parse(text)
+  if (!parsed.ok) return [parsed.error]
+  const inlined = inline(parsed.expr, ctx)
+  if (inlined.errors.length > 0) return inlined.errors
+  const checked = typecheck(inlined.expr, ctx)
+  if (checked.node === undefined) return checked.errors
+  return { ast: inlined.expr, ir: checked.node }
+}
+
+const build = (ast: Expr, ir: Node, compiled: Plan, ctx: CompileContext): CompiledExpression => {
+  const tickers = ctx.tickers
+  const ticker = (t: string) => tickers?.(t) ?? t
+  const text = render(ast, { ticker })
+  const key = render(ast, { ticker, signalParentheses: false })
+  return {
+    ast,
+    ir,
+    type: ir.type,
+    nullable: ir.nullable,
+    text,
+    key,
+    columns: columnsOf(ir),
+    tickers: tickersOf(ir),
+    signals: signalsIn(ast),
+    toText: () => text,
+    toSql: (options) => toSql(ir, typeof options === "string" ? { table: options } : options),
+    values: (snapshot, rows) =>
+      run(snapshot, (arena) => {
+        const sel = rowsOf(snapshot, rows)
+        const p = compiled
+        const env = envFor(snapshot, arena)
+        if (p.constant) {
+          const v = decode(ir.type, p.scalar(env))
+          return Array.from(sel, () => v)
+        }
+        const vec = p.vec(env, sel, sel.length)
+        return Array.from(sel, (r) => decode(ir.type, (vec as ArrayLike<number | string | null>)[r]))
+      })
+  }
+}
+
+const withMode = (ctx: CompileContext, mode: Mode | undefined): Mode => mode ?? ctx.mode ?? "query"
+
+/** Compiles an expression of any type (numeric, string or boolean). */
+export const compileExpression = (text: string, ctx: CompileContext): Either.Either<CompiledExpression, QueryError> => {
+  const mode = withMode(ctx, undefined)
+  const f = front(text, ctx)
+  if (!("ir" in f)) return Either.left(toQueryError(mode, text, f))
+  return Either.right(build(f.ast, f.ir, plan(f.ir), ctx))
+}
+
+/**
+ * Compiles a predicate (scan `q`, subscription condition, or — with
+ * `ctx.mode = "expr"` — a custom signal's `expr`): the root must be boolean.
+ */
+export const compileQuery = (text: string, ctx: CompileContext): Either.Either<CompiledQuery, QueryError> => {
+  const mode = withMode(ctx, undefined)
+  const f = front(text, ctx)
+  if (!("ir" in f)) return Either.left(toQueryError(mode, text, f))
+  if (f.ir.type !== "boolean") {
+    const what = mode === "expr" ? "a custom signal" : "q"
+    return Either.left(
+      toQueryError(mode, text, [
+        entry("not_boolean", `${what} must be a boolean expression, got a ${f.ir.type} expression`, startOf(f.ast))
+      ])
+    )
+  }
+  const compiled = plan(f.ir)
+  const base = build(f.ast, f.ir, compiled, ctx)
+  const evaluate = (snapshot: Snapshot, rows?: Int32Array): Int32Array =>
+    run(snapshot, (arena) => {
+      const sel = rows ?? allRows(snapshot.size)
+      const out = arena.i32()
+      const n = compiled.select(envFor(snapshot, arena), sel, sel.length, 2, out)
+      return out.slice(0, n)
+    })
+  return Either.right({
+    ...base,
+    type: "boolean",
+    evaluate,
+    mask: (snapshot, rows) => {
+      const mask = new Uint8Array(snapshot.size)
+      for (const r of evaluate(snapshot, rows)) mask[r] = 1
+      return mask
+    },
+    matches: (snapshot, rows) => Array.from(evaluate(snapshot, rows), (r) => snapshot.tickers[r]!),
+    truth: (snapshot) =>
+      run(snapshot, (arena) => {
+        const sel = allRows(snapshot.size)
+        const p = compiled
+        const env = envFor(snapshot, arena)
+        if (p.constant) return new Uint8Array(snapshot.size).fill(p.scalar(env) as number)
+        return (p.vec(env, sel, sel.length) as Uint8Array).slice(0, snapshot.size)
+      }),
+    selectSql: (table) => selectTickersSql(f.ir, table)
+  })
+}
+
+export { QueryError }

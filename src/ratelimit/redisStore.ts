@@ -1,0 +1,204 @@
+/**
+ * The Redis transcription of `window.ts`: one Lua script per check, so a
+ * check is atomic across every instance sharing the Redis.
+ *
+ * One hash per rate-limit key, `vigil:rl:<key>`:
+ *   - `<bucket index>` (`floor(ms / 1000)`) = `"<count>:<latest admission ms>"`
+ *   - `n` = admissions in live buckets, `lo` / `hi` = oldest / newest bucket index
+ * A bucket's latest admission is always before the next bucket starts, so the
+ * buckets leave the window in index order: the script walks up from `lo` and
+ * stops at the first live one. Each index is walked past once in a key's
+ * life, so a check is O(1) amortised (a handful of HGETs), however many
+ * buckets the key holds. On admission it sets `PEXPIRE windowMs + 1000`:
+ * after the latest admission leaves the window the key holds nothing that
+ * counts, so every key expires by itself. A refusal never creates a key.
+ *
+ * The time is the caller's (`now`, from the Effect Clock), not Redis TIME, so
+ * the two stores behave the same under TestClock.
+ */
+import { createHash } from "node:crypto"
+import { Data, Effect } from "effect"
+import type { Redis as IORedis } from "ioredis"
+import { BUCKET_MS, type Outcome } from "./window.js"
+
+export const KEY_PREFIX = "vigil:rl:"
+
+/** KEYS[1] = hash; ARGV = now ms, limit, window ms, bucket ms, ttl ms. Returns {allowed, count, resetMs, retryMs}. */
+export const CHECK_SCRIPT = `
+local key = KEYS[1]
+local now = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+local window = tonumber(ARGV[3])
+local bucketMs = tonumber(ARGV[4])
+local ttl = tonumber(ARGV[5])
+local horizon = now - window
+
+local function field(i) return string.format("%d", i) end
+local function bucket(i)
+  local v = redis.call("HGET", key, field(i))
+  if not v then return nil, nil end
+  local c, t = string.match(v, "^(%d+):(%-?%d+)$")
+  return tonumber(c), tonumber(t)
+end
+
+local meta = redis.call("HMGET", key, "n", "lo", "hi")
+local total = tonumber(meta[1])
+local lo = tonumber(meta[2])
+local hi = tonumber(meta[3])
+if total == nil or lo == nil or hi == nil then
+  total, lo, hi = 0, nil, nil
+end
+
+-- drop the buckets that left the window, oldest first
+local dropped = false
+if lo ~= nil then
+  while lo <= hi do
+    local c, t = bucket(lo)
+    if c ~= nil and t > horizon then break end
+    if c ~= nil then
+      total = total - c
+      redis.call("HDEL", key, field(lo))
+    end
+    lo = lo + 1
+    dropped = true
+  end
+  if lo > hi then
+    redis.call("DEL", key)
+    total, lo, hi = 0, nil, nil
+    dropped = false
+  end
+end
+
+local allowed = 0
+local latest = nil
+if limit > 0 and total < limit then
+  allowed = 1
+  local b = math.floor(now / bucketMs)
+  -- the current bucket, or the newest one when this clock is behind it
+  if hi ~= nil and hi >= b then b = hi end
+  local c, t = 0, now
+  if b == hi then
+    local oc, ot = bucket(b)
+    if oc ~= nil then
+      c = oc
+      if ot > now then t = ot end
+    end
+  end
+  total = total + 1
+  if lo == nil then lo = b end
+  hi = b
+  redis.call("HSET", key, field(b), string.format("%d:%d", c + 1, t), "n", total, "lo", lo, "hi", hi)
+  redis.call("PEXPIRE", key, ttl)
+  latest = t
+elseif dropped then
+  redis.call("HSET", key, "n", total, "lo", lo)
+end
+
+local resetMs = 0
+if hi ~= nil then
+  if latest == nil then
+    local _, t = bucket(hi)
+    latest = t
+  end
+  if latest ~= nil then resetMs = latest + window - now end
+end
+
+local retryMs = 0
+if allowed == 0 then
+  retryMs = window
+  if limit > 0 and lo ~= nil then
+    -- the oldest buckets must leave until the total is below the limit
+    local need = total - limit + 1
+    local acc = 0
+    local i = lo
+    while i <= hi do
+      local c, t = bucket(i)
+      if c ~= nil then
+        acc = acc + c
+        if acc >= need then
+          retryMs = t + window - now
+          break
+        end
+      end
+      i = i + 1
+    end
+  end
+end
+return { allowed, total, resetMs, retryMs }
+`
+
+export class RedisCheckFailed extends Data.TaggedError("RedisCheckFailed")<{
+  readonly reason: string
+  readonly cause?: unknown
+}> {}
+
+const sha1 = (text: string) => createHash("sha1").update(text).digest("hex")
+
+/**
+ * Runs a one-key Lua script: `EVALSHA`, and `EVAL` (which also caches it) when
+ * the server answers NOSCRIPT — after a restart, a `SCRIPT FLUSH` or on a new
+ * server. Does not touch the shared client (no `defineCommand`).
+ */
+export const evalScript = (client: IORedis, script: string, sha: string = sha1(script)) => {
+  return async (key: string, args: ReadonlyArray<string | number>): Promise<unknown> => {
+    try {
+      return await client.evalsha(sha, 1, key, ...args)
+    } catch (error) {
+      if (error instanceof Error && error.message.includes("NOSCRIPT")) {
+        return await client.eval(script, 1, key, ...args)
+      }
+      throw error
+    }
+  }
+}
+
+const TIMED_OUT = Symbol("timed out")
+
+/**
+ * Settles with the promise, or with TIMED_OUT after `ms` of real time (a plain
+ * timer, so the bound holds under TestClock too; cheaper than racing a fiber).
+ */
+const within = <A>(promise: Promise<A>, ms: number) =>
+  new Promise<A | typeof TIMED_OUT>((resolve, reject) => {
+    const timer = setTimeout(() => resolve(TIMED_OUT), ms)
+    promise.then(
+      (a) => {
+        clearTimeout(timer)
+        resolve(a)
+      },
+      (e) => {
+        clearTimeout(timer)
+        reject(e)
+      }
+    )
+  })
+
+const isOutcomeReply = (reply: unknown): reply is [number, number, number, number] =>
+  Array.isArray(reply) && reply.length === 4 && reply.every((v) => typeof v === "number")
+
+/**
+ * One check against Redis, `now` from the caller's Clock, bounded by
+ * `timeoutMs` of real time. Fails with `RedisCheckFailed` on any error, a
+ * timeout or an unexpected reply; the caller applies the outage policy.
+ */
+export const makeRedisWindow = (client: IORedis, timeoutMs: number) => {
+  const run = evalScript(client, CHECK_SCRIPT)
+  return (key: string, limit: number, windowMs: number, now: number): Effect.Effect<Outcome, RedisCheckFailed> =>
+    Effect.tryPromise({
+      try: () => within(run(`${KEY_PREFIX}${key}`, [now, limit, windowMs, BUCKET_MS, windowMs + BUCKET_MS]), timeoutMs),
+      catch: (cause) => new RedisCheckFailed({ reason: cause instanceof Error ? cause.message : String(cause), cause })
+    }).pipe(
+      Effect.flatMap((reply) =>
+        reply === TIMED_OUT
+          ? Effect.fail(new RedisCheckFailed({ reason: `no answer within ${timeoutMs} ms` }))
+          : isOutcomeReply(reply)
+            ? Effect.succeed<Outcome>({
+                allowed: reply[0] === 1,
+                count: reply[1],
+                resetMs: reply[2],
+                retryMs: reply[3]
+              })
+            : Effect.fail(new RedisCheckFailed({ reason: `unexpected reply ${JSON.stringify(reply)}` }))
+      )
+    )
+}

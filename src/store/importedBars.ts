@@ -1,0 +1,58 @@
+/**
+ * Imported daily bars: replaced per ticker over the imported date range in
+ * one transaction (all of a file or nothing), read back in bulk at start.
+ */
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect } from "effect"
+import type { ParsedBar } from "../market/sources/csvBars.js"
+
+/** rows per INSERT … SELECT FROM unnest(…): keeps statements small on PGlite */
+const BATCH = 5_000
+
+export class ImportedBars extends Effect.Service<ImportedBars>()("vigil/ImportedBars", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const replace = (byTicker: ReadonlyMap<string, ReadonlyArray<ParsedBar>>) =>
+      Effect.gen(function* () {
+        const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+        for (const [ticker, bars] of byTicker) {
+          if (bars.length === 0) continue
+          const from = bars[0].date
+          const to = bars[bars.length - 1].date
+          yield* sql`DELETE FROM imported_bars WHERE ticker = ${ticker} AND date BETWEEN ${from} AND ${to}`
+          for (let i = 0; i < bars.length; i += BATCH) {
+            const chunk = bars.slice(i, i + BATCH)
+            yield* sql`INSERT INTO imported_bars (ticker, date, open, high, low, close, volume, imported_at)
+              SELECT ${ticker}, d, o, h, l, c, v, ${now}
+              FROM unnest(${chunk.map((b) => b.date)}::text[], ${chunk.map((b) => b.open)}::float8[],
+                          ${chunk.map((b) => b.high)}::float8[], ${chunk.map((b) => b.low)}::float8[],
+                          ${chunk.map((b) => b.close)}::float8[], ${chunk.map((b) => b.volume)}::float8[])
+                AS t(d, o, h, l, c, v)`
+          }
+        }
+      }).pipe(sql.withTransaction)
+
+    /** every imported bar, grouped by ticker, dates ascending */
+    const loadAll = Effect.gen(function* () {
+      const rows = yield* sql<{
+        ticker: string
+        date: string
+        open: number
+        high: number
+        low: number
+        close: number
+        volume: number
+      }>`SELECT ticker, date, open, high, low, close, volume FROM imported_bars ORDER BY ticker, date`
+      const out = new Map<string, Array<ParsedBar>>()
+      for (const r of rows) {
+        const list = out.get(r.ticker) ?? []
+        list.push(r)
+        out.set(r.ticker, list)
+      }
+      return out as ReadonlyMap<string, ReadonlyArray<ParsedBar>>
+    })
+
+    return { replace, loadAll } as const
+  })
+}) {}

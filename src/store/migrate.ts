@@ -1,0 +1,29 @@
+/**
+ * Runs the schema migrations (the `@effect/sql` Migrator; on PostgreSQL it
+ * takes an exclusive lock on its table, so several instances starting at
+ * once migrate exactly once).
+ */
+import { Migrator } from "@effect/sql"
+import { Effect } from "effect"
+import accounts from "./migrations/0001_accounts.js"
+import importedBars from "./migrations/0002_imported_bars.js"
+import serviceSecrets from "./migrations/0003_service_secrets.js"
+import customSignals from "./migrations/0004_custom_signals.js"
+import universes from "./migrations/0005_universes.js"
+import rules from "./migrations/0006_rules.js"
+import idempotencyKeys from "./migrations/0007_idempotency_keys.js"
+
+export const migrations = {
+  "0001_accounts": accounts,
+  "0002_imported_bars": importedBars,
+  "0003_service_secrets": serviceSecrets,
+  "0004_custom_signals": customSignals,
+  "0005_universes": universes,
+  "0006_rules": rules,
+  "0007_idempotency_keys": idempotencyKeys
+}
+
+export const runMigrations = Migrator.make({})({
+  loader: Migrator.fromRecord(migrations),
+  table: "vigil_migrations"
+}).pipe(Effect.withSpan("migrations"))

@@ -1,0 +1,85 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, Option } from "effect"
+import { Accounts } from "../../src/accounts/Accounts.js"
+import { generateApiKey, hashApiKey, isWellFormedKey } from "../../src/accounts/apiKeys.js"
+import { backends } from "../support/backends.js"
+
+describe("API keys", () => {
+  it("have the brand, the mode and at least 128 bits of randomness", () => {
+    const keys = Array.from({ length: 200 }, () => generateApiKey("live"))
+    for (const key of keys) {
+      expect(key).toMatch(/^vigil_live_[0-9A-Za-z]{43}$/)
+      expect(isWellFormedKey(key)).toBe(true)
+    }
+    expect(new Set(keys).size).toBe(keys.length)
+    // 43 base62 characters carry 43 * log2(62) ≈ 256 bits
+    expect(43 * Math.log2(62)).toBeGreaterThan(128)
+    expect(generateApiKey("test")).toMatch(/^vigil_test_/)
+  })
+
+  it("refuses malformed keys before any lookup", () => {
+    for (const bad of [
+      "",
+      "vigil_prod_x",
+      "vigil_test_short",
+      "other_test_" + "a".repeat(43),
+      "vigil_test_" + "-".repeat(43)
+    ]) {
+      expect(isWellFormedKey(bad)).toBe(false)
+    }
+  })
+})
+
+for (const backend of backends()) {
+  describe(`accounts (${backend.name})`, () => {
+    // Layer.fresh: it.layer memoizes layers by reference across the file, so each backend needs its own instance
+    it.layer(Layer.fresh(Accounts.Default).pipe(Layer.provideMerge(backend.layer())), { timeout: 60_000 })((it) => {
+      it.effect("creates an account with a key that authenticates; only the hash is stored", () =>
+        Effect.gen(function* () {
+          const accounts = yield* Accounts
+          const sql = yield* SqlClient.SqlClient
+          const created = yield* accounts.create("pro", "live")
+          expect(created.apiKey).toMatch(/^vigil_live_/)
+          const auth = yield* accounts.authenticate(created.apiKey)
+          expect(
+            Option.map(auth, (a) => [a.account.id, a.account.plan, a.keyId, a.account.rateLimitPerMinute])
+          ).toEqual(Option.some([created.accountId, "pro", created.keyId, 6000]))
+          const stored = yield* sql<{ key_hash: Uint8Array }>`SELECT key_hash FROM api_keys WHERE id = ${created.keyId}`
+          expect(Buffer.from(stored[0].key_hash).equals(hashApiKey(created.apiKey))).toBe(true)
+          const dump = JSON.stringify(yield* sql`SELECT * FROM api_keys`)
+          expect(dump).not.toContain(created.apiKey)
+        })
+      )
+
+      it.effect("refuses unknown and revoked keys at once", () =>
+        Effect.gen(function* () {
+          const accounts = yield* Accounts
+          const created = yield* accounts.create("hobby")
+          expect(Option.isNone(yield* accounts.authenticate(generateApiKey("test")))).toBe(true)
+          const second = yield* accounts.createKey(created.accountId, "live")
+          expect(Option.isSome(second)).toBe(true)
+          expect(yield* accounts.revokeKey(created.keyId)).toBe(true)
+          expect(yield* accounts.revokeKey(created.keyId)).toBe(false)
+          expect(Option.isNone(yield* accounts.authenticate(created.apiKey))).toBe(true)
+          // the account's other key keeps working
+          const other = Option.getOrThrow(second)
+          expect(Option.isSome(yield* accounts.authenticate(other.apiKey))).toBe(true)
+        })
+      )
+
+      it.effect("changes plans; an enterprise account's own rate limit overrides the plan's", () =>
+        Effect.gen(function* () {
+          const accounts = yield* Accounts
+          const created = yield* accounts.create("free")
+          const ent = Option.getOrThrow(yield* accounts.update(created.accountId, "enterprise", 250_000))
+          expect([ent.plan, ent.rateLimitPerMinute]).toEqual(["enterprise", 250_000])
+          const scale = Option.getOrThrow(yield* accounts.update(created.accountId, "scale"))
+          expect(scale.rateLimitPerMinute).toBe(60_000)
+          expect(Option.isNone(yield* accounts.update("acc_missing", "pro"))).toBe(true)
+          expect(Option.isNone(yield* accounts.createKey("acc_missing", "test"))).toBe(true)
+        })
+      )
+    })
+  })
+}

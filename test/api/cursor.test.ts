@@ -1,0 +1,38 @@
+import { randomBytes } from "node:crypto"
+import { Either } from "effect"
+import { describe, expect, it } from "vitest"
+import { makeCursorCodec } from "../../src/api/cursor.js"
+
+describe("cursors", () => {
+  const codec = makeCursorCodec(randomBytes(32))
+  const binding = { endpoint: "scan", account: "acc_1", q: "price > 10", limit: 50, order: "price", dir: "desc" }
+
+  it("round-trips a position and is opaque base64url", () => {
+    const token = codec.encode(binding, ["123.5", "AAPL"])
+    expect(token).toMatch(/^[A-Za-z0-9_-]+$/)
+    expect(codec.decode(binding, token)).toEqual(Either.right(["123.5", "AAPL"]))
+    // parameter order does not matter
+    expect(codec.decode({ ...binding, dir: "desc", order: "price" }, token)).toEqual(Either.right(["123.5", "AAPL"]))
+  })
+
+  it("refuses a cursor used with changed parameters or page size", () => {
+    const token = codec.encode(binding, 5)
+    expect(Either.isLeft(codec.decode({ ...binding, limit: 20 }, token))).toBe(true)
+    expect(Either.isLeft(codec.decode({ ...binding, q: "price > 11" }, token))).toBe(true)
+    expect(Either.isLeft(codec.decode({ ...binding, account: "acc_2" }, token))).toBe(true)
+  })
+
+  it("refuses any tampering, garbage, and another key's cursors", () => {
+    const token = codec.encode(binding, 5)
+    const bytes = Buffer.from(token, "base64url")
+    for (let i = 0; i < bytes.length; i += 3) {
+      const copy = Buffer.from(bytes)
+      copy[i] ^= 1
+      expect(Either.isLeft(codec.decode(binding, copy.toString("base64url")))).toBe(true)
+    }
+    for (const junk of ["", "abc", "!!!", "a".repeat(5000), token.slice(0, -2)]) {
+      expect(Either.isLeft(codec.decode(binding, junk))).toBe(true)
+    }
+    expect(Either.isLeft(makeCursorCodec(randomBytes(32)).decode(binding, token))).toBe(true)
+  })
+})

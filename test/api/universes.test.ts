@@ -1,0 +1,213 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
+
+const expectError = (res: { status: number; body: any }, status: number, code: string) => {
+  expect(res.status).toBe(status)
+  expect(res.body.error.code).toBe(code)
+  expect(res.body.error.message.length).toBeGreaterThan(0)
+  expect(res.body.error.request_id).toMatch(/^req_/)
+}
+
+describe("universes over HTTP", () => {
+  let server: RunningServer
+  const newKey = async (plan = "scale") => (await admin(server, "POST", "/admin/accounts", { plan })).body.api_key
+  const call = (key: string, method: string, path: string, body?: unknown) =>
+    api(server, key, path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+
+  beforeAll(async () => {
+    server = await startServer({ REFRESH_INTERVAL: "1h" })
+    await waitReady(server)
+  }, 120_000)
+  afterAll(async () => {
+    await server?.stop()
+  })
+
+  it("creates a universe with canonical tickers and reads it back", async () => {
+    const key = await newKey("free")
+    const created = await call(key, "POST", "/v2/universes", {
+      id: "my_tech",
+      name: "My tech",
+      description: "big names",
+      tickers: ["aapl", "$MSFT", "brk-b", "spy"]
+    })
+    expect(created.status).toBe(201)
+    expect(created.body).toMatchObject({
+      id: "my_tech",
+      name: "My tech",
+      description: "big names",
+      tickers: ["AAPL", "MSFT", "BRK.B", "SPY"],
+      size: 4,
+      system: false
+    })
+    expect(Number.isInteger(created.body.created_at)).toBe(true)
+    expect(created.body.updated_at).toBe(created.body.created_at)
+    const got = await call(key, "GET", "/v2/universes/my_tech")
+    expect(got.status).toBe(200)
+    expect(got.body).toMatchObject({ ...created.body })
+    expect(typeof got.body.as_of).toBe("string")
+  })
+
+  it("generates unique slugs from the name and refuses taken or reserved ids", async () => {
+    const key = await newKey()
+    const a = await call(key, "POST", "/v2/universes", { name: "Semis & Chips!", tickers: ["NVDA"] })
+    expect(a.status).toBe(201)
+    expect(a.body.id).toBe("semis_chips")
+    expect(a.body.description).toBeNull()
+    const b = await call(key, "POST", "/v2/universes", { name: "semis chips", tickers: ["AMD"] })
+    expect(b.body.id).toBe("semis_chips_2")
+    const c = await call(key, "POST", "/v2/universes", { name: "Top 10", tickers: ["AMD"] })
+    expect(c.body.id).toBe("top_10_2")
+    const d = await call(key, "POST", "/v2/universes", { name: "!!!", tickers: ["AMD"] })
+    expect(d.body.id).toBe("universe")
+    expectError(
+      await call(key, "POST", "/v2/universes", { id: "semis_chips", name: "x", tickers: ["A"] }),
+      409,
+      "slug_taken"
+    )
+    expectError(
+      await call(key, "POST", "/v2/universes", { id: "top_10", name: "x", tickers: ["A"] }),
+      409,
+      "slug_taken"
+    )
+    expectError(
+      await call(key, "POST", "/v2/universes", { id: "top_100", name: "x", tickers: ["A"] }),
+      409,
+      "slug_taken"
+    )
+    // another account may use the same id
+    const other = await newKey()
+    expect((await call(other, "POST", "/v2/universes", { id: "semis_chips", name: "x", tickers: ["A"] })).status).toBe(
+      201
+    )
+  })
+
+  it("validates the body", async () => {
+    const key = await newKey()
+    const post = (body: unknown) => call(key, "POST", "/v2/universes", body)
+    const unknown = await post({ name: "x", tickers: ["AAPL", "ZZZZZZ", "QQQQQ"] })
+    expectError(unknown, 400, "unknown_tickers")
+    expect(unknown.body.error.disallowed).toEqual(["ZZZZZZ", "QQQQQ"])
+    expectError(await post({ name: "x", tickers: ["AAPL", "not a symbol!"] }), 400, "bad_request")
+    expectError(await post({ name: "x", tickers: ["AAPL", "aapl"] }), 400, "bad_request")
+    expectError(await post({ name: "x", tickers: [] }), 400, "bad_request")
+    const big = await post({ name: "x", tickers: Array.from({ length: 5001 }, (_, i) => `A${i}`) })
+    expectError(big, 400, "bad_request")
+    expect(big.body.error.message).toMatch(/5000/)
+    expectError(await post({ name: "x" }), 400, "bad_request")
+    expectError(await post({ tickers: ["AAPL"] }), 400, "bad_request")
+    expectError(await post({ name: " ", tickers: ["AAPL"] }), 400, "bad_request")
+    expectError(await post({ id: "Bad-Id", name: "x", tickers: ["AAPL"] }), 400, "bad_request")
+    expectError(await post({ id: "a".repeat(65), name: "x", tickers: ["AAPL"] }), 400, "bad_request")
+    expectError(await post({ name: "x", tickers: ["AAPL"], extra: 1 }), 400, "bad_request")
+    expectError(await post({ name: "x", tickers: "AAPL" }), 400, "bad_request")
+    expect((await call(key, "GET", "/v2/universes")).body.universes).toEqual([])
+  })
+
+  it("lists own universes by id with cursors", async () => {
+    const key = await newKey()
+    for (const id of ["u_c", "u_a", "u_e", "u_b", "u_d"]) {
+      expect((await call(key, "POST", "/v2/universes", { id, name: id, tickers: ["SPY"] })).status).toBe(201)
+    }
+    const first = await call(key, "GET", "/v2/universes?limit=2")
+    expect(first.status).toBe(200)
+    expect(first.body.count).toBe(2)
+    expect(first.body.universes.map((u: any) => u.id)).toEqual(["u_a", "u_b"])
+    expect(typeof first.body.as_of).toBe("string")
+    const second = await call(key, "GET", `/v2/universes?limit=2&cursor=${first.body.next_cursor}`)
+    expect(second.body.universes.map((u: any) => u.id)).toEqual(["u_c", "u_d"])
+    const third = await call(key, "GET", `/v2/universes?limit=2&cursor=${second.body.next_cursor}`)
+    expect(third.body.universes.map((u: any) => u.id)).toEqual(["u_e"])
+    expect(third.body.next_cursor).toBeNull()
+    const all = await call(key, "GET", "/v2/universes")
+    expect(all.body.count).toBe(5)
+    expect(all.body.next_cursor).toBeNull()
+    // the cursor is bound to the page size and the account
+    expectError(await call(key, "GET", `/v2/universes?limit=3&cursor=${first.body.next_cursor}`), 400, "bad_request")
+    expectError(
+      await call(await newKey(), "GET", `/v2/universes?limit=2&cursor=${first.body.next_cursor}`),
+      400,
+      "bad_request"
+    )
+    expectError(await call(key, "GET", `/v2/universes?limit=2&cursor=${first.body.next_cursor}x`), 400, "bad_request")
+    expectError(await call(key, "GET", "/v2/universes?limit=101"), 400, "bad_request")
+    expectError(await call(key, "GET", "/v2/universes?limit=0"), 400, "bad_request")
+    expectError(await call(key, "GET", "/v2/universes?bogus=1"), 400, "bad_request")
+    expect((await call(key, "GET", "/v2/universes?limit=100")).body.count).toBe(5)
+  })
+
+  it("lists the system universes and reads them by id", async () => {
+    const key = await newKey("free")
+    const res = await call(key, "GET", "/v2/universes/system")
+    expect(res.status).toBe(200)
+    expect(res.body.count).toBe(2)
+    expect(res.body.next_cursor).toBeNull()
+    const [top10, top100] = res.body.universes
+    expect(top10).toMatchObject({
+      id: "top_10",
+      system: true,
+      size: 10,
+      rebalance_method: "30-day-trailing-dollar-volume"
+    })
+    expect(top10.tickers).toHaveLength(10)
+    expect(top100).toMatchObject({ id: "top_100", system: true, size: 100 })
+    expect(top100.tickers).toBeUndefined()
+    for (const u of [top10, top100]) {
+      expect(new Date(u.effective_at * 1000).getUTCDate()).toBe(1)
+      expect(new Date(u.next_rebalance_at * 1000).getUTCDate()).toBe(1)
+      expect(u.next_rebalance_at).toBeGreaterThan(u.effective_at)
+      expect(u.next_rebalance_at * 1000).toBeGreaterThan(Date.now())
+      expect(u.created_at).toBeUndefined()
+    }
+    const one = await call(key, "GET", "/v2/universes/top_100")
+    expect(one.status).toBe(200)
+    expect(one.body.tickers).toHaveLength(100)
+    expect(one.body.tickers.slice(0, 10)).toEqual(top10.tickers)
+    expect(typeof one.body.as_of).toBe("string")
+  })
+
+  it("patches names, descriptions and tickers", async () => {
+    const key = await newKey()
+    await call(key, "POST", "/v2/universes", { id: "p", name: "P", tickers: ["AAPL", "MSFT"] })
+    const renamed = await call(key, "PATCH", "/v2/universes/p", { name: "Q", description: "desc" })
+    expect(renamed.status).toBe(200)
+    expect(renamed.body).toMatchObject({ id: "p", name: "Q", description: "desc", tickers: ["AAPL", "MSFT"] })
+    const added = await call(key, "PATCH", "/v2/universes/p", { add: ["msft", "NVDA", "nvda", "amd"] })
+    expect(added.body.tickers).toEqual(["AAPL", "MSFT", "NVDA", "AMD"])
+    expect(added.body.size).toBe(4)
+    const removed = await call(key, "PATCH", "/v2/universes/p", { remove: ["aapl", "TSLA"], add: ["SPY"] })
+    expect(removed.body.tickers).toEqual(["MSFT", "NVDA", "AMD", "SPY"])
+    const replaced = await call(key, "PATCH", "/v2/universes/p", { tickers: ["qqq"], description: null })
+    expect(replaced.body).toMatchObject({ tickers: ["QQQ"], size: 1, description: null, name: "Q" })
+    expectError(await call(key, "PATCH", "/v2/universes/p", { tickers: ["A"], add: ["B"] }), 400, "bad_request")
+    expectError(await call(key, "PATCH", "/v2/universes/p", { remove: ["QQQ"] }), 400, "bad_request")
+    expectError(await call(key, "PATCH", "/v2/universes/p", { tickers: ["ZZZZZZ"] }), 400, "unknown_tickers")
+    expectError(await call(key, "PATCH", "/v2/universes/p", { add: ["ZZZZZZ"] }), 400, "unknown_tickers")
+    expectError(await call(key, "PATCH", "/v2/universes/p", { tickers: ["A", "a"] }), 400, "bad_request")
+    expectError(await call(key, "PATCH", "/v2/universes/p", { name: "" }), 400, "bad_request")
+    expectError(await call(key, "PATCH", "/v2/universes/top_10", { name: "x" }), 403, "forbidden")
+    expectError(await call(key, "PATCH", "/v2/universes/top_100", { add: ["AAPL"] }), 403, "forbidden")
+    expectError(await call(key, "PATCH", "/v2/universes/nope", { name: "x" }), 404, "not_found")
+    expect((await call(key, "GET", "/v2/universes/p")).body.tickers).toEqual(["QQQ"])
+  })
+
+  it("deletes; another account's universes are not found", async () => {
+    const key = await newKey()
+    const other = await newKey()
+    await call(key, "POST", "/v2/universes", { id: "mine", name: "Mine", tickers: ["AAPL"] })
+    expectError(await call(other, "GET", "/v2/universes/mine"), 404, "not_found")
+    expectError(await call(other, "PATCH", "/v2/universes/mine", { name: "x" }), 404, "not_found")
+    expectError(await call(other, "DELETE", "/v2/universes/mine"), 404, "not_found")
+    expect((await call(other, "GET", "/v2/universes")).body.universes).toEqual([])
+    expectError(await call(key, "DELETE", "/v2/universes/top_10"), 403, "forbidden")
+    expectError(await call(key, "GET", "/v2/universes/Not-A-Slug"), 404, "not_found")
+    const deleted = await call(key, "DELETE", "/v2/universes/mine")
+    expect(deleted).toMatchObject({ status: 200, body: { ok: true } })
+    expectError(await call(key, "DELETE", "/v2/universes/mine"), 404, "not_found")
+    expectError(await call(key, "GET", "/v2/universes/mine"), 404, "not_found")
+  })
+
+  it("needs a key", async () => {
+    expectError(await api(server, undefined, "/v2/universes"), 401, "unauthenticated")
+    expectError(await api(server, undefined, "/v2/universes/system"), 401, "unauthenticated")
+  })
+})

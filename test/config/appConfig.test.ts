@@ -1,0 +1,76 @@
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Duration, Effect, Either, Option, Redacted } from "effect"
+import { appConfig, describeConfigError } from "../../src/config/AppConfig.js"
+
+const load = (env: Record<string, string>) =>
+  Effect.runSync(
+    Effect.either(Effect.withConfigProvider(appConfig, ConfigProvider.fromMap(new Map(Object.entries(env)))))
+  )
+
+describe("configuration", () => {
+  it("has the operator contract's defaults", () => {
+    const config = Either.getOrThrow(load({}))
+    expect(config.port).toBe(8080)
+    expect(config.host).toBe("127.0.0.1")
+    expect(config.dataDir).toBe("./.vigil")
+    expect(Option.isNone(config.databaseUrl)).toBe(true)
+    expect(Option.isNone(config.redisUrl)).toBe(true)
+    expect(Duration.toMillis(config.refreshInterval)).toBe(60_000)
+    expect(config.historyDays).toBeGreaterThanOrEqual(260)
+    expect(Option.isNone(config.adminToken)).toBe(true)
+    expect(config.webhookAllowInsecureTargets).toBe(false)
+    expect(config.webhookRetrySchedule.map(Duration.toSeconds)).toEqual([30, 120, 600, 3600, 21600])
+  })
+
+  it("reads every variable", () => {
+    const config = Either.getOrThrow(
+      load({
+        PORT: "9000",
+        HOST: "0.0.0.0",
+        DATA_DIR: "/tmp/v",
+        DATABASE_URL: "postgres://u@h:5432/db",
+        REDIS_URL: "redis://127.0.0.1:6379",
+        REFRESH_INTERVAL: "2s",
+        HISTORY_DAYS: "300",
+        MARKET_SEED: "7",
+        ADMIN_TOKEN: "tok",
+        WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
+        WEBHOOK_RETRY_SCHEDULE: "1s,500ms,2m"
+      })
+    )
+    expect(config.port).toBe(9000)
+    expect(config.host).toBe("0.0.0.0")
+    expect(Option.map(config.databaseUrl, Redacted.value)).toEqual(Option.some("postgres://u@h:5432/db"))
+    expect(Duration.toMillis(config.refreshInterval)).toBe(2000)
+    expect(config.historyDays).toBe(300)
+    expect(config.marketSeed).toBe(7)
+    expect(config.webhookAllowInsecureTargets).toBe(true)
+    expect(config.webhookRetrySchedule.map(Duration.toMillis)).toEqual([1000, 500, 120_000])
+  })
+
+  it.each([
+    ["PORT", "eighty", "PORT must be an integer from 0 to 65535"],
+    ["PORT", "70000", "PORT must be an integer"],
+    ["REFRESH_INTERVAL", "fast", "REFRESH_INTERVAL must be a duration"],
+    ["REFRESH_INTERVAL", "0s", "REFRESH_INTERVAL must be a duration"],
+    ["DATABASE_URL", "mysql://x", "DATABASE_URL must be a URL starting with postgres://"],
+    ["REDIS_URL", "nope", "REDIS_URL must be a URL starting with redis://"],
+    ["HISTORY_DAYS", "-3", "HISTORY_DAYS must be an integer"],
+    ["MARKET_SEED", "1.5", "MARKET_SEED must be an integer"],
+    ["WEBHOOK_ALLOW_INSECURE_TARGETS", "maybe", "WEBHOOK_ALLOW_INSECURE_TARGETS must be true or false"],
+    ["WEBHOOK_RETRY_SCHEDULE", "30s,,2m", "WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of durations"]
+  ])("refuses %s=%s with a message naming the variable", (name, value, expected) => {
+    const result = load({ [name]: value })
+    expect(Either.isLeft(result)).toBe(true)
+    if (Either.isLeft(result)) expect(describeConfigError(result.left)).toContain(expected)
+  })
+})
+
+describe("empty variables", () => {
+  it("count as not set", () => {
+    const config = Either.getOrThrow(load({ ADMIN_TOKEN: "", DATABASE_URL: "", PORT: "" }))
+    expect(Option.isNone(config.adminToken)).toBe(true)
+    expect(Option.isNone(config.databaseUrl)).toBe(true)
+    expect(config.port).toBe(8080)
+  })
+})

@@ -1,0 +1,58 @@
+/**
+ * The storage backends every storage test runs against: the embedded PGlite
+ * always, and real PostgreSQL whenever DATABASE_URL is set. A set but
+ * unreachable DATABASE_URL fails the tests (the layer fails to build); it is
+ * never skipped. Each PostgreSQL run gets a schema of its own, dropped after.
+ */
+
+import { randomBytes } from "node:crypto"
+import type { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Layer, Redacted } from "effect"
+import pg from "pg"
+import { pgliteLayer, postgresLayer } from "../../src/store/Database.js"
+import { runMigrations } from "../../src/store/migrate.js"
+
+export interface Backend {
+  readonly name: "pglite" | "postgres"
+  /** a fresh, migrated database */
+  readonly layer: () => Layer.Layer<SqlClient.SqlClient, SqlError>
+}
+
+const withSchema = (url: string, schema: string) => {
+  const u = new URL(url)
+  u.searchParams.set("options", `-c search_path=${schema}`)
+  return u.toString()
+}
+
+const isolatedPostgres = (url: string): Layer.Layer<SqlClient.SqlClient, SqlError> =>
+  Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const schema = `t_${randomBytes(6).toString("hex")}`
+      const admin = new pg.Client({ connectionString: url })
+      yield* Effect.acquireRelease(
+        Effect.promise(async () => {
+          await admin.connect()
+          await admin.query(`CREATE SCHEMA ${schema}`)
+        }),
+        () =>
+          Effect.promise(async () => {
+            await admin.query(`DROP SCHEMA ${schema} CASCADE`)
+            await admin.end()
+          })
+      )
+      return postgresLayer(Redacted.make(withSchema(url, schema)))
+    }).pipe(Effect.orDie)
+  )
+
+const migrated = (layer: Layer.Layer<SqlClient.SqlClient, SqlError>) =>
+  Layer.effectDiscard(runMigrations.pipe(Effect.orDie)).pipe(Layer.provideMerge(layer))
+
+export const backends = (): ReadonlyArray<Backend> => {
+  const list: Array<Backend> = [{ name: "pglite", layer: () => migrated(pgliteLayer(undefined)) }]
+  const url = process.env.DATABASE_URL
+  if (url !== undefined && url !== "") {
+    list.push({ name: "postgres", layer: () => migrated(isolatedPostgres(url)) })
+  }
+  return list
+}

@@ -1,0 +1,104 @@
+/**
+ * Starts the real service as a child process (as `npm start` would) on a free
+ * port with its own DATA_DIR, waits until it listens, and stops it with
+ * SIGTERM. Integration tests talk to it over real HTTP.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+
+export interface RunningServer {
+  readonly url: string
+  readonly process: ChildProcess
+  readonly logs: () => string
+  readonly stop: () => Promise<number | null>
+  readonly dataDir: string
+}
+
+const ROOT = resolve(import.meta.dirname, "../..")
+
+export const ADMIN_TOKEN = "test-admin-token"
+
+export const startServer = async (env: Record<string, string> = {}, timeoutMs = 60_000): Promise<RunningServer> => {
+  const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), "vigil-test-"))
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      PORT: "0",
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+      HISTORY_DAYS: "260",
+      ...env
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout!.on("data", (d) => (output += d))
+  child.stderr!.on("data", (d) => (output += d))
+  const url = await new Promise<string>((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${output}`)), timeoutMs)
+    const check = () => {
+      const m = /Listening on (http:\/\/[^"\s]+)/.exec(output)
+      if (m) {
+        clearTimeout(timer)
+        resolvePromise(m[1])
+      }
+    }
+    child.stdout!.on("data", check)
+    child.on("exit", (code) => {
+      clearTimeout(timer)
+      reject(new Error(`server exited with ${code}:\n${output}`))
+    })
+  })
+  const stop = () =>
+    new Promise<number | null>((resolveStop) => {
+      if (child.exitCode !== null) return resolveStop(child.exitCode)
+      child.once("exit", (code) => {
+        if (env.DATA_DIR === undefined) rmSync(dataDir, { recursive: true, force: true })
+        resolveStop(code)
+      })
+      child.kill("SIGTERM")
+    })
+  return { url, process: child, logs: () => output, stop, dataDir }
+}
+
+export const waitReady = async (server: RunningServer, timeoutMs = 60_000) => {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    const res = await fetch(`${server.url}/readyz`).catch(() => undefined)
+    if (res?.status === 200) return
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`server not ready in time:\n${server.logs()}`)
+}
+
+export const admin = async (server: RunningServer, method: string, path: string, body?: unknown) => {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  return { status: res.status, body: (await res.json()) as any, headers: res.headers }
+}
+
+export const api = async (server: RunningServer, key: string | undefined, path: string, init: RequestInit = {}) => {
+  const res = await fetch(`${server.url}${path}`, {
+    ...init,
+    headers: {
+      ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
+      ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+      ...(init.headers as Record<string, string> | undefined)
+    }
+  })
+  const text = await res.text()
+  let body: any
+  try {
+    body = JSON.parse(text)
+  } catch {
+    body = text
+  }
+  return { status: res.status, body, headers: res.headers }
+}
