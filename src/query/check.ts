@@ -111,21 +111,42 @@ const unify = (items: ReadonlyArray<Checked>): Type | "null" | undefined => {
   return t
 }
 
-const check = (st: State, e: Expr, anchor: Anchor | undefined): Checked | undefined => {
-  const fail = (code: RawEntry["code"], message: string, pos: number, suggestion?: string) => {
-    report(st, anchor, code, message, pos, suggestion)
-    return undefined
-  }
-  /** checks `sub` and requires type `t` (NULL accepted) */
-  const expect = (sub: Expr, t: Type, what: string): Node | undefined => {
-    const c = check(st, sub, anchor)
-    if (c === undefined) return undefined
-    const u = typeOf(c)
-    if (u !== "null" && u !== t)
-      return fail("type_mismatch", `${what} expects ${article(t)} operand, got ${article(u)}`, startOf(sub))
-    return as(c, t)
-  }
+/*
+ * The helpers below are module-level functions rather than closures created per node: the service
+ * runs under tsx, whose transform (esbuild `keepNames`) wraps every named closure in a
+ * `defineProperty` call at creation, which costs more than checking the node itself.
+ */
 
+const fail = (
+  st: State,
+  anchor: Anchor | undefined,
+  code: RawEntry["code"],
+  message: string,
+  pos: number,
+  suggestion?: string
+): undefined => {
+  report(st, anchor, code, message, pos, suggestion)
+  return undefined
+}
+
+/** checks `sub` and requires type `t` (NULL accepted) */
+const expect = (st: State, anchor: Anchor | undefined, sub: Expr, t: Type, what: string): Node | undefined => {
+  const c = check(st, sub, anchor)
+  if (c === undefined) return undefined
+  const u = typeOf(c)
+  if (u !== "null" && u !== t)
+    return fail(st, anchor, "type_mismatch", `${what} expects ${article(t)} operand, got ${article(u)}`, startOf(sub))
+  return as(c, t)
+}
+
+/** a NULL literal: typed by its context */
+const NULL_CHECKED: Checked = {
+  make(t) {
+    return mk.lit(t, null)
+  }
+}
+
+const check = (st: State, e: Expr, anchor: Anchor | undefined): Checked | undefined => {
   switch (e._tag) {
     case "Number":
       return { node: mk.lit("numeric", e.value) }
@@ -134,12 +155,14 @@ const check = (st: State, e: Expr, anchor: Anchor | undefined): Checked | undefi
     case "Bool":
       return { node: mk.lit("boolean", e.value) }
     case "Null":
-      return { make: (t) => mk.lit(t, null) }
+      return NULL_CHECKED
     case "Ident": {
       const def = st.ctx.columns.get(e.name)
       if (def === undefined) {
         const hint = suggest(e.name, [...st.ctx.columns.names, ...(st.ctx.signals?.names ?? [])])
         return fail(
+          st,
+          anchor,
           "unknown_column",
           `unknown column '${e.name}'${hint === undefined ? "" : `; did you mean '${hint}'?`}`,
           e.pos,
@@ -151,10 +174,12 @@ const check = (st: State, e: Expr, anchor: Anchor | undefined): Checked | undefi
     case "Qualified": {
       const def = st.ctx.columns.get(e.name)
       const canonical = st.ctx.tickers?.(e.ticker)
-      if (canonical === undefined) fail("unknown_ticker", `unknown ticker '${e.ticker}'`, e.pos)
+      if (canonical === undefined) fail(st, anchor, "unknown_ticker", `unknown ticker '${e.ticker}'`, e.pos)
       if (def === undefined) {
         const hint = suggest(e.name, [...st.ctx.columns.names, ...(st.ctx.signals?.names ?? [])])
         return fail(
+          st,
+          anchor,
           "unknown_column",
           `unknown column '${e.name}'${hint === undefined ? "" : `; did you mean '${hint}'?`}`,
           e.pos,
@@ -165,11 +190,11 @@ const check = (st: State, e: Expr, anchor: Anchor | undefined): Checked | undefi
       return { node: { k: "xref", type: def.type, ticker: canonical, name: def.name, nullable: true, constant: true } }
     }
     case "Neg": {
-      const arg = expect(e.arg, "numeric", "unary -")
+      const arg = expect(st, anchor, e.arg, "numeric", "unary -")
       return arg && { node: { k: "neg", type: "numeric", arg, nullable: arg.nullable, constant: arg.constant } }
     }
     case "Not": {
-      const arg = expect(e.arg, "boolean", "NOT")
+      const arg = expect(st, anchor, e.arg, "boolean", "NOT")
       return arg && { node: { k: "not", type: "boolean", arg, nullable: arg.nullable, constant: arg.constant } }
     }
     case "And":
@@ -183,7 +208,7 @@ const check = (st: State, e: Expr, anchor: Anchor | undefined): Checked | undefi
       }
       operands.push(cur)
       operands.reverse()
-      const args = operands.map((o) => expect(o, "boolean", e._tag.toUpperCase()))
+      const args = operands.map((o) => expect(st, anchor, o, "boolean", e._tag.toUpperCase()))
       if (args.some((a) => a === undefined)) return undefined
       return { node: mk.bool(e._tag === "And" ? "and" : "or", args as ReadonlyArray<Node>) }
     }
@@ -194,6 +219,8 @@ const check = (st: State, e: Expr, anchor: Anchor | undefined): Checked | undefi
       const t = unify([l, r])
       if (t === undefined) {
         return fail(
+          st,
+          anchor,
           "type_mismatch",
           `cannot compare ${article(typeOf(l))} with ${article(typeOf(r))} using ${e.op}`,
           e.pos
@@ -215,8 +242,8 @@ const check = (st: State, e: Expr, anchor: Anchor | undefined): Checked | undefi
       }
     }
     case "Arith": {
-      const left = expect(e.left, "numeric", `operator ${e.op}`)
-      const right = expect(e.right, "numeric", `operator ${e.op}`)
+      const left = expect(st, anchor, e.left, "numeric", `operator ${e.op}`)
+      const right = expect(st, anchor, e.right, "numeric", `operator ${e.op}`)
       if (left === undefined || right === undefined) return undefined
       return {
         node: {
@@ -237,6 +264,8 @@ const check = (st: State, e: Expr, anchor: Anchor | undefined): Checked | undefi
       const t = unify(cs)
       if (t === undefined) {
         return fail(
+          st,
+          anchor,
           "type_mismatch",
           `BETWEEN operands must have one type (got ${cs.map((c) => typeOf(c)).join(", ")})`,
           e.pos
@@ -269,7 +298,7 @@ const check = (st: State, e: Expr, anchor: Anchor | undefined): Checked | undefi
           return u !== "null" && first !== "null" && u !== first
         })
         const pos = bad >= 0 ? startOf(e.items[bad]!) : e.pos
-        return fail("type_mismatch", "IN list items must have the type of the left operand", pos)
+        return fail(st, anchor, "type_mismatch", "IN list items must have the type of the left operand", pos)
       }
       const ty: Type = t === "null" ? "boolean" : t
       const [arg, ...items] = cs.map((c) => as(c, ty)) as [Node, ...Array<Node>]
@@ -287,12 +316,12 @@ const check = (st: State, e: Expr, anchor: Anchor | undefined): Checked | undefi
     }
     case "Like": {
       const op = e.caseInsensitive ? "ILIKE" : "LIKE"
-      const arg = expect(e.arg, "string", op)
+      const arg = expect(st, anchor, e.arg, "string", op)
       if (e.pattern._tag !== "String") {
-        return fail("type_mismatch", `${op} pattern must be a string literal`, startOf(e.pattern))
+        return fail(st, anchor, "type_mismatch", `${op} pattern must be a string literal`, startOf(e.pattern))
       }
       const compiled = compileLike(e.pattern.value)
-      if (typeof compiled === "string") return fail("invalid_literal", compiled, e.pattern.pos)
+      if (typeof compiled === "string") return fail(st, anchor, "invalid_literal", compiled, e.pattern.pos)
       if (arg === undefined) return undefined
       return {
         node: {
@@ -316,7 +345,7 @@ const check = (st: State, e: Expr, anchor: Anchor | undefined): Checked | undefi
       }
     }
     case "IsBool": {
-      const arg = expect(e.arg, "boolean", `IS ${e.negated ? "NOT " : ""}${e.value ? "TRUE" : "FALSE"}`)
+      const arg = expect(st, anchor, e.arg, "boolean", `IS ${e.negated ? "NOT " : ""}${e.value ? "TRUE" : "FALSE"}`)
       return (
         arg && {
           node: {
@@ -332,22 +361,52 @@ const check = (st: State, e: Expr, anchor: Anchor | undefined): Checked | undefi
       )
     }
     case "Call":
-      return checkCall(st, e, anchor, fail)
+      return checkCall(st, e, anchor)
     case "Signal":
       return check(st, e.body, anchor ?? { pos: e.pos, name: e.name })
   }
 }
 
-const checkCall = (
+/** a one-argument function of `want` returning `result` */
+const checkUnary = (
   st: State,
-  e: Extract<Expr, { _tag: "Call" }>,
   anchor: Anchor | undefined,
-  fail: (code: RawEntry["code"], message: string, pos: number, suggestion?: string) => undefined
+  e: Extract<Expr, { _tag: "Call" }>,
+  fn: FnSpec,
+  c: Checked,
+  want: Type,
+  result: Type
 ): Checked | undefined => {
+  const u = typeOf(c)
+  if (u !== "null" && u !== want) {
+    return fail(
+      st,
+      anchor,
+      "type_mismatch",
+      `${e.name} expects ${article(want)} argument, got ${article(u)}`,
+      startOf(e.args[0]!)
+    )
+  }
+  const arg = as(c, want)
+  return {
+    node: { k: "call", type: result, fn: fn.name, args: [arg], nullable: arg.nullable, constant: arg.constant }
+  }
+}
+
+/** COALESCE / LEAST / GREATEST / NULLIF with every argument typed `ty` */
+const buildVariadic = (fn: FnSpec, cs: ReadonlyArray<Checked>, ty: Type): Node => {
+  const args = cs.map((c) => as(c, ty))
+  const nullable = fn.shape === "nullif" ? true : all(args, (a) => a.nullable)
+  return { k: "call", type: ty, fn: fn.name, args, nullable, constant: all(args, (a) => a.constant) }
+}
+
+const checkCall = (st: State, e: Extract<Expr, { _tag: "Call" }>, anchor: Anchor | undefined): Checked | undefined => {
   const fn: FnSpec | undefined = functionSpec(e.name)
   if (fn === undefined) {
     const hint = suggest(e.name, FUNCTION_NAMES)
     return fail(
+      st,
+      anchor,
       "unknown_function",
       `unknown function ${e.name}${hint === undefined ? "" : `; did you mean ${hint}?`}`,
       e.pos,
@@ -357,43 +416,41 @@ const checkCall = (
   const parts = e.args.map((a) => check(st, a, anchor))
   if (e.args.length < fn.minArgs || e.args.length > fn.maxArgs) {
     const n = fn.minArgs === fn.maxArgs ? `${fn.minArgs}` : `at least ${fn.minArgs}`
-    return fail("wrong_arity", `${e.name} takes ${n} argument(s), got ${e.args.length}: ${fn.signature}`, e.pos)
+    return fail(
+      st,
+      anchor,
+      "wrong_arity",
+      `${e.name} takes ${n} argument(s), got ${e.args.length}: ${fn.signature}`,
+      e.pos
+    )
   }
   if (parts.some((p) => p === undefined)) return undefined
   const cs = parts as ReadonlyArray<Checked>
-  const one = (want: Type, result: Type): Checked | undefined => {
-    const u = typeOf(cs[0]!)
-    if (u !== "null" && u !== want) {
-      return fail(
-        "type_mismatch",
-        `${e.name} expects ${article(want)} argument, got ${article(u)}`,
-        startOf(e.args[0]!)
-      )
-    }
-    const arg = as(cs[0]!, want)
-    return {
-      node: { k: "call", type: result, fn: fn.name, args: [arg], nullable: arg.nullable, constant: arg.constant }
-    }
-  }
   switch (fn.shape) {
     case "numeric":
-      return one("numeric", "numeric")
+      return checkUnary(st, anchor, e, fn, cs[0]!, "numeric", "numeric")
     case "length":
-      return one("string", "numeric")
+      return checkUnary(st, anchor, e, fn, cs[0]!, "string", "numeric")
     case "string":
-      return one("string", "string")
+      return checkUnary(st, anchor, e, fn, cs[0]!, "string", "string")
     case "variadic":
     case "nullif": {
       const t = unify(cs)
       if (t === undefined) {
-        return fail("type_mismatch", `${e.name} arguments must have one type (got ${cs.map(typeOf).join(", ")})`, e.pos)
+        return fail(
+          st,
+          anchor,
+          "type_mismatch",
+          `${e.name} arguments must have one type (got ${cs.map(typeOf).join(", ")})`,
+          e.pos
+        )
       }
-      const build = (ty: Type): Node => {
-        const args = cs.map((c) => as(c, ty))
-        const nullable = fn.shape === "nullif" ? true : all(args, (a) => a.nullable)
-        return { k: "call", type: ty, fn: fn.name, args, nullable, constant: all(args, (a) => a.constant) }
+      if (t !== "null") return { node: buildVariadic(fn, cs, t) }
+      return {
+        make(ty) {
+          return buildVariadic(fn, cs, ty)
+        }
       }
-      return t === "null" ? { make: build } : { node: build(t) }
     }
   }
 }

@@ -15,7 +15,7 @@ import { type Env, type Plan, plan } from "./evaluate/plan.js"
 import { inline } from "./inline.js"
 import { columnsOf, type Node, type Type, tickersOf, type Value } from "./ir.js"
 import { parse } from "./parser.js"
-import { render } from "./render.js"
+import { type RenderOptions, render } from "./render.js"
 import { type SqlFragment, type SqlOptions, selectTickersSql, toSql } from "./sql.js"
 
 export interface CompiledExpression {
@@ -50,6 +50,12 @@ export interface CompiledQuery extends CompiledExpression {
   readonly type: "boolean"
   /** rows (ascending) where the predicate is TRUE, optionally only among `rows` (ascending) */
   readonly evaluate: (snapshot: Snapshot, rows?: Int32Array) => Int32Array
+  /**
+   * `evaluate` into a caller-owned buffer (at least `rows.length`, or the snapshot's size, long): writes
+   * the matching rows to `out[0..n)` and returns `n`. Allocates nothing, for callers that evaluate many
+   * predicates in a row (subscriptions) and reuse one buffer.
+   */
+  readonly evaluateInto: (snapshot: Snapshot, out: Int32Array, rows?: Int32Array) => number
   /** one byte per row of the snapshot: 1 where the predicate is TRUE */
   readonly mask: (snapshot: Snapshot, rows?: Int32Array) => Uint8Array
   /** tickers where the predicate is TRUE, in row (ascending ticker) order */
@@ -140,9 +146,14 @@ const front = (text: string, ctx: CompileContext): Front | ReadonlyArray<RawEntr
 
 const build = (ast: Expr, ir: Node, compiled: Plan, ctx: CompileContext): CompiledExpression => {
   const tickers = ctx.tickers
-  const ticker = (t: string) => tickers?.(t) ?? t
-  const text = render(ast, { ticker })
-  const key = render(ast, { ticker, signalParentheses: false })
+  // methods and anonymous arguments rather than named closures: see NAMED_CLOSURES in evaluate/plan.ts
+  const options: RenderOptions = {
+    ticker(t: string) {
+      return tickers?.(t) ?? t
+    }
+  }
+  const text = render(ast, options)
+  const key = render(ast, { ...options, signalParentheses: false })
   return {
     ast,
     ir,
@@ -153,10 +164,14 @@ const build = (ast: Expr, ir: Node, compiled: Plan, ctx: CompileContext): Compil
     columns: columnsOf(ir),
     tickers: tickersOf(ir),
     signals: signalsIn(ast),
-    toText: () => text,
-    toSql: (options) => toSql(ir, typeof options === "string" ? { table: options } : options),
-    values: (snapshot, rows) =>
-      run(snapshot, (arena) => {
+    toText() {
+      return text
+    },
+    toSql(options) {
+      return toSql(ir, typeof options === "string" ? { table: options } : options)
+    },
+    values(snapshot, rows) {
+      return run(snapshot, (arena) => {
         const sel = rowsOf(snapshot, rows)
         const p = compiled
         const env = envFor(snapshot, arena)
@@ -167,6 +182,7 @@ const build = (ast: Expr, ir: Node, compiled: Plan, ctx: CompileContext): Compil
         const vec = p.vec(env, sel, sel.length)
         return Array.from(sel, (r) => decode(ir.type, (vec as ArrayLike<number | string | null>)[r]))
       })
+    }
   }
 }
 
@@ -198,33 +214,44 @@ export const compileQuery = (text: string, ctx: CompileContext): Either.Either<C
   }
   const compiled = plan(f.ir)
   const base = build(f.ast, f.ir, compiled, ctx)
-  const evaluate = (snapshot: Snapshot, rows?: Int32Array): Int32Array =>
-    run(snapshot, (arena) => {
-      const sel = rows ?? allRows(snapshot.size)
-      const out = arena.i32()
-      const n = compiled.select(envFor(snapshot, arena), sel, sel.length, 2, out)
-      return out.slice(0, n)
-    })
-  return Either.right({
-    ...base,
-    type: "boolean",
-    evaluate,
-    mask: (snapshot, rows) => {
+  const fns: Pick<CompiledQuery, "evaluate" | "evaluateInto" | "mask" | "matches" | "truth" | "selectSql"> = {
+    evaluate(snapshot, rows) {
+      return run(snapshot, (arena) => {
+        const sel = rows ?? allRows(snapshot.size)
+        const out = arena.i32()
+        const n = compiled.select(envFor(snapshot, arena), sel, sel.length, 2, out)
+        return out.slice(0, n)
+      })
+    },
+    evaluateInto(snapshot, out, rows) {
+      if (out.length < (rows?.length ?? snapshot.size)) throw new RangeError("evaluateInto: output buffer too small")
+      return run(snapshot, (arena) => {
+        const sel = rows ?? allRows(snapshot.size)
+        return compiled.select(envFor(snapshot, arena), sel, sel.length, 2, out)
+      })
+    },
+    mask(snapshot, rows) {
       const mask = new Uint8Array(snapshot.size)
-      for (const r of evaluate(snapshot, rows)) mask[r] = 1
+      for (const r of fns.evaluate(snapshot, rows)) mask[r] = 1
       return mask
     },
-    matches: (snapshot, rows) => Array.from(evaluate(snapshot, rows), (r) => snapshot.tickers[r]!),
-    truth: (snapshot) =>
-      run(snapshot, (arena) => {
+    matches(snapshot, rows) {
+      return Array.from(fns.evaluate(snapshot, rows), (r) => snapshot.tickers[r]!)
+    },
+    truth(snapshot) {
+      return run(snapshot, (arena) => {
         const sel = allRows(snapshot.size)
         const p = compiled
         const env = envFor(snapshot, arena)
         if (p.constant) return new Uint8Array(snapshot.size).fill(p.scalar(env) as number)
         return (p.vec(env, sel, sel.length) as Uint8Array).slice(0, snapshot.size)
-      }),
-    selectSql: (table) => selectTickersSql(f.ir, table)
-  })
+      })
+    },
+    selectSql(table) {
+      return selectTickersSql(f.ir, table)
+    }
+  }
+  return Either.right({ ...base, type: "boolean", ...fns })
 }
 
 export { QueryError }

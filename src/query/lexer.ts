@@ -171,6 +171,16 @@ const badCharacter = (text: string): number => {
   return -1
 }
 
+/** appends a token (module-level rather than a closure per call: see NAMED_CLOSURES in evaluate/plan.ts) */
+const push = (
+  tokens: Array<Token>,
+  kind: TokenKind,
+  text: string,
+  value: number | string | undefined,
+  pos: number,
+  qualifier = false
+) => tokens.push({ kind, text, value, pos, qualifier })
+
 const fail = (error: RawEntry): LexResult => ({ ok: false, error })
 
 const describe = (text: string, i: number): string => {
@@ -188,8 +198,6 @@ export const lex = (text: string): LexResult => {
   const n = text.length
   let depth = 0
   let i = 0
-  const push = (kind: TokenKind, tokenText: string, value: number | string | undefined, pos: number, q = false) =>
-    tokens.push({ kind, text: tokenText, value, pos, qualifier: q })
   while (i < n) {
     const c = text.charCodeAt(i)
     if (isSpace(c)) {
@@ -221,7 +229,7 @@ export const lex = (text: string): LexResult => {
         i = k + 1
         break
       }
-      push("str", text.slice(start, i), value, start)
+      push(tokens, "str", text.slice(start, i), value, start)
       continue
     }
     // quoted name
@@ -241,7 +249,7 @@ export const lex = (text: string): LexResult => {
         break
       }
       if (value.length === 0) return fail(entry("syntax_error", "empty quoted name", start))
-      push("qident", value, value, start, text.charCodeAt(i) === 46)
+      push(tokens, "qident", value, value, start, text.charCodeAt(i) === 46)
       continue
     }
     // number
@@ -269,7 +277,7 @@ export const lex = (text: string): LexResult => {
       if (!(Math.abs(value) < MAX_MAGNITUDE)) {
         return fail(entry("invalid_literal", `number ${source} is out of range (magnitude must be below 1e300)`, start))
       }
-      push("num", source, value, start)
+      push(tokens, "num", source, value, start)
       continue
     }
     // words
@@ -279,15 +287,15 @@ export const lex = (text: string): LexResult => {
       const qualifier =
         text.charCodeAt(i) === 46 && (isIdentStart(text.charCodeAt(i + 1)) || text.charCodeAt(i + 1) === 34)
       if (qualifier) {
-        push("ident", word.toLowerCase(), word, start, true)
+        push(tokens, "ident", word.toLowerCase(), word, start, true)
         continue
       }
       const upper = word.toUpperCase()
-      if (KEYWORDS.has(upper)) push("kw", upper, undefined, start)
+      if (KEYWORDS.has(upper)) push(tokens, "kw", upper, undefined, start)
       else if (FORBIDDEN.has(upper))
         return fail(entry("forbidden", `${upper} is not allowed: q is a read-only filter expression`, start))
       else if (UNSUPPORTED.has(upper)) return fail(entry("syntax_error", `${upper} is not supported in q`, start))
-      else push("ident", word.toLowerCase(), word, start)
+      else push(tokens, "ident", word.toLowerCase(), word, start)
       continue
     }
     // operators
@@ -295,25 +303,25 @@ export const lex = (text: string): LexResult => {
     switch (c) {
       case 60 /* < */:
         if (d === 61 || d === 62) {
-          push("op", d === 61 ? "<=" : "<>", undefined, start)
+          push(tokens, "op", d === 61 ? "<=" : "<>", undefined, start)
           i += 2
         } else {
-          push("op", "<", undefined, start)
+          push(tokens, "op", "<", undefined, start)
           i++
         }
         continue
       case 62 /* > */:
         if (d === 61) {
-          push("op", ">=", undefined, start)
+          push(tokens, "op", ">=", undefined, start)
           i += 2
         } else {
-          push("op", ">", undefined, start)
+          push(tokens, "op", ">", undefined, start)
           i++
         }
         continue
       case 33 /* ! */:
         if (d === 61) {
-          push("op", "<>", undefined, start)
+          push(tokens, "op", "<>", undefined, start)
           i += 2
           continue
         }
@@ -325,12 +333,12 @@ export const lex = (text: string): LexResult => {
         if (depth > MAX_PAREN_DEPTH) {
           return fail(entry("nesting_too_deep", `parentheses nested deeper than ${MAX_PAREN_DEPTH}`, start))
         }
-        push("op", "(", undefined, start)
+        push(tokens, "op", "(", undefined, start)
         i++
         continue
       case 41 /* ) */:
         depth--
-        push("op", ")", undefined, start)
+        push(tokens, "op", ")", undefined, start)
         i++
         continue
       case 61 /* = */:
@@ -341,13 +349,13 @@ export const lex = (text: string): LexResult => {
       case 37 /* % */:
       case 44 /* , */:
       case 46 /* . */:
-        push("op", text[i]!, undefined, start)
+        push(tokens, "op", text[i]!, undefined, start)
         i++
         continue
       default:
         return fail(entry("syntax_error", `unexpected character ${describe(text, i)}`, start))
     }
   }
-  push("eof", "", undefined, n)
+  push(tokens, "eof", "", undefined, n)
   return { ok: true, tokens }
 }

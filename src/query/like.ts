@@ -96,9 +96,17 @@ export const compileLike = (pattern: string): LikeMatcher | string => {
     const only = segments[0]!
     if (only.literal !== undefined) {
       const literal = only.literal
-      return { test: (s) => s === literal }
+      return {
+        test(s) {
+          return s === literal
+        }
+      }
     }
-    return { test: (s) => matchAt(only, s, 0) === s.length }
+    return {
+      test(s) {
+        return matchAt(only, s, 0) === s.length
+      }
+    }
   }
   const first = segments[0]!
   const last = segments[segments.length - 1]!
@@ -107,16 +115,34 @@ export const compileLike = (pattern: string): LikeMatcher | string => {
   if (middle.length === 0 && first.literal !== undefined && last.literal !== undefined) {
     const head = first.literal
     const tail = last.literal
-    if (tail === "") return { test: (s) => s.startsWith(head) }
-    if (head === "") return { test: (s) => s.endsWith(tail) }
-    return { test: (s) => s.length >= head.length + tail.length && s.startsWith(head) && s.endsWith(tail) }
+    if (tail === "")
+      return {
+        test(s) {
+          return s.startsWith(head)
+        }
+      }
+    if (head === "")
+      return {
+        test(s) {
+          return s.endsWith(tail)
+        }
+      }
+    return {
+      test(s) {
+        return s.length >= head.length + tail.length && s.startsWith(head) && s.endsWith(tail)
+      }
+    }
   }
   if (first.elements.length === 0 && last.elements.length === 0 && middle.length === 1 && middle[0]!.literal) {
     const inner = middle[0]!.literal
-    return { test: (s) => s.includes(inner) }
+    return {
+      test(s) {
+        return s.includes(inner)
+      }
+    }
   }
   return {
-    test: (s) => {
+    test(s) {
       let pos = matchAt(first, s, 0)
       if (pos < 0) return false
       const suffix = startOfLast(s, lastCount)

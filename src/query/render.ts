@@ -76,59 +76,64 @@ export interface RenderOptions {
 }
 
 /** Renders `e` as canonical text. */
-export const render = (root: Expr, options: RenderOptions = {}): string => {
-  const ticker = options.ticker ?? ((t: string) => t)
-  const signalParentheses = options.signalParentheses ?? true
-  const go = (e: Expr, min: number): string => {
-    if (e._tag === "Signal" && !signalParentheses) return go(e.body, min)
-    const s = bare(e)
-    return precedence(e) < min ? `(${s})` : s
-  }
-  const bare = (e: Expr): string => {
-    switch (e._tag) {
-      case "Number":
-        return renderNumber(e.value)
-      case "String":
-        return renderString(e.value)
-      case "Bool":
-        return e.value ? "TRUE" : "FALSE"
-      case "Null":
-        return "NULL"
-      case "Ident":
-        return renderName(e.name)
-      case "Qualified":
-        return `${renderTicker(ticker(e.ticker))}.${renderName(e.name)}`
-      case "Neg": {
-        const arg = go(e.arg, NEG)
-        return arg.startsWith("-") ? `-(${arg})` : `-${arg}`
-      }
-      case "Not":
-        return `NOT ${go(e.arg, NOT)}`
-      case "And":
-        return `${go(e.left, AND)} AND ${go(e.right, AND + 1)}`
-      case "Or":
-        return `${go(e.left, OR)} OR ${go(e.right, OR + 1)}`
-      case "Compare":
-        return `${go(e.left, PRED)} ${e.op} ${go(e.right, PRED)}`
-      case "Arith": {
-        const p = precedence(e)
-        return `${go(e.left, p)} ${e.op} ${go(e.right, p + 1)}`
-      }
-      case "Between":
-        return `${go(e.arg, ADD)} ${e.negated ? "NOT " : ""}BETWEEN ${go(e.low, ADD)} AND ${go(e.high, ADD)}`
-      case "In":
-        return `${go(e.arg, ADD)} ${e.negated ? "NOT " : ""}IN (${e.items.map((i) => go(i, OR)).join(", ")})`
-      case "Like":
-        return `${go(e.arg, ADD)} ${e.negated ? "NOT " : ""}${e.caseInsensitive ? "ILIKE" : "LIKE"} ${go(e.pattern, ADD)}`
-      case "IsNull":
-        return `${go(e.arg, CMP)} IS ${e.negated ? "NOT " : ""}NULL`
-      case "IsBool":
-        return `${go(e.arg, CMP)} IS ${e.negated ? "NOT " : ""}${e.value ? "TRUE" : "FALSE"}`
-      case "Call":
-        return `${e.name}(${e.args.map((a) => go(a, OR)).join(", ")})`
-      case "Signal":
-        return `(${go(e.body, OR)})`
+export const render = (root: Expr, options: RenderOptions = {}): string =>
+  go({ ticker: options.ticker, signalParentheses: options.signalParentheses ?? true }, root, OR)
+
+// module-level functions, not closures per call: see NAMED_CLOSURES in evaluate/plan.ts
+interface Ctx {
+  readonly ticker: ((written: string) => string) | undefined
+  readonly signalParentheses: boolean
+}
+
+const go = (c: Ctx, e: Expr, min: number): string => {
+  if (e._tag === "Signal" && !c.signalParentheses) return go(c, e.body, min)
+  const s = bare(c, e)
+  return precedence(e) < min ? `(${s})` : s
+}
+
+const bare = (c: Ctx, e: Expr): string => {
+  switch (e._tag) {
+    case "Number":
+      return renderNumber(e.value)
+    case "String":
+      return renderString(e.value)
+    case "Bool":
+      return e.value ? "TRUE" : "FALSE"
+    case "Null":
+      return "NULL"
+    case "Ident":
+      return renderName(e.name)
+    case "Qualified":
+      return `${renderTicker(c.ticker === undefined ? e.ticker : c.ticker(e.ticker))}.${renderName(e.name)}`
+    case "Neg": {
+      const arg = go(c, e.arg, NEG)
+      return arg.startsWith("-") ? `-(${arg})` : `-${arg}`
     }
+    case "Not":
+      return `NOT ${go(c, e.arg, NOT)}`
+    case "And":
+      return `${go(c, e.left, AND)} AND ${go(c, e.right, AND + 1)}`
+    case "Or":
+      return `${go(c, e.left, OR)} OR ${go(c, e.right, OR + 1)}`
+    case "Compare":
+      return `${go(c, e.left, PRED)} ${e.op} ${go(c, e.right, PRED)}`
+    case "Arith": {
+      const p = precedence(e)
+      return `${go(c, e.left, p)} ${e.op} ${go(c, e.right, p + 1)}`
+    }
+    case "Between":
+      return `${go(c, e.arg, ADD)} ${e.negated ? "NOT " : ""}BETWEEN ${go(c, e.low, ADD)} AND ${go(c, e.high, ADD)}`
+    case "In":
+      return `${go(c, e.arg, ADD)} ${e.negated ? "NOT " : ""}IN (${e.items.map((i) => go(c, i, OR)).join(", ")})`
+    case "Like":
+      return `${go(c, e.arg, ADD)} ${e.negated ? "NOT " : ""}${e.caseInsensitive ? "ILIKE" : "LIKE"} ${go(c, e.pattern, ADD)}`
+    case "IsNull":
+      return `${go(c, e.arg, CMP)} IS ${e.negated ? "NOT " : ""}NULL`
+    case "IsBool":
+      return `${go(c, e.arg, CMP)} IS ${e.negated ? "NOT " : ""}${e.value ? "TRUE" : "FALSE"}`
+    case "Call":
+      return `${e.name}(${e.args.map((a) => go(c, a, OR)).join(", ")})`
+    case "Signal":
+      return `(${go(c, e.body, OR)})`
   }
-  return go(root, OR)
 }

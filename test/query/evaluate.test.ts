@@ -28,6 +28,15 @@ describe("q evaluator", () => {
           const subset = Int32Array.from(keep.flatMap((k, i) => (k ? [i] : [])))
           const expected = Array.from(subset).filter((r) => values[r] === true)
           expect(Array.from(q.evaluate(snap, subset))).toEqual(expected)
+          // evaluateInto writes the same rows into a reused, caller-owned buffer
+          const buffer = new Int32Array(snap.size).fill(-7)
+          const n = q.evaluateInto(snap, buffer, subset)
+          expect(Array.from(buffer.subarray(0, n))).toEqual(expected)
+          expect(q.evaluateInto(snap, buffer)).toBe(values.filter((v) => v === true).length)
+          if (subset.length > 0) {
+            const small = new Int32Array(subset.length - 1)
+            expect(() => q.evaluateInto(snap, small, subset)).toThrow("output buffer too small")
+          }
           // NOT q selects exactly the FALSE rows
           const negated = compile(`NOT (${q.text})`)
           expect(Array.from(negated.evaluate(snap, subset))).toEqual(
@@ -56,6 +65,8 @@ describe("q evaluator", () => {
     expect(compile("'T7' = ticker AND golden_cross IS FALSE").matches(snap)).toEqual(["T7"])
     expect(compile("ticker IN ('T9', 'T1', 'ZZ', NULL) AND price < 5").matches(snap)).toEqual(["T1"])
     expect(compile("ticker = 'nope'").matches(snap)).toEqual([])
+    expect(compile("ticker IN ('T1', 'T1', 'T12')").matches(snap)).toEqual(["T1", "T12"])
+    expect(compile("ticker IN ('T1', 'T1') AND price >= 0").matches(snap)).toEqual(["T1"])
     const at = (t: string) => snap.index.get(t)!
     const subset = Int32Array.from([at("T1"), at("T2"), at("T3")].sort((a, b) => a - b))
     expect(Array.from(compile("ticker IN ('T2', 'T9')").evaluate(snap, subset))).toEqual([at("T2")])

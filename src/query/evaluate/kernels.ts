@@ -5,6 +5,12 @@
  * only, or (the `sel*` kernels) appends the selected rows that satisfy a
  * condition to `out` and returns how many.
  *
+ * The `sel*` kernels are branch-free (`out[c] = r; c += +cond`): `out` must
+ * have room for `m` rows, and a slot past the count may be overwritten. With
+ * a branch per row, a comparison that holds for about half the rows in no
+ * particular order mispredicts half the time, which made a pass over 10,000
+ * different predicates about three times slower.
+ *
  * Encodings: numeric NaN = NULL; truth codes 0 FALSE, 1 NULL, 2 TRUE; string null = NULL.
  */
 import type { ArithOp, CompareOp } from "../ast.js"
@@ -292,38 +298,44 @@ export const selNumVK = (op: CompareOp, a: Float64Array, k: number, sel: Int32Ar
     case "=":
       for (let j = 0; j < m; j++) {
         const r = sel[j]!
-        if (a[r] === k) out[c++] = r
+        out[c] = r
+        c += +(a[r] === k)
       }
       break
     case "<>":
       for (let j = 0; j < m; j++) {
         const r = sel[j]!
         const x = a[r]!
-        if (x < k || x > k) out[c++] = r
+        out[c] = r
+        c += +(x < k) + +(x > k)
       }
       break
     case "<":
       for (let j = 0; j < m; j++) {
         const r = sel[j]!
-        if (a[r]! < k) out[c++] = r
+        out[c] = r
+        c += +(a[r]! < k)
       }
       break
     case "<=":
       for (let j = 0; j < m; j++) {
         const r = sel[j]!
-        if (a[r]! <= k) out[c++] = r
+        out[c] = r
+        c += +(a[r]! <= k)
       }
       break
     case ">":
       for (let j = 0; j < m; j++) {
         const r = sel[j]!
-        if (a[r]! > k) out[c++] = r
+        out[c] = r
+        c += +(a[r]! > k)
       }
       break
     case ">=":
       for (let j = 0; j < m; j++) {
         const r = sel[j]!
-        if (a[r]! >= k) out[c++] = r
+        out[c] = r
+        c += +(a[r]! >= k)
       }
       break
   }
@@ -364,7 +376,8 @@ export const selNumVV = (
         t = x >= y
         break
     }
-    if (t) out[c++] = r
+    out[c] = r
+    c += +t
   }
   return c
 }
@@ -406,7 +419,8 @@ export const selStrEqK = (a: Strs, k: string, sel: Int32Array, m: number, out: I
   let c = 0
   for (let j = 0; j < m; j++) {
     const r = sel[j]!
-    if (a[r] === k) out[c++] = r
+    out[c] = r
+    c += +(a[r] === k)
   }
   return c
 }
@@ -418,7 +432,8 @@ export const selTruth = (t: Uint8Array, want: number, sel: Int32Array, m: number
   let c = 0
   for (let j = 0; j < m; j++) {
     const r = sel[j]!
-    if (t[r] === want) out[c++] = r
+    out[c] = r
+    c += +(t[r] === want)
   }
   return c
 }
@@ -446,25 +461,41 @@ export const selNumVKDense = (op: CompareOp, a: Float64Array, k: number, n: numb
   let c = 0
   switch (op) {
     case "=":
-      for (let r = 0; r < n; r++) if (a[r] === k) out[c++] = r
+      for (let r = 0; r < n; r++) {
+        out[c] = r
+        c += +(a[r] === k)
+      }
       break
     case "<>":
       for (let r = 0; r < n; r++) {
         const x = a[r]!
-        if (x < k || x > k) out[c++] = r
+        out[c] = r
+        c += +(x < k) + +(x > k)
       }
       break
     case "<":
-      for (let r = 0; r < n; r++) if (a[r]! < k) out[c++] = r
+      for (let r = 0; r < n; r++) {
+        out[c] = r
+        c += +(a[r]! < k)
+      }
       break
     case "<=":
-      for (let r = 0; r < n; r++) if (a[r]! <= k) out[c++] = r
+      for (let r = 0; r < n; r++) {
+        out[c] = r
+        c += +(a[r]! <= k)
+      }
       break
     case ">":
-      for (let r = 0; r < n; r++) if (a[r]! > k) out[c++] = r
+      for (let r = 0; r < n; r++) {
+        out[c] = r
+        c += +(a[r]! > k)
+      }
       break
     case ">=":
-      for (let r = 0; r < n; r++) if (a[r]! >= k) out[c++] = r
+      for (let r = 0; r < n; r++) {
+        out[c] = r
+        c += +(a[r]! >= k)
+      }
       break
   }
   return c
@@ -472,7 +503,10 @@ export const selNumVKDense = (op: CompareOp, a: Float64Array, k: number, n: numb
 
 export const selTruthDense = (t: Uint8Array, want: number, n: number, out: Int32Array) => {
   let c = 0
-  for (let r = 0; r < n; r++) if (t[r] === want) out[c++] = r
+  for (let r = 0; r < n; r++) {
+    out[c] = r
+    c += +(t[r] === want)
+  }
   return c
 }
 
@@ -482,11 +516,15 @@ export const selTruthDense = (t: Uint8Array, want: number, n: number, out: Int32
 export const selCode = (codes: Int32Array, id: number, sel: Int32Array, m: number, out: Int32Array, dense: boolean) => {
   let c = 0
   if (dense) {
-    for (let r = 0; r < m; r++) if (codes[r] === id) out[c++] = r
+    for (let r = 0; r < m; r++) {
+      out[c] = r
+      c += +(codes[r] === id)
+    }
   } else {
     for (let j = 0; j < m; j++) {
       const r = sel[j]!
-      if (codes[r] === id) out[c++] = r
+      out[c] = r
+      c += +(codes[r] === id)
     }
   }
   return c
@@ -503,11 +541,15 @@ export const selCodeIn = (
 ) => {
   let c = 0
   if (dense) {
-    for (let r = 0; r < m; r++) if (table[codes[r]!] === 1) out[c++] = r
+    for (let r = 0; r < m; r++) {
+      out[c] = r
+      c += +(table[codes[r]!] === 1)
+    }
   } else {
     for (let j = 0; j < m; j++) {
       const r = sel[j]!
-      if (table[codes[r]!] === 1) out[c++] = r
+      out[c] = r
+      c += +(table[codes[r]!] === 1)
     }
   }
   return c

@@ -10,6 +10,12 @@
  * not yet matched, and a conjunct `ticker = '…'` / `ticker IN (…)` is
  * answered from the snapshot's index. Constant subtrees (literals,
  * cross-ticker references) are computed once per evaluation.
+ *
+ * NAMED_CLOSURES: closures made per node or per evaluation are methods or
+ * anonymous arguments, never `const f = () => …`: the service runs under tsx,
+ * whose transform (esbuild `keepNames`) wraps every named closure in an
+ * `Object.defineProperty` call when it is created, which made compiling a
+ * predicate about twice as slow.
  */
 import type { Snapshot } from "../../market/snapshot.js"
 import type { CompareOp } from "../ast.js"
@@ -84,8 +90,10 @@ const constantPlan = (n: Node): Plan => {
     type: n.type,
     constant: true,
     scalar,
-    vec: (env, sel, m) => broadcast(env, n.type, scalar(env), sel, m),
-    select: (env, sel, m, want, out) => {
+    vec(env, sel, m) {
+      return broadcast(env, n.type, scalar(env), sel, m)
+    },
+    select(env, sel, m, want, out) {
       if (scalar(env) !== want) return 0
       out.set(sel.subarray(0, m))
       return m
@@ -93,13 +101,22 @@ const constantPlan = (n: Node): Plan => {
   }
 }
 
-/** rows of `sel` (ascending) that are in `rows` (ascending) */
+/**
+ * rows of `sel[0..m)` (ascending) that are in `rows` (ascending, few): binary search of each in
+ * `sel`, so a ticker lookup costs O(k log m), not a scan of the selection
+ */
 const intersectSorted = (sel: Int32Array, m: number, rows: ReadonlyArray<number>, out: Int32Array): number => {
   let c = 0
-  let j = 0
+  let lo = 0
   for (const r of rows) {
-    while (j < m && sel[j]! < r) j++
-    if (j < m && sel[j] === r) out[c++] = r
+    let hi = m
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (sel[mid]! < r) lo = mid + 1
+      else hi = mid
+    }
+    // a key listed twice is one row, once
+    if (lo < m && sel[lo] === r) out[c++] = sel[lo++]!
   }
   return c
 }
@@ -302,58 +319,61 @@ const comparePlan = (op0: CompareOp, left: Node, right: Node): Plan => {
   const stringCol = type === "string" && lhs.k === "col" && r.constant && (op === "=" || op === "<>")
   const column = lhs.k === "col" ? lhs.name : ""
 
-  const vec = (env: Env, sel: Int32Array, m: number): Uint8Array => {
-    const out = env.arena.u8()
-    if (type === "numeric") {
-      const a = l.vec(env, sel, m) as Float64Array
-      if (r.constant) {
-        const k = r.scalar(env) as number
-        if (k !== k) out.fill(1)
-        else K.cmpNumVK(op, a, k, out, sel, m)
-      } else K.cmpNumVV(op, a, r.vec(env, sel, m) as Float64Array, out, sel, m)
-    } else if (type === "string") {
-      if (r.constant) {
-        const k = r.scalar(env) as string | null
-        if (k === null) out.fill(1)
-        else if (stringCol) {
-          const { codes, ids } = stringCodes(env.snap, column)
-          const table = new Uint8Array(ids.size)
-          const id = ids.get(k)
-          if (id !== undefined) table[id] = 1
-          K.codeInTruth(codes, table, op === "=" ? 2 : 0, op === "=" ? 0 : 2, out, sel, m)
-        } else K.cmpStrVK(op, l.vec(env, sel, m) as Strs, k, out, sel, m)
-      } else K.cmpStrVV(op, l.vec(env, sel, m) as Strs, r.vec(env, sel, m) as Strs, out, sel, m)
-    } else {
-      K.cmpTruthVV(op, l.vec(env, sel, m) as Uint8Array, r.vec(env, sel, m) as Uint8Array, out, sel, m)
-    }
-    return out
-  }
+  // methods, not named closures (see `NAMED_CLOSURES`)
+  const fns = {
+    vec(env: Env, sel: Int32Array, m: number): Uint8Array {
+      const out = env.arena.u8()
+      if (type === "numeric") {
+        const a = l.vec(env, sel, m) as Float64Array
+        if (r.constant) {
+          const k = r.scalar(env) as number
+          if (k !== k) out.fill(1)
+          else K.cmpNumVK(op, a, k, out, sel, m)
+        } else K.cmpNumVV(op, a, r.vec(env, sel, m) as Float64Array, out, sel, m)
+      } else if (type === "string") {
+        if (r.constant) {
+          const k = r.scalar(env) as string | null
+          if (k === null) out.fill(1)
+          else if (stringCol) {
+            const { codes, ids } = stringCodes(env.snap, column)
+            const table = new Uint8Array(ids.size)
+            const id = ids.get(k)
+            if (id !== undefined) table[id] = 1
+            K.codeInTruth(codes, table, op === "=" ? 2 : 0, op === "=" ? 0 : 2, out, sel, m)
+          } else K.cmpStrVK(op, l.vec(env, sel, m) as Strs, k, out, sel, m)
+        } else K.cmpStrVV(op, l.vec(env, sel, m) as Strs, r.vec(env, sel, m) as Strs, out, sel, m)
+      } else {
+        K.cmpTruthVV(op, l.vec(env, sel, m) as Uint8Array, r.vec(env, sel, m) as Uint8Array, out, sel, m)
+      }
+      return out
+    },
 
-  const select = (env: Env, sel: Int32Array, m: number, want: 0 | 2, out: Int32Array): number => {
-    if (type === "numeric") {
-      const o = want === 2 ? op : K.negate(op)
-      const a = l.vec(env, sel, m) as Float64Array
-      if (r.constant) {
-        const k = r.scalar(env) as number
-        if (k !== k) return 0
-        return sel === env.all ? K.selNumVKDense(o, a, k, m, out) : K.selNumVK(o, a, k, sel, m, out)
+    select(env: Env, sel: Int32Array, m: number, want: 0 | 2, out: Int32Array): number {
+      if (type === "numeric") {
+        const o = want === 2 ? op : K.negate(op)
+        const a = l.vec(env, sel, m) as Float64Array
+        if (r.constant) {
+          const k = r.scalar(env) as number
+          if (k !== k) return 0
+          return sel === env.all ? K.selNumVKDense(o, a, k, m, out) : K.selNumVK(o, a, k, sel, m, out)
+        }
+        return K.selNumVV(o, a, r.vec(env, sel, m) as Float64Array, sel, m, out)
       }
-      return K.selNumVV(o, a, r.vec(env, sel, m) as Float64Array, sel, m, out)
-    }
-    if (type === "string" && r.constant && want === 2 && op === "=") {
-      const k = r.scalar(env)
-      if (k === null) return 0
-      if (ticker) return tickerLookup(env, [k], sel, m, out)
-      if (stringCol) {
-        const { codes, ids } = stringCodes(env.snap, column)
-        const id = ids.get(k as string)
-        return id === undefined ? 0 : K.selCode(codes, id, sel, m, out, sel === env.all)
+      if (type === "string" && r.constant && want === 2 && op === "=") {
+        const k = r.scalar(env)
+        if (k === null) return 0
+        if (ticker) return tickerLookup(env, [k], sel, m, out)
+        if (stringCol) {
+          const { codes, ids } = stringCodes(env.snap, column)
+          const id = ids.get(k as string)
+          return id === undefined ? 0 : K.selCode(codes, id, sel, m, out, sel === env.all)
+        }
+        return K.selStrEqK(l.vec(env, sel, m) as Strs, k as string, sel, m, out)
       }
-      return K.selStrEqK(l.vec(env, sel, m) as Strs, k as string, sel, m, out)
+      return K.selTruth(fns.vec(env, sel, m), want, sel, m, out)
     }
-    return K.selTruth(vec(env, sel, m), want, sel, m, out)
   }
-  return make("boolean", vec, select)
+  return make("boolean", fns.vec, fns.select)
 }
 
 /**
@@ -361,24 +381,26 @@ const comparePlan = (op0: CompareOp, left: Node, right: Node): Plan => {
  * the ticker index first, then equality tests (usually the most selective), then comparisons of a
  * column with a constant, then everything else; the original order otherwise.
  */
-const conjunctOrder = (args: ReadonlyArray<Node>): ReadonlyArray<Node> => {
-  const rank = (n: Node): number => {
-    const simple = (a: Node, b: Node) => a.k === "col" && b.constant
-    if (n.k === "cmp" && n.op === "=" && (isTickerColumn(n.left) || isTickerColumn(n.right))) {
-      if (n.left.constant || n.right.constant) return 0
-    }
-    if (n.k === "in" && !n.negated && isTickerColumn(n.arg) && n.items.every((i) => i.constant)) return 0
-    if (n.k === "cmp" && n.op === "=" && (simple(n.left, n.right) || simple(n.right, n.left))) return 1
-    if (n.k === "in" && !n.negated && n.arg.k === "col" && n.items.every((i) => i.constant)) return 1
-    if (n.k === "col") return 1
-    if (n.k === "cmp" && (simple(n.left, n.right) || simple(n.right, n.left))) return 2
-    return 3
+const simpleCmp = (a: Node, b: Node) => a.k === "col" && b.constant
+
+const conjunctRank = (n: Node): number => {
+  const simple = simpleCmp
+  if (n.k === "cmp" && n.op === "=" && (isTickerColumn(n.left) || isTickerColumn(n.right))) {
+    if (n.left.constant || n.right.constant) return 0
   }
-  return args
-    .map((n, i) => ({ n, i, r: rank(n) }))
+  if (n.k === "in" && !n.negated && isTickerColumn(n.arg) && n.items.every((i) => i.constant)) return 0
+  if (n.k === "cmp" && n.op === "=" && (simple(n.left, n.right) || simple(n.right, n.left))) return 1
+  if (n.k === "in" && !n.negated && n.arg.k === "col" && n.items.every((i) => i.constant)) return 1
+  if (n.k === "col") return 1
+  if (n.k === "cmp" && (simple(n.left, n.right) || simple(n.right, n.left))) return 2
+  return 3
+}
+
+const conjunctOrder = (args: ReadonlyArray<Node>): ReadonlyArray<Node> =>
+  args
+    .map((n, i) => ({ n, i, r: conjunctRank(n) }))
     .sort((a, b) => a.r - b.r || a.i - b.i)
     .map((x) => x.n)
-}
 
 /** rows of `sel` where at least one plan has truth code `want` */
 const unionSelect = (
@@ -400,10 +422,12 @@ const unionSelect = (
     const h = p.select(env, rest, restN, want, hits)
     if (h === 0) continue
     for (let j = 0; j < h; j++) mark[hits[j]!] = 1
+    // branch-free, as the kernels' selections
     let c = 0
     for (let j = 0; j < restN; j++) {
       const r = rest[j]!
-      if (mark[r] === 0) spare[c++] = r
+      spare[c] = r
+      c += 1 - mark[r]!
     }
     const t = rest
     rest = spare
@@ -413,7 +437,8 @@ const unionSelect = (
   let c = 0
   for (let j = 0; j < m; j++) {
     const r = sel[j]!
-    if (mark[r] === 1) out[c++] = r
+    out[c] = r
+    c += mark[r]!
   }
   return c
 }
@@ -453,7 +478,8 @@ const foldTruth = (plans: ReadonlyArray<Plan>, and: boolean) => (env: Env, sel: 
     const r = sel[j]!
     const v = first[r]!
     t[r] = v
-    if (v !== decided) open[openN++] = r
+    open[openN] = r
+    openN += +(v !== decided)
   }
   for (let i = 1; i < plans.length && openN > 0; i++) {
     const u = plans[i]!.vec(env, open, openN) as Uint8Array
@@ -464,7 +490,8 @@ const foldTruth = (plans: ReadonlyArray<Plan>, and: boolean) => (env: Env, sel: 
       const w = t[r]!
       const x = and ? (v < w ? v : w) : v > w ? v : w
       t[r] = x
-      if (x !== decided) spare[c++] = r
+      spare[c] = r
+      c += +(x !== decided)
     }
     const swap = open
     open = spare
@@ -501,60 +528,72 @@ const inPlan = (n: Extract<Node, { k: "in" }>): Plan => {
   const type = n.arg.type
   const hit = n.negated ? 0 : 2
   const ticker = isTickerColumn(n.arg) && !n.negated
-  const vec = (env: Env, sel: Int32Array, m: number): Uint8Array => {
-    const values = items.map((p) => p.scalar(env))
-    const hasNull = values.some((v) => isNull(type, v))
-    const set = new Set(values.filter((v) => !isNull(type, v)))
-    const miss = hasNull ? 1 : 2 - hit
-    const x = a.vec(env, sel, m)
-    const out = env.arena.u8()
-    for (let j = 0; j < m; j++) {
-      const r = sel[j]!
-      const v = type === "string" ? ((x as Strs)[r] ?? null) : (x as Float64Array | Uint8Array)[r]!
-      out[r] = isNull(type, v) ? 1 : set.has(v) ? hit : miss
-    }
-    return out
-  }
   const stringCol = type === "string" && n.arg.k === "col" ? n.arg.name : undefined
-  /** membership table over the column's dictionary, and whether a NULL item makes misses NULL */
-  const table = (env: Env, column: string) => {
-    const { codes, ids } = stringCodes(env.snap, column)
-    const t = new Uint8Array(ids.size)
-    let hasNull = false
-    for (const p of items) {
-      const v = p.scalar(env)
-      if (v === null) hasNull = true
-      else {
-        const id = ids.get(v as string)
-        if (id !== undefined) t[id] = 1
+  const fns = {
+    vec(env: Env, sel: Int32Array, m: number): Uint8Array {
+      const values = items.map((p) => p.scalar(env))
+      const hasNull = values.some((v) => isNull(type, v))
+      const set = new Set(values.filter((v) => !isNull(type, v)))
+      const miss = hasNull ? 1 : 2 - hit
+      const x = a.vec(env, sel, m)
+      const out = env.arena.u8()
+      for (let j = 0; j < m; j++) {
+        const r = sel[j]!
+        const v = type === "string" ? ((x as Strs)[r] ?? null) : (x as Float64Array | Uint8Array)[r]!
+        out[r] = isNull(type, v) ? 1 : set.has(v) ? hit : miss
       }
+      return out
+    },
+    /** membership table over the column's dictionary, and whether a NULL item makes misses NULL */
+    table(env: Env, column: string) {
+      const { codes, ids } = stringCodes(env.snap, column)
+      const t = new Uint8Array(ids.size)
+      let hasNull = false
+      for (const p of items) {
+        const v = p.scalar(env)
+        if (v === null) hasNull = true
+        else {
+          const id = ids.get(v as string)
+          if (id !== undefined) t[id] = 1
+        }
+      }
+      return { codes, t, hasNull }
+    },
+    codedVec(env: Env, sel: Int32Array, m: number): Uint8Array {
+      const { codes, t, hasNull } = fns.table(env, stringCol!)
+      const out = env.arena.u8()
+      K.codeInTruth(codes, t, hit, hasNull ? 1 : 2 - hit, out, sel, m)
+      return out
+    },
+    select(env: Env, sel: Int32Array, m: number, want: 0 | 2, out: Int32Array) {
+      if (ticker && want === 2) {
+        return tickerLookup(
+          env,
+          items.map((p) => p.scalar(env)),
+          sel,
+          m,
+          out
+        )
+      }
+      if (stringCol !== undefined && want === hit) {
+        const { codes, t } = fns.table(env, stringCol)
+        return K.selCodeIn(codes, t, sel, m, out, sel === env.all)
+      }
+      return K.selTruth((stringCol === undefined ? fns.vec : fns.codedVec)(env, sel, m), want, sel, m, out)
     }
-    return { codes, t, hasNull }
   }
-  const codedVec = (env: Env, sel: Int32Array, m: number): Uint8Array => {
-    const { codes, t, hasNull } = table(env, stringCol!)
-    const out = env.arena.u8()
-    K.codeInTruth(codes, t, hit, hasNull ? 1 : 2 - hit, out, sel, m)
-    return out
-  }
-  const select = (env: Env, sel: Int32Array, m: number, want: 0 | 2, out: Int32Array) => {
-    if (ticker && want === 2) {
-      return tickerLookup(
-        env,
-        items.map((p) => p.scalar(env)),
-        sel,
-        m,
-        out
-      )
-    }
-    if (stringCol !== undefined && want === hit) {
-      const { codes, t } = table(env, stringCol)
-      return K.selCodeIn(codes, t, sel, m, out, sel === env.all)
-    }
-    return K.selTruth((stringCol === undefined ? vec : codedVec)(env, sel, m), want, sel, m, out)
-  }
-  return make("boolean", stringCol === undefined ? vec : codedVec, select)
+  return make("boolean", stringCol === undefined ? fns.vec : fns.codedVec, fns.select)
 }
+
+/** argument `i` of a string / boolean function call at row `r` (constants were evaluated once) */
+const argAt = (
+  type: Type,
+  consts: ReadonlyArray<boolean>,
+  vs: ReadonlyArray<Scalar | Vec>,
+  i: number,
+  r: number
+): Scalar =>
+  consts[i] ? (vs[i] as Scalar) : type === "string" ? ((vs[i] as Strs)[r] ?? null) : (vs[i] as Uint8Array)[r]!
 
 const callPlan = (n: Extract<Node, { k: "call" }>): Plan => {
   const args = n.args.map(plan)
@@ -614,8 +653,6 @@ const callPlan = (n: Extract<Node, { k: "call" }>): Plan => {
       return make(type, (env, sel, m) => {
         const vs = args.map((p) => (p.constant ? p.scalar(env) : p.vec(env, sel, m)))
         const consts = args.map((p) => p.constant)
-        const at = (i: number, r: number): Scalar =>
-          consts[i] ? (vs[i] as Scalar) : type === "string" ? ((vs[i] as Strs)[r] ?? null) : (vs[i] as Uint8Array)[r]!
         const out: Array<Scalar> | Uint8Array = type === "string" ? new Array<Scalar>(env.snap.size) : env.arena.u8()
         const row: Array<Scalar> = new Array(args.length)
         for (let j = 0; j < m; j++) {
@@ -624,17 +661,17 @@ const callPlan = (n: Extract<Node, { k: "call" }>): Plan => {
           if (fn === "COALESCE") {
             v = encodeLiteral(type, null)
             for (let i = 0; i < args.length; i++) {
-              const x = at(i, r)
+              const x = argAt(type, consts, vs, i, r)
               if (!isNull(type, x)) {
                 v = x
                 break
               }
             }
           } else if (fn === "NULLIF") {
-            const x = at(0, r)
-            v = compare("=", type, x, at(1, r)) === 2 ? encodeLiteral(type, null) : x
+            const x = argAt(type, consts, vs, 0, r)
+            v = compare("=", type, x, argAt(type, consts, vs, 1, r)) === 2 ? encodeLiteral(type, null) : x
           } else {
-            for (let i = 0; i < args.length; i++) row[i] = at(i, r)
+            for (let i = 0; i < args.length; i++) row[i] = argAt(type, consts, vs, i, r)
             v = extreme(type, fn === "GREATEST", row)
           }
           ;(out as Array<Scalar>)[r] = v

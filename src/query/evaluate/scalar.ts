@@ -88,7 +88,6 @@ export const extreme = (type: Type, greatest: boolean, values: ReadonlyArray<Sca
 }
 
 export const evalScalar = (n: Node, snap: Snapshot | undefined): Scalar => {
-  const go = (m: Node) => evalScalar(m, snap)
   switch (n.k) {
     case "lit":
       return encodeLiteral(n.type, n.value)
@@ -100,10 +99,10 @@ export const evalScalar = (n: Node, snap: Snapshot | undefined): Scalar => {
       return cell(snap, n.name, row, n.type)
     }
     case "neg":
-      return -(go(n.arg) as number)
+      return -(evalScalar(n.arg, snap) as number)
     case "arith": {
-      const a = go(n.left) as number
-      const b = go(n.right) as number
+      const a = evalScalar(n.left, snap) as number
+      const b = evalScalar(n.right, snap) as number
       switch (n.op) {
         case "+":
           return add(a, b)
@@ -119,11 +118,11 @@ export const evalScalar = (n: Node, snap: Snapshot | undefined): Scalar => {
       break
     }
     case "cmp":
-      return compare(n.op, n.left.type, go(n.left), go(n.right))
+      return compare(n.op, n.left.type, evalScalar(n.left, snap), evalScalar(n.right, snap))
     case "and": {
       let t = 2
       for (const a of n.args) {
-        const v = go(a) as number
+        const v = evalScalar(a, snap) as number
         if (v < t) t = v
         if (t === 0) break
       }
@@ -132,47 +131,47 @@ export const evalScalar = (n: Node, snap: Snapshot | undefined): Scalar => {
     case "or": {
       let t = 0
       for (const a of n.args) {
-        const v = go(a) as number
+        const v = evalScalar(a, snap) as number
         if (v > t) t = v
         if (t === 2) break
       }
       return t
     }
     case "not":
-      return 2 - (go(n.arg) as number)
+      return 2 - (evalScalar(n.arg, snap) as number)
     case "between": {
-      const a = go(n.arg)
-      const lo = go(n.low)
-      const hi = go(n.high)
+      const a = evalScalar(n.arg, snap)
+      const lo = evalScalar(n.low, snap)
+      const hi = evalScalar(n.high, snap)
       const t = n.arg.type
       return n.negated
         ? Math.max(compare("<", t, a, lo), compare(">", t, a, hi))
         : Math.min(compare(">=", t, a, lo), compare("<=", t, a, hi))
     }
     case "in": {
-      const a = go(n.arg)
+      const a = evalScalar(n.arg, snap)
       let t = 0
       for (const i of n.items) {
-        const v = compare("=", n.arg.type, a, go(i))
+        const v = compare("=", n.arg.type, a, evalScalar(i, snap))
         if (v > t) t = v
         if (t === 2) break
       }
       return n.negated ? 2 - t : t
     }
     case "like": {
-      const s = go(n.arg) as string | null
+      const s = evalScalar(n.arg, snap) as string | null
       if (s === null) return 1
       const m = likeMatcher(n.pattern, n.caseInsensitive).test(n.caseInsensitive ? lowerAscii(s) : s)
       return m !== n.negated ? 2 : 0
     }
     case "isnull":
-      return isNull(n.arg.type, go(n.arg)) !== n.negated ? 2 : 0
+      return isNull(n.arg.type, evalScalar(n.arg, snap)) !== n.negated ? 2 : 0
     case "isbool": {
-      const v = go(n.arg)
+      const v = evalScalar(n.arg, snap)
       return (v === (n.value ? 2 : 0)) !== n.negated ? 2 : 0
     }
     case "call": {
-      const args = n.args.map(go)
+      const args = n.args.map((a) => evalScalar(a, snap))
       switch (n.fn) {
         case "ABS":
         case "SIGN":
