@@ -7,6 +7,7 @@ import { AccountApi } from "./account/Api.js"
 import { AdminApi } from "./admin/Api.js"
 import { InternalError } from "./errors.js"
 import { MarketApi } from "./market/Api.js"
+import { NewsApi } from "./news/Api.js"
 import { RulesApi } from "./rules/Api.js"
 import { ScanApi } from "./scan/Api.js"
 import { SignalsApi } from "./signals/Api.js"
@@ -24,6 +25,7 @@ export class VigilApi extends HttpApi.make("vigil")
   .add(ScanApi)
   .add(RulesApi)
   .add(SignalsApi)
+  .add(NewsApi)
   .addError(InternalError)
   .annotate(OpenApi.Title, "Vigil API")
   .annotate(OpenApi.Version, "2.2.1") {}

@@ -15,6 +15,7 @@ import { idempotency } from "./idempotency.js"
 import { MarketLive } from "./market/Http.js"
 import { AdminAuthLive } from "./middleware/AdminAuth.js"
 import { AuthenticationLive } from "./middleware/Authentication.js"
+import { NewsLive } from "./news/Http.js"
 import { requestMiddleware } from "./requestMiddleware.js"
 import { RulesLive } from "./rules/Http.js"
 import { ScanLive } from "./scan/Http.js"
@@ -33,7 +34,8 @@ export const ApiLive = HttpApiBuilder.api(VigilApi).pipe(
     UniversesLive,
     ScanLive,
     RulesLive,
-    SignalsLive
+    SignalsLive,
+    NewsLive
   ]),
   Layer.provide([AuthenticationLive, AdminAuthLive])
 )
