@@ -5,8 +5,13 @@
  */
 import { Deferred, Effect, Layer } from "effect"
 import { Accounts } from "./accounts/Accounts.js"
+import { Alerts } from "./alerts/Alerts.js"
 import { Cursors } from "./api/cursor.js"
 import { ServerLive } from "./api/server.js"
+import { PushGateway } from "./delivery/push.js"
+import { DeliveryTransport } from "./delivery/transport.js"
+import { DeliveryWake } from "./delivery/wake.js"
+import { DeliveryWorker } from "./delivery/worker.js"
 import { Fatal } from "./Fatal.js"
 import { Market } from "./market/Market.js"
 import { TickersLive } from "./market/tickers/index.js"
@@ -14,11 +19,13 @@ import { Readiness } from "./observability/Readiness.js"
 import { RateLimiterLive } from "./ratelimit/RateLimiter.js"
 import { CustomSignalsLive } from "./store/customSignals.js"
 import { DatabaseLive } from "./store/Database.js"
+import { Deliveries } from "./store/deliveries.js"
 import { ImportedBars } from "./store/importedBars.js"
 import { runMigrations } from "./store/migrate.js"
 import { RedisLive } from "./store/Redis.js"
 import { Rules } from "./store/rules.js"
 import { Universes } from "./store/universes.js"
+import { Webhooks } from "./store/webhooks.js"
 
 const MigrationsLive = Layer.scopedDiscard(
   Effect.gen(function* () {
@@ -37,7 +44,16 @@ const MigrationsLive = Layer.scopedDiscard(
   })
 )
 
+/**
+ * Subscriptions: the evaluator with its actors, and the delivery workers. Both
+ * start once the migrations ran (they read their tables from the start).
+ */
+const AlertsLive = Layer.mergeAll(Alerts.Default, DeliveryWorker.Default).pipe(
+  Layer.provideMerge(Layer.mergeAll(DeliveryWake.Default, DeliveryTransport.layer, PushGateway.recording))
+)
+
 export const AppLive = ServerLive.pipe(
+  Layer.provideMerge(AlertsLive),
   Layer.provide(Market.Default),
   Layer.provide(RateLimiterLive),
   Layer.provide(
@@ -48,6 +64,8 @@ export const AppLive = ServerLive.pipe(
       TickersLive,
       Universes.Default,
       Rules.Default,
+      Webhooks.Default,
+      Deliveries.Default,
       Cursors.layer,
       CustomSignalsLive
     )

@@ -14,6 +14,7 @@ import { SignalsApi } from "./signals/Api.js"
 import { SystemApi } from "./system/Api.js"
 import { TickersApi } from "./tickers/Api.js"
 import { UniversesApi } from "./universes/Api.js"
+import { WebhooksApi } from "./webhooks/Api.js"
 
 export class VigilApi extends HttpApi.make("vigil")
   .add(SystemApi)
@@ -25,6 +26,7 @@ export class VigilApi extends HttpApi.make("vigil")
   .add(ScanApi)
   .add(RulesApi)
   .add(SignalsApi)
+  .add(WebhooksApi)
   .add(NewsApi)
   .addError(InternalError)
   .annotate(OpenApi.Title, "Vigil API")

@@ -23,6 +23,7 @@ import { SignalsLive } from "./signals/Http.js"
 import { SystemLive } from "./system/Http.js"
 import { TickersLive } from "./tickers/Http.js"
 import { UniversesLive } from "./universes/Http.js"
+import { WebhooksLive } from "./webhooks/Http.js"
 
 export const ApiLive = HttpApiBuilder.api(VigilApi).pipe(
   Layer.provide([
@@ -35,6 +36,7 @@ export const ApiLive = HttpApiBuilder.api(VigilApi).pipe(
     ScanLive,
     RulesLive,
     SignalsLive,
+    WebhooksLive,
     NewsLive
   ]),
   Layer.provide([AuthenticationLive, AdminAuthLive])

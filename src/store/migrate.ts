@@ -12,6 +12,7 @@ import customSignals from "./migrations/0004_custom_signals.js"
 import universes from "./migrations/0005_universes.js"
 import rules from "./migrations/0006_rules.js"
 import idempotencyKeys from "./migrations/0007_idempotency_keys.js"
+import webhooks from "./migrations/0008_webhooks.js"
 
 export const migrations = {
   "0001_accounts": accounts,
@@ -20,7 +21,8 @@ export const migrations = {
   "0004_custom_signals": customSignals,
   "0005_universes": universes,
   "0006_rules": rules,
-  "0007_idempotency_keys": idempotencyKeys
+  "0007_idempotency_keys": idempotencyKeys,
+  "0008_webhooks": webhooks
 }
 
 export const runMigrations = Migrator.make({})({

@@ -102,3 +102,15 @@ export const api = async (server: RunningServer, key: string | undefined, path: 
   }
   return { status: res.status, body, headers: res.headers }
 }
+
+/** Asserts the spec's error envelope: status, code, a message, and the request id. */
+export const expectError = (res: { status: number; body: any }, status: number, code: string) => {
+  if (res.status !== status || res.body?.error?.code !== code) {
+    throw new Error(`expected ${status} ${code}, got ${res.status} ${JSON.stringify(res.body)}`)
+  }
+  if (typeof res.body.error.message !== "string" || res.body.error.message.length === 0) {
+    throw new Error(`error without a message: ${JSON.stringify(res.body)}`)
+  }
+  if (!/^req_/.test(res.body.error.request_id))
+    throw new Error(`error without a request id: ${JSON.stringify(res.body)}`)
+}

@@ -1,8 +1,11 @@
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
-import { Effect, Option, Stream } from "effect"
+import { Duration, Effect, Option, Stream } from "effect"
 import { Accounts } from "../../accounts/Accounts.js"
+import { PLAN_LIMITS } from "../../accounts/plans.js"
+import { Alerts } from "../../alerts/Alerts.js"
 import { Market } from "../../market/Market.js"
 import { CsvBarParser, CsvImportError } from "../../market/sources/csvBars.js"
+import { Webhooks } from "../../store/webhooks.js"
 import { VigilApi } from "../Api.js"
 import { BadRequest, NotFound, ServiceUnavailable } from "../errors.js"
 
@@ -10,6 +13,8 @@ export const AdminLive = HttpApiBuilder.group(VigilApi, "admin", (handlers) =>
   Effect.gen(function* () {
     const accounts = yield* Accounts
     const market = yield* Market
+    const alerts = yield* Alerts
+    const webhooks = yield* Webhooks
     return handlers
       .handle("createAccount", ({ payload }) =>
         Effect.map(accounts.create(payload.plan), (a) => ({
@@ -35,6 +40,16 @@ export const AdminLive = HttpApiBuilder.group(VigilApi, "admin", (handlers) =>
             .update(path.account_id, payload.plan, payload.rate_limit_per_minute)
             .pipe(Effect.orDie)
           if (Option.isNone(updated)) return yield* new NotFound({ message: `no account ${path.account_id}` })
+          // a downgrade disables the most recently created webhooks beyond the new cap (configuration kept)
+          const disabled = yield* webhooks
+            .enforceCap(updated.value.id, PLAN_LIMITS[updated.value.plan].webhooks)
+            .pipe(Effect.orDie)
+          if (disabled.length > 0) {
+            yield* alerts.resync.pipe(Effect.ignore)
+            yield* Effect.logInfo("plan downgrade disabled webhooks").pipe(
+              Effect.annotateLogs({ account_id: updated.value.id, plan: updated.value.plan, disabled: disabled.length })
+            )
+          }
           return {
             account_id: updated.value.id,
             plan: updated.value.plan,
@@ -50,10 +65,28 @@ export const AdminLive = HttpApiBuilder.group(VigilApi, "admin", (handlers) =>
         })
       )
       .handle("refresh", () =>
-        market.refreshNow.pipe(
-          Effect.map((snapshot) => ({ as_of: new Date(snapshot.asOf).toISOString() })),
+        Effect.gen(function* () {
+          const snapshot = yield* market.refreshNow
+          // answers once every realtime webhook was evaluated against this snapshot and its fires queued
+          const evaluated = yield* alerts.awaitEvaluated(snapshot.asOf).pipe(Effect.timeout(Duration.seconds(60)))
+          if (!evaluated.ok) {
+            return yield* new ServiceUnavailable({
+              message: "the refresh was applied but webhook evaluation failed; it is retried on the next refresh",
+              details: { retry_after: 5 }
+            })
+          }
+          return { as_of: new Date(snapshot.asOf).toISOString() }
+        }).pipe(
           Effect.catchTag("MarketNotReady", (e) =>
             Effect.fail(new ServiceUnavailable({ message: e.message, details: { retry_after: 2 } }))
+          ),
+          Effect.catchTag("TimeoutException", () =>
+            Effect.fail(
+              new ServiceUnavailable({
+                message: "webhook evaluation did not finish within 60 s",
+                details: { retry_after: 5 }
+              })
+            )
           )
         )
       )

@@ -1,0 +1,117 @@
+/**
+ * The `webhook.fired` event: the rows of the tickers that newly match, in
+ * the operator contract's shape.
+ *
+ * A row carries the standard fields (`ticker`, `name`, `asset_type`,
+ * `price`, `day_change_pct`, `market_cap`) plus the subscription's `fields`.
+ * One fire carries at most `MAX_FIRE_ROWS` rows, the largest companies first
+ * (`market_cap` descending, nulls last, then ticker), with `match_count`
+ * (how many tickers newly matched) and `truncated`, so a huge first fire or
+ * re-enable stays one readable event.
+ */
+import type { Snapshot } from "../market/snapshot.js"
+
+export const MAX_FIRE_ROWS = 100
+export const STANDARD_FIELDS = ["ticker", "name", "asset_type", "price", "day_change_pct", "market_cap"] as const
+
+export type RowValue = string | number | boolean | null
+
+export interface FiredEvent {
+  readonly type: "webhook.fired"
+  readonly timestamp: string
+  readonly data: {
+    readonly webhook_id: string
+    readonly name: string
+    readonly q: string
+    readonly as_of: string
+    readonly test: boolean
+    readonly match_count: number
+    readonly truncated: boolean
+    readonly matches: ReadonlyArray<Record<string, RowValue>>
+  }
+}
+
+const cell = (snapshot: Snapshot, name: string, r: number): RowValue => {
+  const col = snapshot.columns.get(name)
+  if (col === undefined) return null
+  if (col.kind === "string") return col.values[r] ?? null
+  if (col.valid[r] === 0) return null
+  return col.kind === "boolean" ? col.values[r] === 1 : col.values[r]!
+}
+
+/** The columns of a fired row: the standard ones, then `fields` not already among them. */
+export const rowColumns = (fields: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const out: Array<string> = [...STANDARD_FIELDS]
+  for (const f of fields) if (!out.includes(f)) out.push(f)
+  return out
+}
+
+/** Orders tickers for a fire: market cap descending, nulls last, then ticker. */
+export const fireOrder = (snapshot: Snapshot, tickers: ReadonlyArray<string>): Array<string> => {
+  const cap = snapshot.columns.get("market_cap")
+  const capOf = (t: string): number | null => {
+    const r = snapshot.index.get(t)
+    if (r === undefined || cap === undefined || cap.kind !== "numeric" || cap.valid[r] === 0) return null
+    return cap.values[r]!
+  }
+  return [...tickers]
+    .map((t) => [t, capOf(t)] as const)
+    .sort((a, b) => {
+      if (a[1] === null || b[1] === null) {
+        if (a[1] !== b[1]) return a[1] === null ? 1 : -1
+      } else if (a[1] !== b[1]) return b[1] - a[1]
+      return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0
+    })
+    .map(([t]) => t)
+}
+
+export const firedRows = (
+  snapshot: Snapshot,
+  tickers: ReadonlyArray<string>,
+  fields: ReadonlyArray<string>
+): Array<Record<string, RowValue>> => {
+  const columns = rowColumns(fields)
+  const out: Array<Record<string, RowValue>> = []
+  for (const t of fireOrder(snapshot, tickers).slice(0, MAX_FIRE_ROWS)) {
+    const r = snapshot.index.get(t)
+    const row: Record<string, RowValue> = {}
+    for (const c of columns) row[c] = r === undefined ? (c === "ticker" ? t : null) : cell(snapshot, c, r)
+    out.push(row)
+  }
+  return out
+}
+
+export const firedEvent = (args: {
+  readonly webhookId: string
+  readonly name: string
+  readonly q: string
+  readonly snapshot: Snapshot
+  readonly added: ReadonlyArray<string>
+  readonly fields: ReadonlyArray<string>
+  readonly test: boolean
+  /** epoch ms of the event */
+  readonly now: number
+}): FiredEvent => {
+  const matches = firedRows(args.snapshot, args.added, args.fields)
+  return {
+    type: "webhook.fired",
+    timestamp: new Date(args.now).toISOString(),
+    data: {
+      webhook_id: args.webhookId,
+      name: args.name,
+      q: args.q,
+      as_of: new Date(args.snapshot.asOf).toISOString(),
+      test: args.test,
+      match_count: args.added.length,
+      truncated: args.added.length > matches.length,
+      matches
+    }
+  }
+}
+
+/** Tickers of `next` that are not in `previous` (both any order); the result keeps `next`'s order. */
+export const newlyMatching = (previous: ReadonlySet<string>, next: ReadonlyArray<string>): Array<string> => {
+  const out: Array<string> = []
+  for (const t of next) if (!previous.has(t)) out.push(t)
+  return out
+}

@@ -1,0 +1,374 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import {
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  NotImplementedError,
+  ServiceUnavailableError
+} from "../errors.js"
+import { Authentication } from "../middleware/Authentication.js"
+import { IntParam, StrictParams } from "../v2/shared.js"
+
+export const MAX_WEBHOOK_NAME = 80
+
+export const Origin = Schema.Struct({
+  type: Schema.Literal("ticker", "signal", "query"),
+  ref: Schema.NullOr(Schema.String),
+  condition: Schema.NullOr(Schema.String)
+})
+
+export const WebhookDoc = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  q: Schema.String,
+  universe_id: Schema.NullOr(Schema.String),
+  cadence: Schema.Literal("realtime", "hourly", "exchange_open"),
+  target_url: Schema.NullOr(Schema.String),
+  channel: Schema.Literal("webhook", "chat", "in_app", "mobile_push"),
+  delivery: Schema.String,
+  channel_config_present: Schema.Boolean,
+  device_id: Schema.NullOr(Schema.String),
+  fields: Schema.Array(Schema.String),
+  status: Schema.Literal("active", "disabled"),
+  disabled_reason: Schema.NullOr(Schema.String),
+  source: Schema.Literal("v2"),
+  subscription_origin: Origin,
+  created_at: Schema.Int,
+  updated_at: Schema.Int,
+  last_match_set: Schema.Array(Schema.String),
+  last_evaluated_at: Schema.NullOr(Schema.Int),
+  next_eval_at: Schema.NullOr(Schema.Int),
+  last_fired: Schema.NullOr(Schema.Int),
+  signing_secret: Schema.optional(Schema.String),
+  test_url: Schema.optional(Schema.String)
+}).annotations({ identifier: "Webhook" })
+
+export const WebhookList = Schema.Struct({
+  as_of: Schema.String,
+  count: Schema.Int,
+  next_cursor: Schema.NullOr(Schema.String),
+  webhooks: Schema.Array(WebhookDoc)
+})
+
+export const DeliveryDoc = Schema.Struct({
+  id: Schema.String,
+  webhook_id: Schema.String,
+  event: Schema.String,
+  event_id: Schema.String,
+  target_url: Schema.String,
+  test: Schema.Boolean,
+  attempt: Schema.Int,
+  status: Schema.Literal("pending", "delivered", "permanent_failure"),
+  next_attempt_at: Schema.NullOr(Schema.Int),
+  last_status_code: Schema.NullOr(Schema.Int),
+  last_error: Schema.NullOr(Schema.String),
+  created_at: Schema.Int,
+  delivered_at: Schema.NullOr(Schema.Int)
+}).annotations({ identifier: "Delivery" })
+
+export const DeliveryList = Schema.Struct({
+  as_of: Schema.String,
+  count: Schema.Int,
+  next_cursor: Schema.NullOr(Schema.String),
+  deliveries: Schema.Array(DeliveryDoc)
+})
+
+export const NotificationDoc = Schema.Struct({
+  id: Schema.String,
+  webhook_id: Schema.String,
+  title: Schema.String,
+  body: Schema.String,
+  event: Schema.Unknown,
+  read: Schema.Boolean,
+  read_at: Schema.NullOr(Schema.Int),
+  created_at: Schema.Int
+})
+
+const Fields = Schema.Union(Schema.String, Schema.Array(Schema.String))
+
+const DeliveryFields = {
+  target_url: Schema.optional(Schema.NullOr(Schema.String)),
+  channel: Schema.optional(Schema.String),
+  chat_url: Schema.optional(Schema.NullOr(Schema.String)),
+  device_id: Schema.optional(Schema.NullOr(Schema.String)),
+  cadence: Schema.optional(Schema.String),
+  name: Schema.optional(Schema.String),
+  fields: Schema.optional(Fields)
+}
+
+export const TickerSubscribe = StrictParams({ condition: Schema.optional(Schema.String), ...DeliveryFields })
+export const SignalSubscribe = StrictParams({
+  condition: Schema.optional(Schema.String),
+  ticker: Schema.optional(Schema.NullOr(Schema.String)),
+  universe: Schema.optional(Schema.NullOr(Schema.String)),
+  ...DeliveryFields
+})
+export const CreateWebhook = StrictParams({
+  q: Schema.optional(Schema.String),
+  rule_id: Schema.optional(Schema.String),
+  universe: Schema.optional(Schema.NullOr(Schema.String)),
+  ...DeliveryFields
+})
+export const UpdateWebhook = StrictParams({
+  name: Schema.optional(Schema.String),
+  target_url: Schema.optional(Schema.NullOr(Schema.String)),
+  chat_url: Schema.optional(Schema.NullOr(Schema.String)),
+  cadence: Schema.optional(Schema.String),
+  fields: Schema.optional(Fields)
+})
+
+const IdPath = Schema.Struct({ id: Schema.String })
+const Page = StrictParams({ limit: Schema.optional(IntParam), cursor: Schema.optional(Schema.String) })
+
+const SUBSCRIBE_DOC =
+  "Nothing is sent on subscribing; the first evaluation fires once for every ticker matching then. " +
+  "`channel` is inferred when omitted: `webhook` with `target_url`, `chat` with `chat_url`, else `in_app`; " +
+  "`mobile_push` needs a `device_id` from POST /v2/devices/register; `slack` answers 501. " +
+  "`cadence`: `realtime` (default; `1m` is a deprecated alias), `hourly` (first refresh of each UTC hour), " +
+  "`exchange_open` (first refresh at or after 09:30 America/New_York on NYSE trading days); `5m`/`15m` are refused. " +
+  "`fields`: extra columns for each fired row, validated now. Custom signals are expanded into the stored `q` now " +
+  "(later edits of the signal do not change the webhook). `signing_secret` (webhook channel) is shown only in this " +
+  "response. Paid plans only (Free: 403 `webhook_tier_required`); Hobby 10, Pro 100 active webhooks " +
+  "(403 `webhook_limit_reached`)."
+
+export class WebhooksApi extends HttpApiGroup.make("webhooks")
+  .add(
+    HttpApiEndpoint.post("subscribeTicker", "/v2/tickers/:ticker/subscribe")
+      .setPath(Schema.Struct({ ticker: Schema.String }))
+      .setPayload(TickerSubscribe)
+      .addSuccess(WebhookDoc)
+      .addError(BadRequestError)
+      .addError(ForbiddenError)
+      .addError(NotFoundError)
+      .addError(NotImplementedError)
+      .addError(ServiceUnavailableError)
+      .annotate(
+        OpenApi.Description,
+        `Subscribes a condition on one ticker: the webhook's q is \`ticker = '<TICKER>' AND (<condition>)\`; default name \`<TICKER>: <condition>\`. ${SUBSCRIBE_DOC}`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("subscribeSignal", "/v2/signals/:signal/subscribe")
+      .setPath(Schema.Struct({ signal: Schema.String }))
+      .setPayload(SignalSubscribe)
+      .addSuccess(WebhookDoc)
+      .addError(BadRequestError)
+      .addError(ForbiddenError)
+      .addError(NotFoundError)
+      .addError(NotImplementedError)
+      .addError(ServiceUnavailableError)
+      .annotate(
+        OpenApi.Description,
+        `Subscribes a signal: a boolean (or custom) signal gives q \`<signal> = true\` (condition ignored); a numeric one needs \`condition\` \`<op><value>\` (op one of > >= = != < <=) and gives \`<signal> <op> <value>\`. Optional \`ticker\` restricts to one ticker, \`universe\` to a universe. Unknown signal: 404 \`unknown_signal\`. ${SUBSCRIBE_DOC}`
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/v2/webhooks")
+      .setUrlParams(Page)
+      .addSuccess(WebhookList)
+      .addError(BadRequestError)
+      .addError(ForbiddenError)
+      .addError(ServiceUnavailableError)
+      .annotate(OpenApi.Description, "The account's webhooks, newest first; `limit` 1–100 (default 50), `cursor`.")
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/v2/webhooks")
+      .setPayload(CreateWebhook)
+      .addSuccess(WebhookDoc, { status: 201 })
+      .addError(BadRequestError)
+      .addError(ForbiddenError)
+      .addError(NotFoundError)
+      .addError(NotImplementedError)
+      .addError(ServiceUnavailableError)
+      .annotate(
+        OpenApi.Description,
+        `Creates a webhook from a raw \`q\` or a saved rule (\`rule_id\`: its q and universe; an explicit \`universe\` overrides), with \`subscription_origin.type\` \`query\`. ${SUBSCRIBE_DOC}`
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/v2/webhooks/:id")
+      .setPath(IdPath)
+      .addSuccess(WebhookDoc)
+      .addError(BadRequestError)
+      .addError(ForbiddenError)
+      .addError(NotFoundError)
+      .addError(ServiceUnavailableError)
+      .annotate(OpenApi.Description, "One webhook (never its secrets). 400 for an id not of the form `wh_…`.")
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/v2/webhooks/:id")
+      .setPath(IdPath)
+      .setPayload(UpdateWebhook)
+      .addSuccess(WebhookDoc)
+      .addError(BadRequestError)
+      .addError(ForbiddenError)
+      .addError(NotFoundError)
+      .addError(ServiceUnavailableError)
+      .annotate(
+        OpenApi.Description,
+        "Changes `name`, `target_url` (webhook channel), `chat_url` (chat channel), `cadence` or `fields`. The condition cannot change: create a new webhook. Pending retries go to the new target."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("rotateSecret", "/v2/webhooks/:id/rotate-secret")
+      .setPath(IdPath)
+      .addSuccess(
+        Schema.Struct({
+          webhook: WebhookDoc,
+          signing_secret: Schema.String,
+          previous_secret_expires_at: Schema.Int
+        })
+      )
+      .addError(BadRequestError)
+      .addError(ForbiddenError)
+      .addError(NotFoundError)
+      .addError(ServiceUnavailableError)
+      .annotate(
+        OpenApi.Description,
+        "Issues a new signing secret (shown only here). For 24 hours every delivery carries two signatures in `webhook-signature`, one per secret, so receivers can switch without losing events. Webhook channel only."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("enable", "/v2/webhooks/:id/enable")
+      .setPath(IdPath)
+      .addSuccess(WebhookDoc)
+      .addError(BadRequestError)
+      .addError(ForbiddenError)
+      .addError(NotFoundError)
+      .addError(ServiceUnavailableError)
+      .annotate(
+        OpenApi.Description,
+        "Re-enables a disabled webhook: clears `last_match_set` and `last_evaluated_at`, so the next evaluation fires once with every current match. An active webhook is returned unchanged. 403 `webhook_limit_reached` when the plan's cap is reached."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("disable", "/v2/webhooks/:id/disable")
+      .setPath(IdPath)
+      .addSuccess(WebhookDoc)
+      .addError(BadRequestError)
+      .addError(ForbiddenError)
+      .addError(NotFoundError)
+      .addError(ServiceUnavailableError)
+      .annotate(OpenApi.Description, "Stops evaluating the webhook; its configuration and queued deliveries are kept.")
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/v2/webhooks/:id")
+      .setPath(IdPath)
+      .addSuccess(Schema.Struct({ ok: Schema.Literal(true) }))
+      .addError(BadRequestError)
+      .addError(ForbiddenError)
+      .addError(NotFoundError)
+      .addError(ServiceUnavailableError)
+      .annotate(OpenApi.Description, "Deletes the webhook with its delivery records and pending deliveries.")
+  )
+  .add(
+    HttpApiEndpoint.post("test", "/v2/webhooks/:id/test")
+      .setPath(IdPath)
+      .addSuccess(Schema.Struct({ as_of: Schema.String, delivery: DeliveryDoc }), { status: 202 })
+      .addError(BadRequestError)
+      .addError(ForbiddenError)
+      .addError(NotFoundError)
+      .addError(ServiceUnavailableError)
+      .annotate(
+        OpenApi.Description,
+        "Queues a test ping at once: a real-shape `webhook.fired` with `test: true` whose rows are up to 100 tickers matching the webhook's q now. Sent once, never retried, never disables the webhook; it appears in the deliveries list."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("deliveries", "/v2/webhooks/:id/deliveries")
+      .setPath(IdPath)
+      .setUrlParams(
+        StrictParams({
+          status: Schema.optional(Schema.String),
+          limit: Schema.optional(IntParam),
+          cursor: Schema.optional(Schema.String)
+        })
+      )
+      .addSuccess(DeliveryList)
+      .addError(BadRequestError)
+      .addError(ForbiddenError)
+      .addError(NotFoundError)
+      .addError(ServiceUnavailableError)
+      .annotate(
+        OpenApi.Description,
+        "Delivery records, newest first; `status` (pending, delivered, permanent_failure), `limit` 1–100 (default 50), `cursor`. `target_url` is the URL for the webhook channel and `chat`, `in_app` or `push:<device_id>` otherwise (never a secret)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("retryDelivery", "/v2/webhooks/:id/deliveries/:delivery_id/retry")
+      .setPath(Schema.Struct({ id: Schema.String, delivery_id: Schema.String }))
+      .addSuccess(DeliveryDoc)
+      .addError(BadRequestError)
+      .addError(ForbiddenError)
+      .addError(NotFoundError)
+      .addError(ConflictError)
+      .addError(ServiceUnavailableError)
+      .annotate(
+        OpenApi.Description,
+        "Sends a `permanent_failure` delivery again now, with the same `webhook-id` and a fresh retry schedule. 409 `delivery_not_failed` for a delivery that is pending or delivered."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("registerDevice", "/v2/devices/register")
+      .setPayload(
+        StrictParams({
+          platform: Schema.String,
+          token: Schema.String,
+          name: Schema.optional(Schema.NullOr(Schema.String))
+        })
+      )
+      .addSuccess(
+        Schema.Struct({
+          device_id: Schema.String,
+          platform: Schema.String,
+          name: Schema.NullOr(Schema.String),
+          created_at: Schema.Int
+        }),
+        { status: 201 }
+      )
+      .addError(BadRequestError)
+      .addError(ForbiddenError)
+      .addError(ServiceUnavailableError)
+      .annotate(
+        OpenApi.Description,
+        "Registers a device for `mobile_push` (`platform`: ios, android or web; `token`: the push token). Registering the same token again returns the same `device_id`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("notifications", "/v2/notifications")
+      .setUrlParams(
+        StrictParams({
+          unread: Schema.optional(Schema.Literal("true", "false")),
+          limit: Schema.optional(IntParam),
+          cursor: Schema.optional(Schema.String)
+        })
+      )
+      .addSuccess(
+        Schema.Struct({
+          as_of: Schema.String,
+          count: Schema.Int,
+          unread_count: Schema.Int,
+          next_cursor: Schema.NullOr(Schema.String),
+          notifications: Schema.Array(NotificationDoc)
+        })
+      )
+      .addError(BadRequestError)
+      .addError(ForbiddenError)
+      .addError(ServiceUnavailableError)
+      .annotate(
+        OpenApi.Description,
+        "The in-app inbox: alerts of `in_app` webhooks, newest first, with read state; `unread=true` lists only unread ones; `limit` 1–100 (default 50), `cursor`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("markRead", "/v2/notifications/read")
+      .setPayload(StrictParams({ ids: Schema.optional(Schema.Array(Schema.String)) }))
+      .addSuccess(Schema.Struct({ as_of: Schema.String, marked: Schema.Int }))
+      .addError(BadRequestError)
+      .addError(ForbiddenError)
+      .addError(ServiceUnavailableError)
+      .annotate(OpenApi.Description, "Marks the given notifications read (all of the account's when `ids` is omitted).")
+  )
+  .middleware(Authentication) {}

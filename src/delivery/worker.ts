@@ -1,0 +1,232 @@
+/**
+ * The delivery workers: take due deliveries from the queue in the database
+ * (with a lease, so several workers and instances never send one twice at
+ * once, and a crashed worker's delivery is taken again when the lease
+ * expires), send them on their channel and record the result.
+ *
+ * - `webhook`: a POST signed per Standard Webhooks, signed afresh on every
+ *   attempt (new `webhook-timestamp`, same `webhook-id`), with the current
+ *   signing secret and, during a rotation's overlap, the previous one too.
+ * - `chat`: a Slack-compatible `{text}` summary POSTed to the chat URL.
+ * - `in_app`: a row in the account's inbox (`GET /v2/notifications`).
+ * - `mobile_push`: the push gateway, to the registered device.
+ *
+ * A 2xx is `delivered`. Anything else is retried after each delay of
+ * `WEBHOOK_RETRY_SCHEDULE` (Retry-After on 429/503 honoured within the
+ * schedule's bounds); when the schedule is exhausted the delivery is
+ * `permanent_failure` and the webhook `disabled`. A 410 Gone fails the
+ * delivery and disables the webhook at once. Test pings are sent once and
+ * never disable a webhook.
+ */
+import { Clock, Context, Effect, Metric, MetricBoundaries } from "effect"
+import type { FiredEvent } from "../alerts/payload.js"
+import { AppConfig } from "../config/AppConfig.js"
+import { Readiness } from "../observability/Readiness.js"
+import { type AttemptResult, Deliveries, type DeliveryRecord } from "../store/deliveries.js"
+import { type WebhookRecord, Webhooks } from "../store/webhooks.js"
+import { chatMessage } from "./chat.js"
+import { classify, nextAttemptDelayMs, retryAfterHint, scheduleMillis } from "./outcome.js"
+import { PushGateway } from "./push.js"
+import { webhookHeaders } from "./signing.js"
+import { DeliveryTransport, type PostResult } from "./transport.js"
+import { DeliveryWake } from "./wake.js"
+
+/** How long a claimed delivery is reserved for its worker: well past the 10 s attempt deadline. */
+export const LEASE_MS = 60_000
+/**
+ * The longest the workers wait before looking at the queue again when nothing
+ * woke them (deliveries queued by another instance). Otherwise they sleep
+ * exactly until the next pending delivery is due or its lease expires.
+ */
+export class DeliveryPollInterval extends Context.Reference<DeliveryPollInterval>()("vigil/DeliveryPollInterval", {
+  defaultValue: () => 1_000
+}) {}
+const BATCH = 64
+const CONCURRENCY = 32
+
+const deliveriesTotal = Metric.counter("webhook_delivery_attempts_total", {
+  description: "Delivery attempts by channel and result (delivered, retry, failed)",
+  incremental: true
+})
+const attemptDuration = Metric.histogram(
+  "webhook_delivery_attempt_duration_seconds",
+  MetricBoundaries.fromIterable([0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]),
+  "Time of one delivery attempt"
+)
+
+const nothing: PostResult = { status: null, retryAfterSeconds: null, error: null, durationMs: 0 }
+
+const summary = (event: FiredEvent) => {
+  const tickers = event.data.matches.slice(0, 5).map((m) => String(m.ticker))
+  const more = event.data.match_count - tickers.length
+  return {
+    title: `${event.data.name}${event.data.test ? " (test)" : ""}`,
+    body:
+      event.data.match_count === 0
+        ? "Test notification"
+        : `${event.data.match_count} newly matching: ${tickers.join(", ")}${more > 0 ? ` and ${more} more` : ""}`
+  }
+}
+
+export class DeliveryWorker extends Effect.Service<DeliveryWorker>()("vigil/DeliveryWorker", {
+  scoped: Effect.gen(function* () {
+    const config = yield* AppConfig
+    const deliveries = yield* Deliveries
+    const webhooks = yield* Webhooks
+    const transport = yield* DeliveryTransport
+    const push = yield* PushGateway
+    const wake = yield* DeliveryWake
+    const readiness = yield* Readiness
+    const poll = yield* DeliveryPollInterval
+    const schedule = scheduleMillis(config.webhookRetrySchedule)
+
+    const send = (d: DeliveryRecord, w: WebhookRecord, now: number): Effect.Effect<PostResult> => {
+      switch (w.channel) {
+        case "webhook": {
+          if (w.targetUrl === null || w.signingSecret === null) {
+            return Effect.succeed({ ...nothing, error: "webhook has no target_url" })
+          }
+          const secrets =
+            w.previousSecret !== null && w.previousSecretUntil !== null && w.previousSecretUntil > now
+              ? [w.signingSecret, w.previousSecret]
+              : [w.signingSecret]
+          return transport.post(
+            w.targetUrl,
+            webhookHeaders(secrets, d.eventId, Math.floor(now / 1000), d.payload),
+            d.payload
+          )
+        }
+        case "chat": {
+          if (w.chatUrl === null) return Effect.succeed({ ...nothing, error: "webhook has no chat_url" })
+          const event = JSON.parse(d.payload) as FiredEvent
+          const body = JSON.stringify(
+            chatMessage({
+              webhookName: event.data.name,
+              q: event.data.q,
+              asOf: event.data.as_of,
+              test: event.data.test,
+              matchCount: event.data.match_count,
+              rows: event.data.matches
+            })
+          )
+          return transport.post(w.chatUrl, { "content-type": "application/json" }, body)
+        }
+        case "in_app": {
+          const event = JSON.parse(d.payload) as FiredEvent
+          const { title, body } = summary(event)
+          return deliveries
+            .addNotification(
+              w.accountId,
+              { id: `ntf_${d.id.slice(4)}`, webhookId: w.id, title, body, payload: d.payload },
+              d.id
+            )
+            .pipe(
+              Effect.as<PostResult>({ ...nothing, status: 200 }),
+              Effect.catchAll((e) =>
+                Effect.succeed<PostResult>({ ...nothing, error: `inbox write failed: ${e.message}` })
+              )
+            )
+        }
+        case "mobile_push": {
+          if (w.deviceId === null) return Effect.succeed({ ...nothing, error: "webhook has no device_id" })
+          return deliveries.device(w.accountId, w.deviceId).pipe(
+            Effect.flatMap((device) => {
+              if (device === undefined)
+                return Effect.succeed<PostResult>({ ...nothing, error: "device not registered" })
+              const event = JSON.parse(d.payload) as FiredEvent
+              const { title, body } = summary(event)
+              return push.send(device.token, device.platform, {
+                title,
+                body,
+                data: { webhook_id: w.id, event_id: d.eventId, delivery_id: d.id }
+              })
+            }),
+            Effect.catchAll((e) =>
+              Effect.succeed<PostResult>({ ...nothing, error: `device lookup failed: ${e.message}` })
+            )
+          )
+        }
+      }
+    }
+
+    /** Decides the record of an attempt. */
+    const decide = (d: DeliveryRecord, result: PostResult, now: number): AttemptResult => {
+      const outcome = classify(result)
+      const error = result.error ?? (result.status === null ? "no response" : `HTTP ${result.status}`)
+      if (outcome === "delivered") return { _tag: "Delivered", statusCode: result.status }
+      if (d.test) return { _tag: "Failed", statusCode: result.status, error, disableWebhook: false }
+      if (outcome === "gone") {
+        return {
+          _tag: "Failed",
+          statusCode: result.status,
+          error: "410 Gone: the receiver asked to stop",
+          disableWebhook: true
+        }
+      }
+      const delay = nextAttemptDelayMs(schedule, d.attempt, retryAfterHint(result))
+      return delay === null
+        ? { _tag: "Failed", statusCode: result.status, error, disableWebhook: true }
+        : { _tag: "Retry", statusCode: result.status, error, dueAt: now + delay }
+    }
+
+    const deliver = (d: DeliveryRecord) =>
+      Effect.gen(function* () {
+        const w = yield* webhooks.getById(d.webhookId)
+        if (w === undefined) return // the webhook was deleted (its deliveries go with it)
+        const now = yield* Clock.currentTimeMillis
+        const result = yield* send(d, w, now)
+        const done = yield* Clock.currentTimeMillis
+        const decision = decide(d, result, done)
+        yield* Metric.update(attemptDuration, result.durationMs / 1000)
+        yield* Metric.update(
+          deliveriesTotal.pipe(
+            Metric.tagged("channel", d.channel),
+            Metric.tagged(
+              "result",
+              decision._tag === "Delivered" ? "delivered" : decision._tag === "Retry" ? "retry" : "failed"
+            )
+          ),
+          1
+        )
+        const disabled = yield* deliveries.complete(d, decision)
+        if (disabled !== undefined) {
+          yield* Effect.logWarning("webhook disabled after failed delivery").pipe(
+            Effect.annotateLogs({ webhook_id: disabled, delivery_id: d.id, last_status_code: result.status ?? "none" })
+          )
+        }
+      }).pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.logError("delivery attempt could not be recorded; it is retried when its lease expires", cause).pipe(
+            Effect.annotateLogs({ delivery_id: d.id })
+          )
+        )
+      )
+
+    /** One pass: claims due deliveries and sends them; how many were claimed. */
+    const drain = Effect.gen(function* () {
+      const claimed = yield* deliveries.claimDue(BATCH, LEASE_MS)
+      yield* Effect.forEach(claimed, deliver, { concurrency: CONCURRENCY, discard: true })
+      return claimed.length
+    })
+
+    const loop = Effect.gen(function* () {
+      yield* readiness.await("migrations")
+      for (;;) {
+        const n = yield* drain.pipe(
+          Effect.catchAllCause((cause) =>
+            Effect.logWarning("delivery queue unavailable; retrying", cause).pipe(Effect.as(0))
+          )
+        )
+        if (n < BATCH) {
+          const next = yield* deliveries.nextDue.pipe(Effect.orElseSucceed(() => undefined))
+          const now = yield* Clock.currentTimeMillis
+          // at least 10 ms, so a due delivery another worker holds is not polled in a hot loop
+          const wait = next === undefined ? poll : Math.max(10, Math.min(poll, next - now))
+          yield* Effect.raceFirst(wake.next, Effect.sleep(wait))
+        }
+      }
+    })
+    yield* Effect.forkScoped(loop)
+    return { drain } as const
+  })
+}) {}

@@ -1,0 +1,396 @@
+/**
+ * Webhook subscriptions, account-scoped, and the evaluator's writes.
+ *
+ * The store keeps what it is given: validation (compiling `q`, target
+ * safety, plan gates) is the API's. Two rules live here because they need a
+ * transaction: the plan's webhook cap (checked under a lock on the account
+ * row, so concurrent creates cannot overshoot it) and the evaluator's tick
+ * commit (new match states and their deliveries in one transaction).
+ */
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect } from "effect"
+
+export type Cadence = "realtime" | "hourly" | "exchange_open"
+export type Channel = "webhook" | "chat" | "in_app" | "mobile_push"
+export type WebhookStatus = "active" | "disabled"
+
+export interface Origin {
+  readonly type: "ticker" | "signal" | "query"
+  readonly ref: string | null
+  readonly condition: string | null
+}
+
+export interface WebhookConfig {
+  readonly name: string
+  readonly q: string
+  readonly universeId: string | null
+  readonly cadence: Cadence
+  readonly channel: Channel
+  readonly targetUrl: string | null
+  readonly chatUrl: string | null
+  readonly deviceId: string | null
+  readonly signingSecret: string | null
+  readonly fields: ReadonlyArray<string>
+  readonly origin: Origin
+}
+
+export interface WebhookRecord extends WebhookConfig {
+  readonly id: string
+  readonly accountId: string
+  readonly status: WebhookStatus
+  readonly disabledReason: string | null
+  readonly previousSecret: string | null
+  /** epoch ms until which the previous secret still signs */
+  readonly previousSecretUntil: number | null
+  /** epoch seconds */
+  readonly createdAt: number
+  readonly updatedAt: number
+  /** epoch ms: when the webhook last became active */
+  readonly armedAt: number
+  readonly lastMatchSet: ReadonlyArray<string>
+  /** epoch ms, frozen at the last state change (see `effectiveLastEvaluated`) */
+  readonly lastEvaluatedAt: number | null
+  /** epoch seconds */
+  readonly lastFired: number | null
+  readonly version: number
+  /** creation order */
+  readonly seq: number
+}
+
+interface Row {
+  id: string
+  account_id: string
+  name: string
+  q: string
+  universe_id: string | null
+  cadence: Cadence
+  channel: Channel
+  target_url: string | null
+  chat_url: string | null
+  device_id: string | null
+  signing_secret: string | null
+  previous_secret: string | null
+  previous_secret_until: number | string | null
+  fields: ReadonlyArray<string>
+  status: WebhookStatus
+  disabled_reason: string | null
+  origin_type: Origin["type"]
+  origin_ref: string | null
+  origin_condition: string | null
+  created_at: number | string
+  updated_at: number | string
+  armed_at: number | string
+  last_match_set: ReadonlyArray<string>
+  last_evaluated_at: number | string | null
+  last_fired: number | string | null
+  version: number | string
+  created_seq: number | string
+}
+
+const num = (v: number | string | null): number | null => (v === null ? null : Number(v))
+
+const toRecord = (r: Row): WebhookRecord => ({
+  id: r.id,
+  accountId: r.account_id,
+  name: r.name,
+  q: r.q,
+  universeId: r.universe_id,
+  cadence: r.cadence,
+  channel: r.channel,
+  targetUrl: r.target_url,
+  chatUrl: r.chat_url,
+  deviceId: r.device_id,
+  signingSecret: r.signing_secret,
+  previousSecret: r.previous_secret,
+  previousSecretUntil: num(r.previous_secret_until),
+  fields: r.fields,
+  status: r.status,
+  disabledReason: r.disabled_reason,
+  origin: { type: r.origin_type, ref: r.origin_ref, condition: r.origin_condition },
+  createdAt: Number(r.created_at),
+  updatedAt: Number(r.updated_at),
+  armedAt: Number(r.armed_at),
+  lastMatchSet: r.last_match_set,
+  lastEvaluatedAt: num(r.last_evaluated_at),
+  lastFired: num(r.last_fired),
+  version: Number(r.version),
+  seq: Number(r.created_seq)
+})
+
+/** What an evaluation tick changes for one webhook. */
+export interface MatchChange {
+  readonly id: string
+  /** the `armed_at` the new state was computed from: a webhook re-armed meanwhile is left alone */
+  readonly armedAt: number
+  readonly matchSet: ReadonlyArray<string>
+  readonly fired: boolean
+}
+
+/** A delivery to enqueue. */
+export interface NewDelivery {
+  readonly id: string
+  readonly webhookId: string
+  readonly accountId: string
+  readonly eventId: string
+  readonly channel: Channel
+  readonly targetUrl: string
+  readonly test: boolean
+  readonly payload: string
+  /** epoch ms */
+  readonly dueAt: number
+}
+
+export type CreateOutcome =
+  | { readonly _tag: "Created"; readonly record: WebhookRecord }
+  | { readonly _tag: "LimitReached"; readonly active: number }
+
+export type EnableOutcome =
+  | { readonly _tag: "Enabled"; readonly record: WebhookRecord }
+  | { readonly _tag: "LimitReached"; readonly active: number }
+  | { readonly _tag: "NotFound" }
+
+export interface WebhookPatch {
+  readonly name?: string
+  readonly targetUrl?: string | null
+  readonly chatUrl?: string | null
+  readonly cadence?: Cadence
+  readonly fields?: ReadonlyArray<string>
+}
+
+export const insertDeliveries = (sql: SqlClient.SqlClient, deliveries: ReadonlyArray<NewDelivery>, nowS: number) =>
+  deliveries.length === 0
+    ? Effect.void
+    : sql`INSERT INTO deliveries (id, webhook_id, account_id, event, event_id, channel, target_url, test, payload,
+          attempt, status, due_at, created_at)
+        SELECT d.id, d.webhook_id, d.account_id, 'webhook.fired', d.event_id, d.channel, d.target_url, d.test, d.payload,
+          0, 'pending', d.due_at, ${nowS}
+        FROM unnest(${deliveries.map((d) => d.id)}::text[], ${deliveries.map((d) => d.webhookId)}::text[],
+          ${deliveries.map((d) => d.accountId)}::text[], ${deliveries.map((d) => d.eventId)}::text[],
+          ${deliveries.map((d) => d.channel)}::text[], ${deliveries.map((d) => d.targetUrl)}::text[],
+          ${deliveries.map((d) => d.test)}::boolean[], ${deliveries.map((d) => d.payload)}::text[],
+          ${deliveries.map((d) => d.dueAt)}::bigint[])
+          AS d(id, webhook_id, account_id, event_id, channel, target_url, test, payload, due_at)`.pipe(Effect.asVoid)
+
+export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /** active webhooks of the account, under a lock on the account row (call inside a transaction) */
+    const lockAndCount = (accountId: string) =>
+      Effect.gen(function* () {
+        yield* sql`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`
+        const rows = yield* sql<{ n: number | string }>`SELECT count(*) AS n FROM webhooks
+          WHERE account_id = ${accountId} AND status = 'active'`
+        return Number(rows[0]?.n ?? 0)
+      })
+
+    /** Creates an active webhook unless the account already has `cap` active ones (null = no cap). */
+    const create = (accountId: string, id: string, config: WebhookConfig, cap: number | null) =>
+      Effect.gen(function* () {
+        const ms = yield* Clock.currentTimeMillis
+        const now = Math.floor(ms / 1000)
+        const active = yield* lockAndCount(accountId)
+        if (cap !== null && active >= cap) return { _tag: "LimitReached", active } as CreateOutcome
+        const rows = yield* sql<Row>`INSERT INTO webhooks (id, account_id, name, q, universe_id, cadence, channel,
+            target_url, chat_url, device_id, signing_secret, fields, status, origin_type, origin_ref, origin_condition,
+            created_at, updated_at, armed_at)
+          VALUES (${id}, ${accountId}, ${config.name}, ${config.q}, ${config.universeId}, ${config.cadence},
+            ${config.channel}, ${config.targetUrl}, ${config.chatUrl}, ${config.deviceId}, ${config.signingSecret},
+            ${config.fields}::text[], 'active', ${config.origin.type}, ${config.origin.ref}, ${config.origin.condition},
+            ${now}, ${now}, ${ms})
+          RETURNING *`
+        return { _tag: "Created", record: toRecord(rows[0]!) } as CreateOutcome
+      }).pipe(sql.withTransaction)
+
+    const get = (accountId: string, id: string) =>
+      Effect.map(sql<Row>`SELECT * FROM webhooks WHERE account_id = ${accountId} AND id = ${id}`, (rows) =>
+        rows.length === 0 ? undefined : toRecord(rows[0]!)
+      )
+
+    const getById = (id: string) =>
+      Effect.map(sql<Row>`SELECT * FROM webhooks WHERE id = ${id}`, (rows) =>
+        rows.length === 0 ? undefined : toRecord(rows[0]!)
+      )
+
+    /** The account's webhooks newest first, after the creation position `afterSeq` when given. */
+    const list = (accountId: string, limit: number, afterSeq?: number) =>
+      Effect.map(
+        afterSeq === undefined
+          ? sql<Row>`SELECT * FROM webhooks WHERE account_id = ${accountId}
+              ORDER BY created_seq DESC LIMIT ${limit}`
+          : sql<Row>`SELECT * FROM webhooks WHERE account_id = ${accountId} AND created_seq < ${afterSeq}
+              ORDER BY created_seq DESC LIMIT ${limit}`,
+        (rows) => rows.map(toRecord)
+      )
+
+    const update = (accountId: string, id: string, patch: WebhookPatch) =>
+      Effect.gen(function* () {
+        const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+        const current = yield* get(accountId, id)
+        if (current === undefined) return undefined
+        const rows = yield* sql<Row>`UPDATE webhooks SET
+            name = ${patch.name ?? current.name},
+            target_url = ${patch.targetUrl !== undefined ? patch.targetUrl : current.targetUrl},
+            chat_url = ${patch.chatUrl !== undefined ? patch.chatUrl : current.chatUrl},
+            cadence = ${patch.cadence ?? current.cadence},
+            fields = ${patch.fields ?? current.fields}::text[],
+            updated_at = ${now}, version = nextval('webhook_version')
+          WHERE account_id = ${accountId} AND id = ${id} RETURNING *`
+        return rows.length === 0 ? undefined : toRecord(rows[0]!)
+      }).pipe(sql.withTransaction)
+
+    /** Disables; the effective `last_evaluated_at` is frozen into the row. */
+    const disable = (accountId: string | undefined, id: string, reason: string, lastEvaluatedAt: number | null) =>
+      Effect.gen(function* () {
+        const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+        const rows = yield* sql<Row>`UPDATE webhooks SET status = 'disabled', disabled_reason = ${reason},
+            last_evaluated_at = ${lastEvaluatedAt}, updated_at = ${now}, version = nextval('webhook_version')
+          WHERE id = ${id} AND status = 'active' ${accountId === undefined ? sql`` : sql`AND account_id = ${accountId}`}
+          RETURNING *`
+        return rows.length === 0 ? undefined : toRecord(rows[0]!)
+      })
+
+    /**
+     * Enables a disabled webhook unless that would exceed `cap` active ones:
+     * clears `last_match_set` and `last_evaluated_at`, so the next evaluation
+     * fires once for every current match. An active webhook is returned as it is.
+     */
+    const enable = (accountId: string, id: string, cap: number | null) =>
+      Effect.gen(function* () {
+        const ms = yield* Clock.currentTimeMillis
+        const active = yield* lockAndCount(accountId)
+        const current = yield* get(accountId, id)
+        if (current === undefined) return { _tag: "NotFound" } as EnableOutcome
+        if (current.status === "active") return { _tag: "Enabled", record: current } as EnableOutcome
+        if (cap !== null && active >= cap) return { _tag: "LimitReached", active } as EnableOutcome
+        const rows = yield* sql<Row>`UPDATE webhooks SET status = 'active', disabled_reason = NULL,
+            last_match_set = '{}', last_evaluated_at = NULL, armed_at = ${ms}, updated_at = ${Math.floor(ms / 1000)},
+            version = nextval('webhook_version')
+          WHERE account_id = ${accountId} AND id = ${id} RETURNING *`
+        return { _tag: "Enabled", record: toRecord(rows[0]!) } as EnableOutcome
+      }).pipe(sql.withTransaction)
+
+    const remove = (accountId: string, id: string) =>
+      Effect.map(
+        sql<{ id: string }>`DELETE FROM webhooks WHERE account_id = ${accountId} AND id = ${id} RETURNING id`,
+        (rows) => rows.length > 0
+      )
+
+    /** Replaces the signing secret; the old one keeps signing until `previousUntil` (epoch ms). */
+    const rotateSecret = (accountId: string, id: string, secret: string, previousUntil: number) =>
+      Effect.gen(function* () {
+        const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+        const rows = yield* sql<Row>`UPDATE webhooks SET previous_secret = signing_secret,
+            previous_secret_until = ${previousUntil}, signing_secret = ${secret}, updated_at = ${now},
+            version = nextval('webhook_version')
+          WHERE account_id = ${accountId} AND id = ${id} AND channel = 'webhook' RETURNING *`
+        return rows.length === 0 ? undefined : toRecord(rows[0]!)
+      })
+
+    /**
+     * A plan downgrade: keeps the `cap` oldest active webhooks and disables the
+     * rest (most recently created first); configuration is kept. Returns the
+     * disabled ids.
+     */
+    const enforceCap = (accountId: string, cap: number | null) =>
+      Effect.gen(function* () {
+        if (cap === null) return [] as ReadonlyArray<string>
+        const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+        yield* lockAndCount(accountId)
+        const rows = yield* sql<{ id: string }>`UPDATE webhooks SET status = 'disabled', disabled_reason = 'plan_limit',
+            updated_at = ${now}, version = nextval('webhook_version')
+          WHERE id IN (SELECT id FROM webhooks WHERE account_id = ${accountId} AND status = 'active'
+            ORDER BY created_seq ASC OFFSET ${cap})
+          RETURNING id`
+        return rows.map((r) => r.id)
+      }).pipe(sql.withTransaction)
+
+    /** Every webhook changed after `version` (all when 0), for the evaluator. */
+    const changedSince = (version: number) =>
+      Effect.map(sql<Row>`SELECT * FROM webhooks WHERE version > ${version} ORDER BY version`, (rows) =>
+        rows.map(toRecord)
+      )
+
+    /** The ids of every webhook that still exists among `ids`. */
+    const existing = (ids: ReadonlyArray<string>) =>
+      ids.length === 0
+        ? Effect.succeed(new Set<string>())
+        : Effect.map(
+            sql<{ id: string }>`SELECT id FROM webhooks WHERE id = ANY(${ids}::text[])`,
+            (rows) => new Set(rows.map((r) => r.id))
+          )
+
+    /**
+     * One evaluation tick, in one transaction: records the tick for its
+     * cadences, writes the changed match sets (only where the webhook is
+     * still active and armed as the change assumed) and enqueues the fires
+     * of the webhooks written. Returns the ids written.
+     */
+    const commitTick = (
+      evaluatedAt: number,
+      cadences: ReadonlyArray<Cadence>,
+      changes: ReadonlyArray<MatchChange>,
+      deliveries: ReadonlyArray<NewDelivery>
+    ) =>
+      Effect.gen(function* () {
+        const nowS = Math.floor(evaluatedAt / 1000)
+        if (cadences.length > 0) {
+          yield* sql`INSERT INTO evaluation_ticks (cadence, evaluated_at)
+            SELECT c, ${evaluatedAt} FROM unnest(${cadences}::text[]) AS c
+            ON CONFLICT (cadence) DO UPDATE SET evaluated_at = EXCLUDED.evaluated_at`
+        }
+        if (changes.length === 0) return new Set<string>()
+        const written = yield* sql<{ id: string }>`UPDATE webhooks w SET
+            last_match_set = CASE WHEN i.match_set = '' THEN '{}'::text[] ELSE string_to_array(i.match_set, ',') END,
+            last_evaluated_at = ${evaluatedAt},
+            last_fired = CASE WHEN i.fired THEN ${nowS} ELSE w.last_fired END
+          FROM unnest(${changes.map((c) => c.id)}::text[], ${changes.map((c) => c.armedAt)}::bigint[],
+            ${changes.map((c) => c.matchSet.join(","))}::text[], ${changes.map((c) => c.fired)}::boolean[])
+            AS i(id, armed_at, match_set, fired)
+          WHERE w.id = i.id AND w.armed_at = i.armed_at AND w.status = 'active'
+          RETURNING w.id`
+        const ids = new Set(written.map((r) => r.id))
+        yield* insertDeliveries(
+          sql,
+          deliveries.filter((d) => ids.has(d.webhookId)),
+          nowS
+        )
+        return ids
+      }).pipe(sql.withTransaction)
+
+    /** When each cadence was last evaluated (epoch ms). */
+    const ticks = Effect.map(
+      sql<{ cadence: Cadence; evaluated_at: number | string }>`SELECT cadence, evaluated_at FROM evaluation_ticks`,
+      (rows) => new Map(rows.map((r) => [r.cadence, Number(r.evaluated_at)] as const))
+    )
+
+    return {
+      create,
+      get,
+      getById,
+      list,
+      update,
+      disable,
+      enable,
+      remove,
+      rotateSecret,
+      enforceCap,
+      changedSince,
+      existing,
+      commitTick,
+      ticks
+    } as const
+  })
+}) {}
+
+/**
+ * `last_evaluated_at` as the API shows it: the last tick of the webhook's
+ * cadence when the webhook is active and was armed by then, else the value
+ * frozen in the row.
+ */
+export const effectiveLastEvaluated = (w: WebhookRecord, ticks: ReadonlyMap<Cadence, number>): number | null => {
+  const tick = ticks.get(w.cadence)
+  return w.status === "active" && tick !== undefined && tick >= w.armedAt
+    ? Math.max(tick, w.lastEvaluatedAt ?? 0)
+    : w.lastEvaluatedAt
+}

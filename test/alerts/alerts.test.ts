@@ -1,0 +1,278 @@
+/**
+ * The evaluator and its actors against the real store (PGlite, and
+ * PostgreSQL when DATABASE_URL is set) with hand-made snapshots, in
+ * simulated time: first evaluation fires every current match once, state-change
+ * deduplication across ticks, enable semantics, cadences, universes, identical
+ * predicates evaluated once, and an actor crash that loses nothing.
+ */
+import { SqlClient } from "@effect/sql"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, Option, Stream, TestClock } from "effect"
+import { Alerts } from "../../src/alerts/Alerts.js"
+import { isDue, nextInstant, parseCadence } from "../../src/alerts/cadence.js"
+import { firedEvent, fireOrder, MAX_FIRE_ROWS } from "../../src/alerts/payload.js"
+import { DeliveryWake } from "../../src/delivery/wake.js"
+import { Market } from "../../src/market/Market.js"
+import { makeTickerDirectory } from "../../src/market/tickers/directory.js"
+import { Deliveries } from "../../src/store/deliveries.js"
+import { Universes } from "../../src/store/universes.js"
+import { type Cadence, Webhooks } from "../../src/store/webhooks.js"
+import { snapshotOf } from "../query/support.js"
+import { backends } from "../support/backends.js"
+
+const TICKERS = ["AAA", "BBB", "CCC", "DDD"]
+
+const snapshot = (asOf: number, prices: Record<string, number>) => ({
+  ...snapshotOf(
+    TICKERS.map((t) => ({
+      ticker: t,
+      name: `${t} Inc`,
+      sector: "Tech",
+      price: prices[t] ?? 1,
+      volume_today: 1,
+      relative_volume: 1,
+      day_change_pct: 0.01,
+      market_cap: t === "DDD" ? null : 1e9 * (TICKERS.indexOf(t) + 1),
+      pe_ratio: null,
+      rsi_14: 50,
+      eps: 1,
+      golden_cross: false,
+      above_sma_50: true,
+      earnings_this_week: null
+    }))
+  ),
+  asOf
+})
+
+const fakeMarket = Layer.succeed(Market, {
+  latest: Effect.die("unused"),
+  changes: Stream.never,
+  data: Effect.fail({ _tag: "MarketNotReady", message: "no history here" }),
+  refreshNow: Effect.die("unused"),
+  importBars: () => Effect.die("unused"),
+  tickers: [],
+  directory: makeTickerDirectory(
+    TICKERS.map((t) => ({ ticker: t, name: t, asset_type: "CS", exchange: "XNYS", country: "us" }) as any)
+  ),
+  refreshInterval: 60_000
+} as unknown as Market)
+
+const layerFor = (db: ReturnType<ReturnType<typeof backends>[number]["layer"]>) =>
+  Alerts.Default.pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(Webhooks.Default, Deliveries.Default, Universes.Default, DeliveryWake.Default, fakeMarket)
+    ),
+    Layer.provideMerge(db)
+  )
+
+const webhook = (id: string, q: string, cadence: Cadence = "realtime", universeId: string | null = null) =>
+  Effect.gen(function* () {
+    const created = yield* (yield* Webhooks).create(
+      "acc_a",
+      id,
+      {
+        name: id,
+        q,
+        universeId,
+        cadence,
+        channel: "in_app",
+        targetUrl: null,
+        chatUrl: null,
+        deviceId: null,
+        signingSecret: null,
+        fields: ["rsi_14"],
+        origin: { type: "query", ref: null, condition: q }
+      },
+      null
+    )
+    if (created._tag !== "Created") throw new Error("not created")
+    return created.record
+  })
+
+const queued = (webhookId: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ payload: string }>`SELECT payload FROM deliveries WHERE webhook_id = ${webhookId}
+      ORDER BY created_at, id`
+    return rows.map((r) => JSON.parse(r.payload).data as { match_count: number; matches: Array<{ ticker: string }> })
+  })
+
+const stored = (id: string) => Effect.flatMap(Webhooks, (w) => w.getById(id))
+
+describe("cadences and payloads (pure)", () => {
+  it("parses cadences: 1m is realtime; 5m and 15m are refused", () => {
+    expect(parseCadence("1m")).toBe("realtime")
+    expect(parseCadence("REALTIME")).toBe("realtime")
+    expect(parseCadence("hourly")).toBe("hourly")
+    expect(parseCadence("exchange_open")).toBe("exchange_open")
+    expect(parseCadence("5m")).toBeUndefined()
+    expect(parseCadence("15m")).toBeUndefined()
+  })
+
+  it("hourly is due on the first refresh at or after each top of the hour", () => {
+    const h = Date.UTC(2026, 10, 23, 14)
+    expect(isDue("hourly", h - 60_000, h - 1)).toBe(false)
+    expect(isDue("hourly", h - 60_000, h)).toBe(true)
+    expect(isDue("hourly", h, h + 59 * 60_000)).toBe(false)
+    expect(isDue("hourly", undefined, h)).toBe(false)
+    expect(nextInstant("hourly", h, 60_000)).toBe(h + 3_600_000)
+    expect(isDue("realtime", undefined, 0)).toBe(true)
+  })
+
+  it("exchange_open is due at 09:30 New York on trading days only", () => {
+    // Monday 2026-11-23: 09:30 EST is 14:30 UTC
+    const open = Date.UTC(2026, 10, 23, 14, 30)
+    expect(isDue("exchange_open", open - 60_000, open)).toBe(true)
+    expect(isDue("exchange_open", open, open + 3_600_000)).toBe(false)
+    // Thursday 2026-11-26 is Thanksgiving: the next open after Wednesday's is Friday's
+    const wednesdayOpen = Date.UTC(2026, 10, 25, 14, 30)
+    expect(nextInstant("exchange_open", wednesdayOpen, 0)).toBe(Date.UTC(2026, 10, 27, 14, 30))
+    // Saturday → Monday
+    expect(nextInstant("exchange_open", Date.UTC(2026, 10, 28, 12), 0)).toBe(Date.UTC(2026, 10, 30, 14, 30))
+  })
+
+  it("orders fired rows by market cap descending, nulls last, and truncates at 100 with match_count", () => {
+    const s = snapshot(0, {})
+    expect(fireOrder(s, ["AAA", "DDD", "CCC", "BBB"])).toEqual(["CCC", "BBB", "AAA", "DDD"])
+    const many = Array.from({ length: 150 }, (_, i) => `T${i}`)
+    const event = firedEvent({
+      webhookId: "wh_x",
+      name: "n",
+      q: "q",
+      snapshot: s,
+      added: many,
+      fields: [],
+      test: false,
+      now: 0
+    })
+    expect(event.data.matches).toHaveLength(MAX_FIRE_ROWS)
+    expect(event.data).toMatchObject({ match_count: 150, truncated: true })
+  })
+})
+
+for (const backend of backends()) {
+  describe(`alerts evaluator (${backend.name})`, () => {
+    it.scoped(
+      "fires once per newly matching ticker, never twice for one transition, and keeps state in the store",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`INSERT INTO accounts (id, plan, created_at, updated_at) VALUES ('acc_a', 'pro', 1, 1)`
+          yield* TestClock.setTime(Date.UTC(2026, 10, 23, 12))
+          const alerts = yield* Alerts
+          yield* webhook("wh_1", "price > 10")
+          yield* webhook("wh_2", "price  >  10") // same predicate, spelled differently
+          yield* webhook("wh_3", "price > 10 AND ticker != 'AAA'")
+
+          const r1 = yield* alerts.evaluate(snapshot(1_000, { AAA: 11, BBB: 12 }))
+          expect(r1).not.toHaveProperty("error")
+          expect(r1).toMatchObject({ ok: true, evaluated: 3, fires: 3 })
+          expect((yield* queued("wh_1")).map((d) => d.matches.map((m) => m.ticker))).toEqual([["BBB", "AAA"]])
+          expect((yield* queued("wh_3")).map((d) => d.matches.map((m) => m.ticker))).toEqual([["BBB"]])
+          expect((yield* stored("wh_1"))?.lastMatchSet).toEqual(["AAA", "BBB"])
+
+          // same matches: nothing; AAA leaves: state changes, no fire; AAA returns: one fire with AAA only
+          expect((yield* alerts.evaluate(snapshot(2_000, { AAA: 11, BBB: 12 }))).fires).toBe(0)
+          expect((yield* alerts.evaluate(snapshot(3_000, { BBB: 12 }))).fires).toBe(0)
+          expect((yield* stored("wh_1"))?.lastMatchSet).toEqual(["BBB"])
+          expect((yield* alerts.evaluate(snapshot(4_000, { AAA: 11, BBB: 12, CCC: 13 }))).fires).toBe(3)
+          const fires = yield* queued("wh_1")
+          expect(fires.map((d) => d.matches.map((m) => m.ticker).sort())).toEqual([
+            ["AAA", "BBB"],
+            ["AAA", "CCC"]
+          ])
+          expect(fires[1]!.matches[0]).toHaveProperty("rsi_14", 50)
+        }).pipe(Effect.provide(layerFor(backend.layer()))),
+      60_000
+    )
+
+    it.scoped(
+      "an actor that crashes is restarted from the store and the transition still fires exactly once",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`INSERT INTO accounts (id, plan, created_at, updated_at) VALUES ('acc_a', 'pro', 1, 1)`
+          yield* TestClock.setTime(Date.UTC(2026, 10, 23, 12))
+          const alerts = yield* Alerts
+          yield* webhook("wh_c", "price > 10")
+          yield* webhook("wh_ok", "price > 10")
+          yield* alerts.evaluate(snapshot(1_000, {}))
+          let crashes = 1
+          yield* alerts.setFault((id, m) => {
+            if (id === "wh_c" && m._tag === "Evaluate" && crashes-- > 0) throw new Error("injected")
+          })
+          const r = yield* alerts.evaluate(snapshot(2_000, { AAA: 11 }))
+          expect(r.fires).toBe(1) // wh_ok fired; wh_c crashed and stored nothing
+          expect(yield* queued("wh_c")).toEqual([])
+          // the supervisor restarts it with backoff (simulated time)
+          yield* TestClock.adjust(1_000)
+          expect(Number((yield* alerts.restarts).count)).toBeGreaterThanOrEqual(1)
+          expect(yield* alerts.actorCount).toBe(2)
+          const again = yield* alerts.evaluate(snapshot(3_000, { AAA: 11 }))
+          expect(again.fires).toBe(1)
+          expect((yield* queued("wh_c")).map((d) => d.match_count)).toEqual([1])
+          expect((yield* queued("wh_ok")).map((d) => d.match_count)).toEqual([1])
+        }).pipe(Effect.provide(layerFor(backend.layer()))),
+      60_000
+    )
+
+    it.scoped(
+      "enable clears the set so the next evaluation fires every current match once; disabled webhooks are not evaluated",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`INSERT INTO accounts (id, plan, created_at, updated_at) VALUES ('acc_a', 'pro', 1, 1)`
+          yield* TestClock.setTime(Date.UTC(2026, 10, 23, 12))
+          const alerts = yield* Alerts
+          const store = yield* Webhooks
+          yield* webhook("wh_e", "price > 10")
+          yield* alerts.evaluate(snapshot(1_000, { AAA: 11, BBB: 11 }))
+          const disabled = yield* store.disable("acc_a", "wh_e", "user", 1_000)
+          yield* alerts.changed(disabled!)
+          expect(yield* alerts.actorCount).toBe(0)
+          expect((yield* alerts.evaluate(snapshot(2_000, { AAA: 11, BBB: 11, CCC: 11 }))).evaluated).toBe(0)
+          yield* TestClock.adjust(5_000)
+          const enabled = yield* store.enable("acc_a", "wh_e", null)
+          expect(enabled._tag === "Enabled" && enabled.record.lastMatchSet).toEqual([])
+          if (enabled._tag === "Enabled") yield* alerts.changed(enabled.record)
+          expect((yield* alerts.evaluate(snapshot(3_000, { AAA: 11, BBB: 11, CCC: 11 }))).fires).toBe(1)
+          expect((yield* queued("wh_e")).map((d) => d.match_count)).toEqual([2, 3])
+        }).pipe(Effect.provide(layerFor(backend.layer()))),
+      60_000
+    )
+
+    it.scoped(
+      "hourly webhooks wait for the top of the hour; universes scope the matches (a missing one matches nothing)",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`INSERT INTO accounts (id, plan, created_at, updated_at) VALUES ('acc_a', 'pro', 1, 1)`
+          yield* (yield* Universes).create({
+            accountId: "acc_a",
+            id: "mine",
+            name: "Mine",
+            description: null,
+            tickers: ["BBB", "CCC"]
+          })
+          const alerts = yield* Alerts
+          yield* TestClock.setTime(Date.UTC(2026, 10, 23, 14, 10))
+          yield* webhook("wh_h", "price > 10", "hourly")
+          yield* webhook("wh_u", "price > 10", "realtime", "mine")
+          yield* webhook("wh_gone", "price > 10", "realtime", "nope")
+          const all = { AAA: 11, BBB: 11, CCC: 11 }
+          yield* alerts.evaluate(snapshot(1_000, all))
+          expect(yield* queued("wh_h")).toEqual([])
+          expect((yield* queued("wh_u")).map((d) => d.matches.map((m) => m.ticker).sort())).toEqual([["BBB", "CCC"]])
+          expect(yield* queued("wh_gone")).toEqual([])
+          yield* TestClock.setTime(Date.UTC(2026, 10, 23, 14, 59))
+          yield* alerts.evaluate(snapshot(2_000, all))
+          expect(yield* queued("wh_h")).toEqual([])
+          yield* TestClock.setTime(Date.UTC(2026, 10, 23, 15, 0, 30))
+          yield* alerts.evaluate(snapshot(3_000, all))
+          expect((yield* queued("wh_h")).map((d) => d.match_count)).toEqual([3])
+          expect(Option.isSome(Option.fromNullable(alerts.lastCadenceAt("hourly")))).toBe(true)
+        }).pipe(Effect.provide(layerFor(backend.layer()))),
+      60_000
+    )
+  })
+}

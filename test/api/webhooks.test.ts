@@ -1,0 +1,464 @@
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { Webhook } from "standardwebhooks"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { admin, api, expectError, type RunningServer, startServer, waitReady } from "../support/server.js"
+
+interface Received {
+  readonly path: string
+  readonly headers: IncomingHttpHeaders
+  readonly body: string
+}
+
+/** A local receiver: records every POST; `respond` decides the status per path. */
+const startReceiver = async () => {
+  const received: Array<Received> = []
+  const statusFor = new Map<string, number>()
+  const server: Server = createServer((req, res) => {
+    let body = ""
+    req.on("data", (d) => (body += d))
+    req.on("end", () => {
+      const path = req.url ?? "/"
+      received.push({ path, headers: req.headers, body })
+      res.writeHead(statusFor.get(path) ?? 200, { "content-type": "text/plain" }).end("ok")
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+  const port = (server.address() as AddressInfo).port
+  return {
+    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    received,
+    at: (path: string) => received.filter((r) => r.path === path),
+    respond: (path: string, status: number) => statusFor.set(path, status),
+    close: () => new Promise<void>((r) => server.close(() => r()))
+  }
+}
+
+const waitFor = async (check: () => boolean | Promise<boolean>, timeoutMs = 15_000) => {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (await check()) return
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new Error("condition not met in time")
+}
+
+const verify = (secret: string, r: Received) =>
+  new Webhook(secret.slice("whsec_".length)).verify(r.body, r.headers as Record<string, string>) as any
+
+describe("webhook subscriptions and delivery over HTTP", () => {
+  let server: RunningServer
+  let receiver: Awaited<ReturnType<typeof startReceiver>>
+  const newAccount = async (plan: string) => (await admin(server, "POST", "/admin/accounts", { plan })).body
+  const newKey = async (plan = "pro") => (await newAccount(plan)).api_key as string
+  const call = (key: string, method: string, path: string, body?: unknown) =>
+    api(server, key, path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+  const refresh = async () => {
+    const r = await admin(server, "POST", "/admin/refresh")
+    expect(r.status).toBe(200)
+    return r.body.as_of as string
+  }
+
+  beforeAll(async () => {
+    receiver = await startReceiver()
+    server = await startServer({
+      REFRESH_INTERVAL: "1h",
+      WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
+      WEBHOOK_RETRY_SCHEDULE: "1s,1s"
+    })
+    await waitReady(server)
+  }, 120_000)
+  afterAll(async () => {
+    await server?.stop()
+    await receiver?.close()
+  })
+
+  it("subscribes a ticker condition, sends nothing, then fires once per transition, signed", async () => {
+    const key = await newKey()
+    const sub = await call(key, "POST", "/v2/tickers/aapl/subscribe", {
+      condition: "price > 0",
+      target_url: receiver.url("/t1"),
+      fields: "rsi_14"
+    })
+    expect(sub.status).toBe(200)
+    expect(sub.body).toMatchObject({
+      name: "AAPL: price > 0",
+      q: "ticker = 'AAPL' AND price > 0",
+      universe_id: null,
+      cadence: "realtime",
+      target_url: receiver.url("/t1"),
+      channel: "webhook",
+      delivery: "webhook",
+      channel_config_present: false,
+      status: "active",
+      source: "v2",
+      subscription_origin: { type: "ticker", ref: "AAPL", condition: "price > 0" },
+      last_match_set: [],
+      last_evaluated_at: null,
+      last_fired: null,
+      fields: ["rsi_14"]
+    })
+    expect(sub.body.id).toMatch(/^wh_/)
+    expect(sub.body.signing_secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/)
+    expect(sub.body.test_url).toBe(`/v2/webhooks/${sub.body.id}/test`)
+    const id = sub.body.id as string
+    await new Promise((r) => setTimeout(r, 300))
+    expect(receiver.at("/t1")).toHaveLength(0)
+
+    const asOf = await refresh()
+    await waitFor(() => receiver.at("/t1").length >= 1)
+    const first = receiver.at("/t1")[0]!
+    const event = verify(sub.body.signing_secret, first)
+    expect(event.type).toBe("webhook.fired")
+    expect(event.data).toMatchObject({ webhook_id: id, name: "AAPL: price > 0", test: false, as_of: asOf })
+    expect(event.data.matches).toHaveLength(1)
+    expect(Object.keys(event.data.matches[0]).sort()).toEqual(
+      ["ticker", "name", "asset_type", "price", "day_change_pct", "market_cap", "rsi_14"].sort()
+    )
+    expect(event.data.matches[0].ticker).toBe("AAPL")
+    expect(first.headers["webhook-id"]).toMatch(/^msg_/)
+
+    // the next refresh: AAPL still matches, nothing new
+    await refresh()
+    await new Promise((r) => setTimeout(r, 500))
+    expect(receiver.at("/t1")).toHaveLength(1)
+
+    const got = await call(key, "GET", `/v2/webhooks/${id}`)
+    expect(got.status).toBe(200)
+    expect(got.body.signing_secret).toBeUndefined()
+    expect(got.body.test_url).toBeUndefined()
+    expect(got.body.last_match_set).toEqual(["AAPL"])
+    expect(got.body.last_fired).toBeGreaterThan(0)
+    expect(got.body.last_evaluated_at).toBeGreaterThanOrEqual(got.body.last_fired)
+    const deliveries = await call(key, "GET", `/v2/webhooks/${id}/deliveries`)
+    expect(deliveries.body.count).toBe(1)
+    expect(deliveries.body.deliveries[0]).toMatchObject({
+      webhook_id: id,
+      event: "webhook.fired",
+      status: "delivered",
+      attempt: 1,
+      last_status_code: 200,
+      test: false,
+      event_id: first.headers["webhook-id"]
+    })
+    expect(deliveries.body.deliveries[0].delivered_at).toBeGreaterThan(0)
+  }, 60_000)
+
+  it("scopes every webhook to its account and gates plans", async () => {
+    const key = await newKey()
+    const other = await newKey()
+    const sub = await call(key, "POST", "/v2/tickers/msft/subscribe", { condition: "price > 0" })
+    expect(sub.status).toBe(200)
+    expect(sub.body.channel).toBe("in_app")
+    expect(sub.body.signing_secret).toBeUndefined()
+    expectError(await call(other, "GET", `/v2/webhooks/${sub.body.id}`), 404, "not_found")
+    expectError(await call(other, "DELETE", `/v2/webhooks/${sub.body.id}`), 404, "not_found")
+    expectError(await call(other, "GET", `/v2/webhooks/${sub.body.id}/deliveries`), 404, "not_found")
+    expectError(await call(key, "GET", "/v2/webhooks/nope"), 400, "bad_request")
+    expectError(
+      await call(await newKey("free"), "POST", "/v2/tickers/msft/subscribe", { condition: "price > 0" }),
+      403,
+      "webhook_tier_required"
+    )
+    expectError(
+      await call(await newKey("none"), "POST", "/v2/tickers/msft/subscribe", { condition: "price > 0" }),
+      402,
+      "subscription_required"
+    )
+    const list = await call(other, "GET", "/v2/webhooks")
+    expect(list.body.webhooks).toEqual([])
+  })
+
+  it("validates subscriptions", async () => {
+    const key = await newKey()
+    const sub = (path: string, body: unknown) => call(key, "POST", path, body)
+    expectError(await sub("/v2/tickers/aapl/subscribe", {}), 400, "bad_request")
+    expectError(await sub("/v2/tickers/zzzzzz/subscribe", { condition: "price > 1" }), 404, "not_found")
+    expectError(await sub("/v2/tickers/aapl/subscribe", { condition: "pricey > 1" }), 400, "invalid_query")
+    expectError(await sub("/v2/tickers/aapl/subscribe", { condition: "price > 1", cadence: "5m" }), 400, "bad_request")
+    expectError(
+      await sub("/v2/tickers/aapl/subscribe", { condition: "price > 1", channel: "slack" }),
+      501,
+      "channel_not_implemented"
+    )
+    expectError(
+      await sub("/v2/tickers/aapl/subscribe", { condition: "price > 1", target_url: "ftp://example.com/x" }),
+      400,
+      "bad_request"
+    )
+    expectError(await sub("/v2/tickers/aapl/subscribe", { condition: "price > 1", fields: "nope" }), 400, "bad_request")
+    expectError(
+      await sub("/v2/tickers/aapl/subscribe", { condition: "price > 1", channel: "mobile_push" }),
+      400,
+      "bad_request"
+    )
+    expectError(
+      await sub("/v2/tickers/aapl/subscribe", { condition: "price > 1", name: "x".repeat(81) }),
+      400,
+      "bad_request"
+    )
+    expectError(await sub("/v2/tickers/aapl/subscribe", { condition: "price > 1", bogus: 1 }), 400, "bad_request")
+    const alias = await sub("/v2/tickers/aapl/subscribe", { condition: "price > 1", cadence: "1m" })
+    expect(alias.body.cadence).toBe("realtime")
+    expectError(await sub("/v2/signals/nope_nope/subscribe", {}), 404, "unknown_signal")
+    expectError(await sub("/v2/signals/rsi_14/subscribe", {}), 400, "bad_request")
+    expectError(await sub("/v2/signals/rsi_14/subscribe", { condition: "about 70" }), 400, "bad_request")
+    expectError(await sub("/v2/signals/name/subscribe", {}), 404, "unknown_signal")
+    expectError(await sub("/v2/webhooks", { q: "price > 1", rule_id: "rule_x" }), 400, "bad_request")
+    expectError(await sub("/v2/webhooks", { q: "price > 1", universe: "nope" }), 404, "universe_not_found")
+    expectError(await sub("/v2/webhooks", { rule_id: "rule_missing" }), 404, "not_found")
+  })
+
+  it("subscribes signals: boolean, numeric with condition, custom signals frozen at creation", async () => {
+    const account = await newAccount("pro")
+    const key = account.api_key as string
+    const flag = await call(key, "POST", "/v2/signals/Golden_Cross/subscribe", { universe: "top_100" })
+    expect(flag.status).toBe(200)
+    expect(flag.body).toMatchObject({
+      name: "golden_cross",
+      q: "golden_cross = TRUE",
+      universe_id: "top_100",
+      subscription_origin: { type: "signal", ref: "golden_cross", condition: "golden_cross" }
+    })
+    const numeric = await call(key, "POST", "/v2/signals/rsi_14/subscribe", { condition: ">70", ticker: "nvda" })
+    expect(numeric.body).toMatchObject({
+      name: "rsi_14 > 70",
+      q: "ticker = 'NVDA' AND rsi_14 > 70",
+      subscription_origin: { type: "signal", ref: "rsi_14", condition: ">70" }
+    })
+    expect((await call(key, "POST", "/v2/signals", { name: "cheap", expr: "price < 20" })).status).toBe(201)
+    const custom = await call(key, "POST", "/v2/signals/cheap/subscribe", {})
+    expect(custom.status).toBe(200)
+    expect(custom.body.q).toBe("(price < 20) = TRUE")
+    expect((await call(key, "PATCH", "/v2/signals/cheap", { expr: "price < 5" })).status).toBe(200)
+    expect((await call(key, "GET", `/v2/webhooks/${custom.body.id}`)).body.q).toBe("(price < 20) = TRUE")
+    const viaQ = await call(key, "POST", "/v2/webhooks", { q: "cheap AND volume_today > 0", cadence: "hourly" })
+    expect(viaQ.status).toBe(201)
+    expect(viaQ.body).toMatchObject({
+      cadence: "hourly",
+      subscription_origin: { type: "query", ref: null, condition: "cheap AND volume_today > 0" }
+    })
+    expect(viaQ.body.q).not.toContain("cheap")
+    expect(viaQ.body.test_url).toBeUndefined()
+    const rule = await call(key, "POST", "/v2/rules", { name: "r", q: "price > 100", universe: "top_10" })
+    const viaRule = await call(key, "POST", "/v2/webhooks", { rule_id: rule.body.id })
+    expect(viaRule.body).toMatchObject({
+      q: "price > 100",
+      universe_id: "top_10",
+      subscription_origin: { type: "query", ref: rule.body.id }
+    })
+    const page = await call(key, "GET", "/v2/webhooks?limit=2")
+    expect(page.body.count).toBe(2)
+    const rest = await call(key, "GET", `/v2/webhooks?limit=2&cursor=${page.body.next_cursor}`)
+    const all = [...page.body.webhooks, ...rest.body.webhooks].map((w: any) => w.id)
+    expect(new Set(all).size).toBe(all.length)
+    expectError(await call(key, "GET", `/v2/webhooks?limit=3&cursor=${page.body.next_cursor}`), 400, "bad_request")
+    // below Pro, custom signals cannot be consumed
+    expect((await admin(server, "PATCH", `/admin/accounts/${account.account_id}`, { plan: "hobby" })).status).toBe(200)
+    expectError(await call(key, "POST", "/v2/signals/cheap/subscribe", {}), 403, "custom_signals_tier_required")
+    expectError(await call(key, "POST", "/v2/webhooks", { q: "cheap" }), 403, "custom_signals_tier_required")
+  })
+
+  it("caps webhooks per plan and disables the newest beyond the cap on a downgrade", async () => {
+    const account = await newAccount("hobby")
+    const key = account.api_key as string
+    const ids: Array<string> = []
+    for (let i = 0; i < 10; i++) {
+      const r = await call(key, "POST", "/v2/tickers/aapl/subscribe", { condition: `price > ${i}` })
+      expect(r.status).toBe(200)
+      ids.push(r.body.id)
+    }
+    expectError(
+      await call(key, "POST", "/v2/tickers/aapl/subscribe", { condition: "price > 99" }),
+      403,
+      "webhook_limit_reached"
+    )
+    expect((await admin(server, "PATCH", `/admin/accounts/${account.account_id}`, { plan: "pro" })).status).toBe(200)
+    for (let i = 0; i < 2; i++) {
+      const r = await call(key, "POST", "/v2/tickers/aapl/subscribe", { condition: `price > ${100 + i}` })
+      ids.push(r.body.id)
+    }
+    expect((await admin(server, "PATCH", `/admin/accounts/${account.account_id}`, { plan: "hobby" })).status).toBe(200)
+    const statuses = await Promise.all(
+      ids.map(async (id) => (await call(key, "GET", `/v2/webhooks/${id}`)).body.status)
+    )
+    expect(statuses).toEqual([...Array(10).fill("active"), "disabled", "disabled"])
+    const kept = await call(key, "GET", `/v2/webhooks/${ids[11]}`)
+    expect(kept.body.q).toBe("ticker = 'AAPL' AND price > 101")
+    expectError(await call(key, "POST", `/v2/webhooks/${ids[11]}/enable`), 403, "webhook_limit_reached")
+    expect((await call(key, "DELETE", `/v2/webhooks/${ids[0]}`)).body).toEqual({ ok: true })
+    expectError(await call(key, "GET", `/v2/webhooks/${ids[0]}`), 404, "not_found")
+    const enabled = await call(key, "POST", `/v2/webhooks/${ids[11]}/enable`)
+    expect(enabled.body.status).toBe("active")
+  })
+
+  it("disable stops firing; enable clears the match set and fires once with every current match", async () => {
+    const key = await newKey()
+    const sub = await call(key, "POST", "/v2/webhooks", {
+      q: "ticker IN ('AAPL', 'MSFT', 'NVDA') AND price > 0",
+      target_url: receiver.url("/t2")
+    })
+    const id = sub.body.id
+    await refresh()
+    await waitFor(() => receiver.at("/t2").length === 1)
+    expect(verify(sub.body.signing_secret, receiver.at("/t2")[0]!).data.match_count).toBe(3)
+    const disabled = await call(key, "POST", `/v2/webhooks/${id}/disable`)
+    expect(disabled.body).toMatchObject({ status: "disabled", next_eval_at: null })
+    await refresh()
+    const enabled = await call(key, "POST", `/v2/webhooks/${id}/enable`)
+    expect(enabled.body).toMatchObject({ status: "active", last_match_set: [], last_evaluated_at: null })
+    expect((await call(key, "POST", `/v2/webhooks/${id}/enable`)).body.status).toBe("active")
+    await refresh()
+    await waitFor(() => receiver.at("/t2").length === 2)
+    const again = verify(sub.body.signing_secret, receiver.at("/t2")[1]!)
+    expect(again.data.match_count).toBe(3)
+    expect(again.data.matches.map((m: any) => m.ticker).sort()).toEqual(["AAPL", "MSFT", "NVDA"])
+    expect(receiver.at("/t2")[1]!.headers["webhook-id"]).not.toBe(receiver.at("/t2")[0]!.headers["webhook-id"])
+  }, 60_000)
+
+  it("retries per the schedule, then fails permanently and disables; a manual retry keeps the event id", async () => {
+    const key = await newKey()
+    receiver.respond("/down", 500)
+    const sub = await call(key, "POST", "/v2/tickers/aapl/subscribe", {
+      condition: "price > 0",
+      target_url: receiver.url("/down")
+    })
+    const id = sub.body.id
+    await refresh()
+    // WEBHOOK_RETRY_SCHEDULE=1s,1s: three POSTs, then permanent_failure
+    await waitFor(async () => (await call(key, "GET", `/v2/webhooks/${id}`)).body.status === "disabled", 20_000)
+    const posts = receiver.at("/down")
+    expect(posts).toHaveLength(3)
+    expect(new Set(posts.map((p) => p.headers["webhook-id"])).size).toBe(1)
+    for (const p of posts) verify(sub.body.signing_secret, p)
+    const d = (await call(key, "GET", `/v2/webhooks/${id}/deliveries`)).body.deliveries[0]
+    expect(d).toMatchObject({ status: "permanent_failure", attempt: 3, last_status_code: 500, next_attempt_at: null })
+    expect((await call(key, "GET", `/v2/webhooks/${id}`)).body.disabled_reason).toBe("delivery_failed")
+    const failedOnly = await call(key, "GET", `/v2/webhooks/${id}/deliveries?status=permanent_failure`)
+    expect(failedOnly.body.count).toBe(1)
+    expectError(await call(key, "GET", `/v2/webhooks/${id}/deliveries?status=weird`), 400, "bad_request")
+
+    receiver.respond("/down", 200)
+    const retried = await call(key, "POST", `/v2/webhooks/${id}/deliveries/${d.id}/retry`)
+    expect(retried.status).toBe(200)
+    expect(retried.body.status).toBe("pending")
+    await waitFor(() => receiver.at("/down").length === 4)
+    expect(receiver.at("/down")[3]!.headers["webhook-id"]).toBe(posts[0]!.headers["webhook-id"])
+    await waitFor(
+      async () => (await call(key, "GET", `/v2/webhooks/${id}/deliveries`)).body.deliveries[0].status === "delivered"
+    )
+    expectError(await call(key, "POST", `/v2/webhooks/${id}/deliveries/${d.id}/retry`), 409, "delivery_not_failed")
+  }, 60_000)
+
+  it("a 410 Gone disables at once; test pings are sent once and never disable", async () => {
+    const key = await newKey()
+    receiver.respond("/gone", 410)
+    const sub = await call(key, "POST", "/v2/tickers/aapl/subscribe", {
+      condition: "price > 0",
+      target_url: receiver.url("/gone")
+    })
+    const test = await call(key, "POST", `/v2/webhooks/${sub.body.id}/test`)
+    expect(test.status).toBe(202)
+    expect(test.body.delivery).toMatchObject({ test: true, status: "pending" })
+    await waitFor(() => receiver.at("/gone").length === 1)
+    const ping = verify(sub.body.signing_secret, receiver.at("/gone")[0]!)
+    expect(ping.data.test).toBe(true)
+    expect(ping.data.matches[0].ticker).toBe("AAPL")
+    await new Promise((r) => setTimeout(r, 300))
+    expect((await call(key, "GET", `/v2/webhooks/${sub.body.id}`)).body.status).toBe("active")
+    await refresh()
+    await waitFor(async () => (await call(key, "GET", `/v2/webhooks/${sub.body.id}`)).body.status === "disabled")
+    expect(receiver.at("/gone")).toHaveLength(2)
+    expect((await call(key, "GET", `/v2/webhooks/${sub.body.id}`)).body.disabled_reason).toBe("gone")
+  }, 60_000)
+
+  it("rotates the signing secret with an overlap in which both sign", async () => {
+    const key = await newKey()
+    const sub = await call(key, "POST", "/v2/tickers/aapl/subscribe", {
+      condition: "price > 0",
+      target_url: receiver.url("/rot")
+    })
+    const rotated = await call(key, "POST", `/v2/webhooks/${sub.body.id}/rotate-secret`)
+    expect(rotated.status).toBe(200)
+    expect(rotated.body.signing_secret).toMatch(/^whsec_/)
+    expect(rotated.body.signing_secret).not.toBe(sub.body.signing_secret)
+    expect(rotated.body.webhook.signing_secret).toBeUndefined()
+    await call(key, "POST", `/v2/webhooks/${sub.body.id}/test`)
+    await waitFor(() => receiver.at("/rot").length === 1)
+    const r = receiver.at("/rot")[0]!
+    expect(String(r.headers["webhook-signature"]).split(" ")).toHaveLength(2)
+    verify(sub.body.signing_secret, r)
+    verify(rotated.body.signing_secret, r)
+  })
+
+  it("delivers to chat, the in-app inbox and mobile push", async () => {
+    const key = await newKey()
+    const chat = await call(key, "POST", "/v2/tickers/aapl/subscribe", {
+      condition: "price > 0",
+      chat_url: receiver.url("/chat")
+    })
+    expect(chat.body).toMatchObject({ channel: "chat", target_url: null, channel_config_present: true })
+    expect(JSON.stringify(chat.body)).not.toContain("/chat")
+    const inbox = await call(key, "POST", "/v2/tickers/msft/subscribe", { condition: "price > 0" })
+    expect(inbox.body.channel).toBe("in_app")
+    const device = await call(key, "POST", "/v2/devices/register", { platform: "ios", token: "apns-token-1234567890" })
+    expect(device.status).toBe(201)
+    expect(
+      (await call(key, "POST", "/v2/devices/register", { platform: "ios", token: "apns-token-1234567890" })).body
+        .device_id
+    ).toBe(device.body.device_id)
+    const push = await call(key, "POST", "/v2/tickers/nvda/subscribe", {
+      condition: "price > 0",
+      channel: "mobile_push",
+      device_id: device.body.device_id
+    })
+    expect(push.status).toBe(200)
+    await refresh()
+    await waitFor(() => receiver.at("/chat").length === 1)
+    const message = JSON.parse(receiver.at("/chat")[0]!.body)
+    expect(message.text).toContain("AAPL")
+    await waitFor(async () => (await call(key, "GET", "/v2/notifications")).body.count === 1)
+    const notes = await call(key, "GET", "/v2/notifications")
+    expect(notes.body).toMatchObject({ unread_count: 1 })
+    expect(notes.body.notifications[0]).toMatchObject({ webhook_id: inbox.body.id, read: false })
+    expect(notes.body.notifications[0].event.data.matches[0].ticker).toBe("MSFT")
+    expect((await call(key, "POST", "/v2/notifications/read", {})).body.marked).toBe(1)
+    expect((await call(key, "GET", "/v2/notifications?unread=true")).body.count).toBe(0)
+    await waitFor(
+      async () =>
+        (await call(key, "GET", `/v2/webhooks/${push.body.id}/deliveries`)).body.deliveries[0]?.status === "delivered"
+    )
+    const pushed = (await call(key, "GET", `/v2/webhooks/${push.body.id}/deliveries`)).body.deliveries[0]
+    expect(pushed.target_url).toBe(`push:${device.body.device_id}`)
+    const chatDelivery = (await call(key, "GET", `/v2/webhooks/${chat.body.id}/deliveries`)).body.deliveries[0]
+    expect(chatDelivery.target_url).toBe("chat")
+  }, 60_000)
+
+  it("changes name, target, cadence and fields", async () => {
+    const key = await newKey()
+    const sub = await call(key, "POST", "/v2/tickers/aapl/subscribe", {
+      condition: "price > 0",
+      target_url: receiver.url("/p1")
+    })
+    const patched = await call(key, "PATCH", `/v2/webhooks/${sub.body.id}`, {
+      name: "renamed",
+      target_url: receiver.url("/p2"),
+      cadence: "exchange_open",
+      fields: ["pe_ratio"]
+    })
+    expect(patched.status).toBe(200)
+    expect(patched.body).toMatchObject({
+      name: "renamed",
+      target_url: receiver.url("/p2"),
+      cadence: "exchange_open",
+      fields: ["pe_ratio"]
+    })
+    expectError(await call(key, "PATCH", `/v2/webhooks/${sub.body.id}`, { cadence: "15m" }), 400, "bad_request")
+    expectError(
+      await call(key, "PATCH", `/v2/webhooks/${sub.body.id}`, { chat_url: receiver.url("/x") }),
+      400,
+      "bad_request"
+    )
+    expectError(await call(key, "PATCH", `/v2/webhooks/${sub.body.id}`, { q: "price > 1" }), 400, "bad_request")
+  })
+})
