@@ -21,6 +21,8 @@ export interface AppConfigShape {
   /** REPLAY_FILE / REPLAY_TICKER / REPLAY_START: replay a real bar file instead of simulating those tickers */
   /** MINUTE_HISTORY_DAYS: how far back 1m/1h history reaches (calendar days) */
   readonly minuteHistoryDays: number
+  /** SIGNAL_FLAG_HISTORY: build the stored flag history (signal stats/events) at start (eager) or on first use (lazy) */
+  readonly signalFlagHistory: "eager" | "lazy"
   readonly replay: Option.Option<{ readonly file: string; readonly ticker: string | undefined; readonly start: string }>
 }
 
@@ -116,6 +118,13 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     DEFAULT_RETRY_SCHEDULE.split(",").map((p) => Option.getOrThrow(parseDuration(p)))
   ),
   minuteHistoryDays: Config.withDefault(intIn("MINUTE_HISTORY_DAYS", 1, 3650), 730),
+  signalFlagHistory: Config.withDefault(
+    withForm("SIGNAL_FLAG_HISTORY", "eager or lazy", (raw) => {
+      const v = raw.trim().toLowerCase()
+      return v === "eager" || v === "lazy" ? Option.some(v) : Option.none()
+    }),
+    "eager" as const
+  ),
   replay: Config.option(
     Config.all({
       file: withForm("REPLAY_FILE", "the path of a daily bar CSV file", (raw) => Option.some(raw.trim())),
@@ -157,6 +166,7 @@ export class AppConfig extends Context.Tag("vigil/AppConfig")<AppConfig, AppConf
     webhookRetrySchedule: DEFAULT_RETRY_SCHEDULE.split(",").map((p) => Option.getOrThrow(parseDuration(p))),
     logLevel: "info",
     minuteHistoryDays: 730,
+    signalFlagHistory: "eager",
     replay: Option.none(),
     ...overrides
   })

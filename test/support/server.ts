@@ -31,6 +31,8 @@ export const startServer = async (env: Record<string, string> = {}, timeoutMs = 
       DATA_DIR: dataDir,
       ADMIN_TOKEN,
       HISTORY_DAYS: "260",
+      // the stored flag history costs ~45 s of CPU at start; tests that need it build it on first use
+      SIGNAL_FLAG_HISTORY: "lazy",
       ...env
     },
     stdio: ["ignore", "pipe", "pipe"]

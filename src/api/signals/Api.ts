@@ -96,6 +96,57 @@ export const SignalReferencedError = Schema.transform(RefusalWire, Schema.typeSc
 
 const NamePath = Schema.Struct({ name: Schema.String })
 
+export const SignalEvent = Schema.Struct({
+  date: Schema.String.annotations({
+    description: "YYYY-MM-DD: the daily row (state at the close) whose flag state changed"
+  }),
+  event: Schema.Literal("on", "off").annotations({
+    description: "on: the flag is TRUE in this row and was not in the previous one; off: the reverse"
+  }),
+  value: Schema.NullOr(Schema.Boolean).annotations({
+    description: "the flag in this row: true (on), false or null (off; null = not computable that day)"
+  }),
+  previous_date: Schema.String.annotations({ description: "YYYY-MM-DD of the ticker's previous daily row" }),
+  close: Schema.Number.annotations({ description: "the day's close" })
+})
+
+export const SignalEvents = Schema.Struct({
+  as_of: Schema.String,
+  ticker: Schema.String,
+  signal: Schema.String,
+  from: Schema.String.annotations({ description: "first day of the window (YYYY-MM-DD)" }),
+  to: Schema.String.annotations({ description: "last day of the window (YYYY-MM-DD)" }),
+  latest: Schema.NullOr(Schema.Struct({ date: Schema.String, value: Schema.NullOr(Schema.Boolean) })).annotations({
+    description: "the flag in the ticker's latest daily row within the window (null when it has none)"
+  }),
+  count: Schema.Number,
+  next_cursor: Schema.NullOr(Schema.String),
+  events: Schema.Array(SignalEvent)
+})
+
+export const SignalStatsDay = Schema.Struct({
+  date: Schema.String,
+  count: Schema.Number.annotations({ description: "tickers matching in their daily row as of this day" }),
+  total: Schema.Number.annotations({
+    description: "tickers (of the universe) with a daily row as of this day (at most 14 days old)"
+  })
+})
+
+export const SignalStatsDoc = Schema.Struct({
+  as_of: Schema.String,
+  signal: Schema.String,
+  condition: Schema.NullOr(Schema.String),
+  universe: Schema.NullOr(Schema.String),
+  from: Schema.NullOr(Schema.String).annotations({ description: "first listed day (null when none)" }),
+  to: Schema.NullOr(Schema.String).annotations({ description: "last listed day (null when none)" }),
+  source: Schema.Literal("precomputed", "computed").annotations({
+    description:
+      "precomputed: built-in boolean signal, counts kept per daily close; computed: rebuilt on demand for this request"
+  }),
+  count: Schema.Number.annotations({ description: "number of entries in days" }),
+  days: Schema.Array(SignalStatsDay)
+})
+
 export class SignalsApi extends HttpApiGroup.make("signals")
   .add(
     HttpApiEndpoint.get("catalog", "/v2/signals")
@@ -208,6 +259,47 @@ export class SignalsApi extends HttpApiGroup.make("signals")
       .annotate(
         OpenApi.Description,
         "A signal's values for one ticker at `1m`, `1h`, `1d` or `1w`, oldest first; `cursor` pages backward from the most recent bar (`limit` max 1000, default 252). `from`/`to` are inclusive; `from` defaults to the start of the plan's history window (Hobby: today only, Pro: 5 years, Scale and above: all), and an earlier `from` is 400 `history_window_exceeded`. Minute and hourly bars: minute-tier columns only (else 400 `signal_not_available_at_interval`) and the current top 200 tickers by 30-day dollar volume (else 400 `ticker_not_in_minute_tier`). Custom signals give a boolean series."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("events", "/v2/signals/:name/:ticker/events")
+      .setPath(Schema.Struct({ name: Schema.String, ticker: Schema.String }))
+      .setUrlParams(
+        StrictParams({
+          from: Schema.optional(Schema.String),
+          to: Schema.optional(Schema.String),
+          limit: Schema.optional(IntParam),
+          cursor: Schema.optional(Schema.String)
+        })
+      )
+      .addSuccess(SignalEvents)
+      .addError(BadRequestError)
+      .addError(NotFoundError)
+      .addError(ServiceUnavailableError)
+      .annotate(
+        OpenApi.Description,
+        "The days a built-in boolean signal turned on or off for one ticker, newest first; `next_cursor` continues with older events (`limit` max 1000, default 100). A day's row is the daily state at the close (as `GET /v2/tickers/{ticker}?asof=` returns it); the flag is on when TRUE and off when FALSE or NULL, and an event is a row whose state differs from the ticker's previous daily row (which may lie before `from`; the first row of a ticker has no event). `from`/`to` (inclusive, YYYY-MM-DD or ISO) follow the signal history endpoint: `from` defaults to the later of the plan's history window start and the start of the data, an earlier `from` is 400 `history_window_exceeded` (with `max_history_days` and `earliest_allowed_from`), `to` defaults to now. Counts against the history endpoints' rate limit. Errors: 400 `not_supported_for_custom_signal` (custom signals do not resolve here), 400 `bad_request` for a numeric signal, bad dates or cursor; 404 `not_found` for an unknown signal or ticker; 503 while the flag history is being computed (after a start or a bars import)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("stats", "/v2/signals/:name/stats")
+      .setPath(NamePath)
+      .setUrlParams(
+        StrictParams({
+          from: Schema.optional(Schema.String),
+          to: Schema.optional(Schema.String),
+          condition: Schema.optional(Schema.String),
+          universe: Schema.optional(Schema.String)
+        })
+      )
+      .addSuccess(SignalStatsDoc)
+      .addError(BadRequestError)
+      .addError(ForbiddenError)
+      .addError(NotFoundError)
+      .addError(ServiceUnavailableError)
+      .annotate(
+        OpenApi.Description,
+        "How many tickers matched a signal on each trading day: `days` = `[{date, count, total}]`, oldest first, one entry per NYSE trading day in `from`..`to` (inclusive, YYYY-MM-DD or ISO, time truncated) whose daily state is final (after the close, and after 24:00 UTC for crypto); not paged. A day counts each ticker's daily row as of that day (its latest daily state on or before it, at most 14 days old), so `count` equals the `total` of `GET /v2/signals/{signal}?asof=<day>`; `total` is the number of tickers with such a row. `universe` (`top_10`, `top_100` as rebalanced on each day, or one of the account's universes) restricts both; 404 `universe_not_found` otherwise. Built-in boolean signals (`source: precomputed`): counts are kept per daily close, any range within the data, default the market's history window. Numeric signals (with `condition` `<op><value>`, required) and custom signals (Pro and above; `source: computed`): rebuilt on demand over at most 31 trading days (default: the last 31); a longer range is 400 `bad_request`. A `from` before the data is 400 `history_window_exceeded`. Available on every plan, like the as-of matches."
       )
   )
   .middleware(Authentication)

@@ -1,6 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Effect, Either } from "effect"
+import { Clock, Effect, Either, Layer } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { PLAN_LIMITS } from "../../accounts/plans.js"
 import { builtinSignalEntry, type ColumnDef, columnByName, isAvailableAt, SIGNALS } from "../../market/catalog.js"
@@ -17,6 +17,7 @@ import { CurrentKey } from "../middleware/Authentication.js"
 import { accountSignals, compileContext, queryErrorToBadRequest } from "../v2/query.js"
 import { FROZEN_FIELDS, isoAsOf, liveSnapshot, marketData, pageSize, parseDate, requirePlan } from "../v2/shared.js"
 import { SignalReferenced } from "./Api.js"
+import { signalEvents } from "./events.js"
 import { columnPage, customPage, type HistoryInterval, INTERVALS, minuteTier, nextTo, type Window } from "./history.js"
 import {
   booleanMatches,
@@ -31,6 +32,8 @@ import {
   rowMatches,
   startAfter
 } from "./matching.js"
+import { SignalStats } from "./SignalStats.js"
+import { signalStats } from "./stats.js"
 
 const DAY_MS = 86_400_000
 const CUSTOM_PLANS = ["pro", "scale", "enterprise"] as const
@@ -497,5 +500,7 @@ export const SignalsLive = HttpApiBuilder.group(VigilApi, "signals", (handlers) 
           }
         })
       )
+      .handle("events", signalEvents)
+      .handle("stats", (request) => signalStats(request, resolveSignal))
   })
-)
+).pipe(Layer.provide(SignalStats.Default))

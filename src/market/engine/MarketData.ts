@@ -615,6 +615,11 @@ export class MarketData {
     return snapshot
   }
 
+  /** A fresh copy of ticker `i`'s indicator state with its bars before index `j` committed (history walks). */
+  stateAt(i: number, j: number): DailyState {
+    return this.checkpoints.stateBefore(i, j, this.series[i], this.tickers[i].asset_type)
+  }
+
   /** The number of as-of snapshots held in memory. */
   get asOfCacheSize(): number {
     return this.asOfCache.size

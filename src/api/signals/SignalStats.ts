@@ -1,0 +1,124 @@
+/**
+ * The flags of every ticker on every day, kept current in the background for
+ * the events and stats endpoints (see `FlagHistory`).
+ *
+ * Once the market has loaded, its whole history is walked once (in slices,
+ * so requests keep being answered; a few seconds to tens of seconds of CPU on
+ * the full market). After that every published snapshot triggers a `sync`,
+ * which costs nothing until a session closes (its final bars are added: one
+ * preview per ticker) or bars are imported (the imported tickers' histories
+ * are walked again). Until the data an endpoint needs is current, it answers
+ * 503 `service_unavailable` with Retry-After.
+ *
+ * SIGNAL_FLAG_HISTORY=lazy defers the first build to the first request that
+ * needs it (for processes that never serve these endpoints, e.g. test servers
+ * of other features); the default `eager` starts it when the market is ready.
+ *
+ * Computations on demand (stats of numeric conditions and custom signals)
+ * also run here, in slices and one at a time, so that a burst of them cannot
+ * starve the rest of the service.
+ */
+import { performance } from "node:perf_hooks"
+import { Deferred, Effect, Stream } from "effect"
+import { AppConfig } from "../../config/AppConfig.js"
+import type { MarketData } from "../../market/engine/MarketData.js"
+import { FlagHistory } from "../../market/history/flagHistory.js"
+import { Market } from "../../market/Market.js"
+import { ServiceUnavailable } from "../errors.js"
+
+/** Lets the event loop run (HTTP requests, probes) between slices of work. */
+const yieldToEventLoop = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
+/** CPU time of one slice before the event loop gets a turn. */
+const SLICE_MS = 15
+
+/** Runs a work generator to its end, giving the event loop a turn every SLICE_MS of work. */
+export const runSliced = <A>(work: Generator<void, A>): Effect.Effect<A> =>
+  Effect.gen(function* () {
+    let slice = performance.now()
+    for (;;) {
+      const step = work.next()
+      if (step.done) return step.value
+      if (performance.now() - slice > SLICE_MS) {
+        yield* yieldToEventLoop
+        slice = performance.now()
+      }
+    }
+  })
+
+export class SignalStats extends Effect.Service<SignalStats>()("vigil/SignalStats", {
+  scoped: Effect.gen(function* () {
+    const market = yield* Market
+    const mode = (yield* AppConfig).signalFlagHistory
+    const wanted = yield* Deferred.make<void>()
+    if (mode === "eager") yield* Deferred.succeed(wanted, undefined)
+    let history: FlagHistory | undefined
+    let firstBuildSeconds: number | undefined
+    const lock = yield* Effect.makeSemaphore(1)
+    const onDemand = yield* Effect.makeSemaphore(1)
+
+    const sync = lock.withPermits(1)(
+      Effect.gen(function* () {
+        const md = yield* market.data
+        const h = history ?? new FlagHistory(md.size, md.isCrypto)
+        history = h
+        const first = h.counts === undefined
+        const started = performance.now()
+        const changed = yield* runSliced(h.sync(md))
+        const seconds = (performance.now() - started) / 1000
+        if (first) {
+          firstBuildSeconds = seconds
+          yield* Effect.logInfo("signal flag history ready").pipe(
+            Effect.annotateLogs({ seconds, flags: h.flags.length, tickers: md.size })
+          )
+        } else if (changed) {
+          yield* Effect.logDebug("signal flag history updated").pipe(Effect.annotateLogs({ seconds }))
+        }
+      })
+    )
+
+    yield* Deferred.await(wanted).pipe(
+      Effect.zipRight(
+        market.changes.pipe(
+          Stream.runForEach(() =>
+            sync.pipe(Effect.catchAllCause((cause) => Effect.logError("signal flag history sync failed", cause)))
+          )
+        )
+      ),
+      Effect.forkScoped
+    )
+
+    const notReady = (message: string) => new ServiceUnavailable({ message, details: { retry_after: 5 } })
+
+    return {
+      /**
+       * The flag history, provided every ticker in `slots` (all when omitted)
+       * is current with the market's series; 503 otherwise (first build at
+       * start, or a rebuild after an import).
+       */
+      current: (md: MarketData, slots?: ReadonlyArray<number>) =>
+        Effect.zipRight(
+          Deferred.succeed(wanted, undefined),
+          Effect.suspend(() => {
+            const h = history
+            if (h === undefined || h.counts === undefined) {
+              return Effect.fail(
+                notReady("signal statistics are being computed from the market history after a start; retry shortly")
+              )
+            }
+            const stale = slots === undefined ? h.stale(md).length > 0 : slots.some((i) => !h.isCurrent(md, i))
+            return stale
+              ? Effect.fail(notReady("signal statistics are being recomputed after a bars import; retry shortly"))
+              : Effect.succeed(h)
+          })
+        ),
+      /** Runs an on-demand computation in slices, one at a time. */
+      compute: <A>(work: () => Generator<void, A>) => onDemand.withPermits(1)(Effect.suspend(() => runSliced(work()))),
+      /** Seconds the first build took (undefined until it finished). */
+      firstBuildSeconds: Effect.sync(() => firstBuildSeconds)
+    } as const
+  })
+}) {}
