@@ -375,10 +375,27 @@ describe("tickers over HTTP", () => {
       expect(btc.body.data.date >= isoDay(Date.now() - 2 * 86_400_000)).toBe(true)
     })
 
+    it("applies the plan's history window: Hobby today only, Pro 5 years, Scale everything", async () => {
+      const hobby = (await admin(server, "POST", "/admin/accounts", { plan: "hobby" })).body.api_key
+      const lastWeek = isoDay(Date.now() - 7 * 86_400_000)
+      const res = await get(`/v2/tickers/AAPL/history?asof=${lastWeek}`, hobby)
+      expectError(res, 400, "history_window_exceeded", "hobby")
+      expect(res.body.error.max_history_days).toBe(0)
+      expect(res.body.error.earliest_allowed_from).toBe(isoDay(Date.now()))
+      expect((await get(`/v2/tickers/AAPL/history?asof=${isoDay(Date.now())}`, hobby)).status).toBe(200)
+      // the snapshot read (`GET /v2/tickers/{ticker}?asof=`) is replayable on every plan
+      expect((await get(`/v2/tickers/AAPL?asof=${lastWeek}`, hobby)).status).toBe(200)
+      expect((await get(`/v2/tickers/AAPL/history?asof=${lastWeek}`)).status).toBe(200)
+      const old = await get("/v2/tickers/AAPL/history?asof=1995-01-03")
+      expectError(old, 400, "history_window_exceeded")
+      expect(old.body.error.max_history_days).toBe(5 * 365)
+    })
+
     it("400 for a missing or malformed asof, 404 untracked or before any state", async () => {
       expectError(await get("/v2/tickers/AAPL/history"), 400, "bad_request", "asof")
       expectError(await get("/v2/tickers/AAPL/history?asof=2026-1-5"), 400, "bad_request", "asof")
-      expectError(await get("/v2/tickers/AAPL/history?asof=1995-01-03"), 404, "not_found")
+      const scale = (await admin(server, "POST", "/admin/accounts", { plan: "scale" })).body.api_key
+      expectError(await get("/v2/tickers/AAPL/history?asof=1995-01-03", scale), 404, "not_found")
       expectError(await get("/v2/tickers/ZZZZ9/history?asof=2026-01-05"), 404, "not_found")
       expectError(await get("/v2/tickers/a!b/history?asof=2026-01-05"), 400, "bad_request", "ticker")
       expectError(await get("/v2/tickers/AAPL/history?asof=2026-01-05&x=1"), 400, "bad_request", "x")

@@ -150,7 +150,7 @@ export class TickersApi extends HttpApiGroup.make("tickers")
       .addError(ServiceUnavailableError)
       .annotate(
         OpenApi.Description,
-        "One ticker's daily row as of `asof`: the most recent daily state on or before the date, no look-back limit (`data.date` may precede `asof`); a future date gives the latest completed row."
+        "One ticker's daily row as of `asof`: the most recent daily state on or before the date, no look-back limit (`data.date` may precede `asof`); a future date gives the latest completed row. The plan's history window applies (Free and Hobby: today only, Pro 5 years, Scale and Enterprise everything): an earlier `asof` is 400 `history_window_exceeded` with `max_history_days` and `earliest_allowed_from`. (`GET /v2/tickers/{ticker}?asof=` has no window.)"
       )
   )
   .middleware(Authentication)

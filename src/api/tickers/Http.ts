@@ -5,7 +5,8 @@
  * success schema), which skips a per-field schema walk of ~130-column rows.
  */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Effect, Either, type Schema } from "effect"
+import { Clock, Effect, Either, type Schema } from "effect"
+import { PLAN_LIMITS } from "../../accounts/plans.js"
 import type { MarketData } from "../../market/engine/MarketData.js"
 import { STRING_COLUMNS } from "../../market/engine/MarketData.js"
 import type { Snapshot } from "../../market/snapshot.js"
@@ -82,6 +83,8 @@ const historicalRow = (meta: TickerMeta, found: { date: string; values: Record<s
   out.date = found.date
   return out
 }
+
+const DAY_MS = 86_400_000
 
 const asOfRead = (md: MarketData, meta: TickerMeta, raw: string) =>
   Effect.gen(function* () {
@@ -262,6 +265,21 @@ export const TickersLive = HttpApiBuilder.group(VigilApi, "tickers", (handlers) 
           }
           const md = yield* marketData
           const { meta } = yield* tickerOf(md, path.ticker)
+          // the history variant has the plan's history window (GET /v2/tickers/{ticker}?asof= has none)
+          const requested = yield* parseDate("asof", urlParams.asof)
+          const key = yield* CurrentKey
+          const maxDays = PLAN_LIMITS[key.account.plan].maxHistoryDays
+          if (maxDays !== null) {
+            const today = Math.floor((yield* Clock.currentTimeMillis) / DAY_MS)
+            const earliest = new Date((today - maxDays) * DAY_MS).toISOString().slice(0, 10)
+            if (requested < earliest) {
+              return yield* new BadRequest({
+                code: "history_window_exceeded",
+                message: `asof ${requested} is before the ${key.account.plan} plan's history window (${maxDays} days, from ${earliest})`,
+                details: { max_history_days: maxDays, earliest_allowed_from: earliest }
+              })
+            }
+          }
           const { date, data } = yield* asOfRead(md, meta, urlParams.asof)
           const body: Schema.Schema.Type<typeof TickerHistoryResponse> = {
             as_of: date,
