@@ -3,11 +3,12 @@
  * Startup work that may take a while (migrations, the first market snapshot)
  * runs in the background while `/readyz` answers 503; a failure there is fatal.
  */
-import { Deferred, Effect, Layer } from "effect"
+import { Deferred, Effect, Layer, Option, Redacted } from "effect"
 import { Accounts } from "./accounts/Accounts.js"
 import { Alerts } from "./alerts/Alerts.js"
 import { Cursors } from "./api/cursor.js"
 import { ServerLive } from "./api/server.js"
+import { AppConfig } from "./config/AppConfig.js"
 import { PushGateway } from "./delivery/push.js"
 import { DeliveryTransport } from "./delivery/transport.js"
 import { DeliveryWake } from "./delivery/wake.js"
@@ -48,8 +49,17 @@ const MigrationsLive = Layer.scopedDiscard(
  * Subscriptions: the evaluator with its actors, and the delivery workers. Both
  * start once the migrations ran (they read their tables from the start).
  */
+const PushGatewayLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) =>
+    Option.match(config.pushGatewayUrl, {
+      onNone: () => PushGateway.recording,
+      onSome: (url) => PushGateway.http(Redacted.value(url))
+    })
+  )
+)
+
 const AlertsLive = Layer.mergeAll(Alerts.Default, DeliveryWorker.Default).pipe(
-  Layer.provideMerge(Layer.mergeAll(DeliveryWake.Default, DeliveryTransport.layer, PushGateway.recording))
+  Layer.provideMerge(Layer.mergeAll(DeliveryWake.Default, DeliveryTransport.layer, PushGatewayLive))
 )
 
 export const AppLive = ServerLive.pipe(

@@ -23,6 +23,8 @@ export interface AppConfigShape {
   readonly minuteHistoryDays: number
   /** SIGNAL_FLAG_HISTORY: build the stored flag history (signal stats/events) at start (eager) or on first use (lazy) */
   readonly signalFlagHistory: "eager" | "lazy"
+  /** PUSH_GATEWAY_URL: where mobile pushes are POSTed; unset = the recording gateway (pushes kept in memory and logged) */
+  readonly pushGatewayUrl: Option.Option<Redacted.Redacted<string>>
   readonly replay: Option.Option<{ readonly file: string; readonly ticker: string | undefined; readonly start: string }>
 }
 
@@ -125,6 +127,7 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     }),
     "eager" as const
   ),
+  pushGatewayUrl: Config.option(urlWith("PUSH_GATEWAY_URL", ["http", "https"])),
   replay: Config.option(
     Config.all({
       file: withForm("REPLAY_FILE", "the path of a daily bar CSV file", (raw) => Option.some(raw.trim())),
@@ -167,6 +170,7 @@ export class AppConfig extends Context.Tag("vigil/AppConfig")<AppConfig, AppConf
     logLevel: "info",
     minuteHistoryDays: 730,
     signalFlagHistory: "eager",
+    pushGatewayUrl: Option.none(),
     replay: Option.none(),
     ...overrides
   })

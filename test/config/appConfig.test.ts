@@ -22,6 +22,25 @@ describe("configuration", () => {
     expect(config.webhookRetrySchedule.map(Duration.toSeconds)).toEqual([30, 120, 600, 3600, 21600])
   })
 
+  it("reads SIGNAL_FLAG_HISTORY and PUSH_GATEWAY_URL, and names them when malformed", () => {
+    const defaults = Either.getOrThrow(load({}))
+    expect(defaults.signalFlagHistory).toBe("eager")
+    expect(Option.isNone(defaults.pushGatewayUrl)).toBe(true)
+    const set = Either.getOrThrow(
+      load({ SIGNAL_FLAG_HISTORY: "LAZY", PUSH_GATEWAY_URL: "https://push.example.com/send" })
+    )
+    expect(set.signalFlagHistory).toBe("lazy")
+    expect(Option.map(set.pushGatewayUrl, Redacted.value)).toEqual(Option.some("https://push.example.com/send"))
+    for (const [name, value] of [
+      ["SIGNAL_FLAG_HISTORY", "sometimes"],
+      ["PUSH_GATEWAY_URL", "ftp://push.example.com"]
+    ] as const) {
+      const failed = load({ [name]: value })
+      expect(Either.isLeft(failed)).toBe(true)
+      if (Either.isLeft(failed)) expect(describeConfigError(failed.left)).toContain(name)
+    }
+  })
+
   it("reads every variable", () => {
     const config = Either.getOrThrow(
       load({
