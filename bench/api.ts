@@ -1,0 +1,357 @@
+/**
+ * The REST API over real HTTP (issue 5), against the service started as
+ * `npm start` starts it (a child process, fresh DATA_DIR, fresh database),
+ * with the load generator in this process (undici Pool, 16 connections):
+ *
+ * a. live scan (`POST /v2/scan`, 50 rows), authenticated and rate-limited, by
+ *    an enterprise account whose per-minute limit the admin API sets above the
+ *    load; only 200s count. Baseline: a bare `node:http` server (a child
+ *    process) answering the same bytes, in the same run.
+ * b. `GET /v2/tickers/{ticker}` against a bare `node:http` server answering
+ *    the same JSON bytes, side by side.
+ * c. as-of scan, dates drawn uniformly over the history window, one request
+ *    at a time: cold (a date outside the as-of cache) and warm (a date in it).
+ *
+ * Measured once the service is idle after /readyz (it builds the flag history
+ * in the background first). Besides throughput and latency, each phase prints
+ * the server's CPU time per request (/proc), steadier on a shared machine.
+ *
+ *   npm run bench:api              (PostgreSQL too when DATABASE_URL is set)
+ *
+ * BENCH_SECONDS (default 10) sets each measured load phase; BENCH_STORES
+ * (`embedded,postgres`) which stores run, BENCH_PHASES (`scan,ticker,asof`)
+ * which measurements; BENCH_SERVER_NODE_ARGS adds node flags to the service
+ * (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import pg from "pg"
+import { Pool } from "undici"
+
+const ROOT = resolve(import.meta.dirname, "..")
+const ADMIN_TOKEN = "bench-admin-token"
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+const WARMUP_SECONDS = 3
+const CONNECTIONS = 16
+const STORES = (process.env.BENCH_STORES ?? "embedded,postgres").split(",")
+const PHASES = (process.env.BENCH_PHASES ?? "scan,ticker,asof").split(",")
+
+const freePort = () =>
+  new Promise<number>((ok, fail) => {
+    const s = createServer()
+    s.once("error", fail)
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port
+      s.close(() => ok(port))
+    })
+  })
+
+/** CPU seconds (user + system) a process has used so far, from /proc (clock ticks of 10 ms). */
+const cpuSeconds = (pid: number): number => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/**
+ * Waits until the service is idle (under 5% of a core over 2 s): after
+ * `/readyz` it still derives history in the background for a minute or two,
+ * which would be measured as request cost otherwise.
+ */
+const quiesce = async (pid: number, timeoutMs = 300_000) => {
+  const started = performance.now()
+  while (performance.now() - started < timeoutMs) {
+    const before = cpuSeconds(pid)
+    await new Promise((r) => setTimeout(r, 2_000))
+    if (cpuSeconds(pid) - before < 0.1) return (performance.now() - started) / 1000
+  }
+  return (performance.now() - started) / 1000
+}
+
+interface Child {
+  readonly url: string
+  readonly child: ChildProcess
+  readonly stop: () => Promise<void>
+  readonly log: () => string
+}
+
+const stopChild = (child: ChildProcess) =>
+  new Promise<void>((ok) => {
+    if (child.exitCode !== null || child.signalCode !== null) return ok()
+    child.once("exit", () => ok())
+    child.kill("SIGTERM")
+  })
+
+/** The service, as `npm start` runs it; its log goes to a file, as a deployment's would. */
+const startVigil = async (env: Record<string, string>): Promise<Child> => {
+  const dataDir = mkdtempSync(join(tmpdir(), "vigil-bench-api-"))
+  const logPath = join(dataDir, "vigil.log")
+  const port = await freePort()
+  const fd = openSync(logPath, "w")
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "src/main.ts"], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      PORT: String(port),
+      DATA_DIR: join(dataDir, "db"),
+      ADMIN_TOKEN,
+      REFRESH_INTERVAL: "1h",
+      ...env
+    },
+    stdio: ["ignore", fd, fd]
+  })
+  const url = `http://127.0.0.1:${port}`
+  const log = () => readFileSync(logPath, "utf8")
+  const deadline = performance.now() + 300_000
+  try {
+    while ((await fetch(`${url}/readyz`).catch(() => undefined))?.status !== 200) {
+      if (child.exitCode !== null) throw new Error(`vigil exited:\n${log()}`)
+      if (performance.now() > deadline) throw new Error(`vigil not ready in time:\n${log()}`)
+      await new Promise((r) => setTimeout(r, 200))
+    }
+  } catch (error) {
+    await stopChild(child)
+    rmSync(dataDir, { recursive: true, force: true })
+    throw error
+  }
+  return {
+    url,
+    child,
+    log,
+    stop: async () => {
+      await stopChild(child)
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }
+}
+
+/** A bare node:http server in its own process, answering every request with `body`. */
+const startBare = async (body: Uint8Array, contentType: string): Promise<Child> => {
+  const dir = mkdtempSync(join(tmpdir(), "vigil-bench-bare-"))
+  const bodyPath = join(dir, "body")
+  writeFileSync(bodyPath, body)
+  const port = await freePort()
+  const script = `
+    const http = require("node:http")
+    const body = require("node:fs").readFileSync(${JSON.stringify(bodyPath)})
+    const server = http.createServer((req, res) => {
+      req.resume()
+      req.on("end", () => res.writeHead(200, { "content-type": ${JSON.stringify(contentType)}, "content-length": body.length }).end(body))
+    })
+    server.keepAliveTimeout = 5000
+    server.listen(${port}, "127.0.0.1", () => console.log("listening"))
+    process.on("SIGTERM", () => process.exit(0))`
+  const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] })
+  await new Promise<void>((ok) => child.stdout!.once("data", () => ok()))
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    log: () => "",
+    stop: async () => {
+      await stopChild(child)
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+}
+
+interface Req {
+  readonly method: "GET" | "POST"
+  readonly path: string
+  readonly headers: Record<string, string>
+  readonly body?: string
+}
+
+const percentile = (sorted: ArrayLike<number>, p: number) =>
+  sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
+
+interface LoadResult {
+  readonly rps: number
+  /** the server process's CPU time per counted request, ms */
+  readonly cpuMs: number
+  readonly ok: number
+  readonly other: number
+  readonly p50: number
+  readonly p99: number
+}
+
+/** `CONNECTIONS` closed-loop clients over one undici Pool; counts only 200s. */
+const load = async (server: Child, req: Req, seconds: number): Promise<LoadResult> => {
+  const origin = server.url
+  const cpuBefore = cpuSeconds(server.child.pid!)
+  const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1 })
+  const latencies = new Float64Array(4_000_000)
+  let ok = 0
+  let other = 0
+  const started = performance.now()
+  const deadline = started + seconds * 1000
+  const client = async () => {
+    while (performance.now() < deadline) {
+      const t0 = performance.now()
+      const res = await pool.request({
+        method: req.method,
+        path: req.path,
+        headers: req.headers,
+        ...(req.body === undefined ? {} : { body: req.body })
+      })
+      await res.body.dump({ limit: 1 << 24 })
+      const dt = performance.now() - t0
+      if (res.statusCode === 200) {
+        if (ok < latencies.length) latencies[ok] = dt
+        ok++
+      } else other++
+    }
+  }
+  await Promise.all(Array.from({ length: CONNECTIONS }, client))
+  const elapsed = (performance.now() - started) / 1000
+  const cpuMs = ((cpuSeconds(server.child.pid!) - cpuBefore) * 1000) / Math.max(1, ok)
+  await pool.close()
+  const sorted = latencies.slice(0, Math.min(ok, latencies.length)).sort()
+  return { rps: ok / elapsed, cpuMs, ok, other, p50: percentile(sorted, 50), p99: percentile(sorted, 99) }
+}
+
+const measure = async (server: Child, req: Req) => {
+  await load(server, req, WARMUP_SECONDS)
+  return load(server, req, SECONDS)
+}
+
+const fmt = (r: LoadResult) =>
+  `${Math.round(r.rps).toLocaleString("en-US")} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ` +
+  `server CPU ${r.cpuMs.toFixed(3)} ms/request` +
+  (r.other > 0 ? ` (${r.other} non-200 not counted)` : "")
+
+const call = async (url: string, method: string, path: string, headers: Record<string, string>, body?: unknown) => {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  const bytes = new Uint8Array(await res.arrayBuffer())
+  return { status: res.status, bytes, json: () => JSON.parse(new TextDecoder().decode(bytes)), headers: res.headers }
+}
+
+/** Side by side: the endpoint on Vigil, then the same bytes from a bare node:http server. */
+const sideBySide = async (label: string, vigil: Child, req: Req) => {
+  const sample = await call(vigil.url, req.method, req.path, req.headers, req.body && JSON.parse(req.body))
+  if (sample.status !== 200) throw new Error(`${label}: ${sample.status} ${new TextDecoder().decode(sample.bytes)}`)
+  const bare = await startBare(sample.bytes, sample.headers.get("content-type") ?? "application/json")
+  try {
+    const onVigil = await measure(vigil, req)
+    const onBare = await measure(bare, req)
+    console.log(`  ${label} (${sample.bytes.length} B): vigil ${fmt(onVigil)}`)
+    console.log(`  ${" ".repeat(label.length)}    bare node:http ${fmt(onBare)}`)
+    console.log(
+      `  ${" ".repeat(label.length)}    ratio vigil/bare: throughput ${((100 * onVigil.rps) / onBare.rps).toFixed(1)}%, ` +
+        `CPU per request ${(onVigil.cpuMs / onBare.cpuMs).toFixed(1)}x`
+    )
+    return { onVigil, onBare }
+  } finally {
+    await bare.stop()
+  }
+}
+
+const DAY_MS = 86_400_000
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+
+/** As-of scans one at a time: a cold date (outside the 8-date cache), then 5 warm reads of cached dates. */
+const asOf = async (vigil: Child, headers: Record<string, string>, today: string) => {
+  const first = Date.parse(`${today}T00:00:00Z`) - 364 * DAY_MS // HISTORY_DAYS=260 trading days
+  const span = 364
+  const rounds = Number(process.env.BENCH_ASOF_ROUNDS ?? 40)
+  const recent: Array<string> = []
+  const cold: Array<number> = []
+  const warm: Array<number> = []
+  const cpu = { cold: 0, warm: 0 }
+  const pid = vigil.child.pid!
+  const scan = async (asof: string, kind: "cold" | "warm") => {
+    const cpu0 = cpuSeconds(pid)
+    const t0 = performance.now()
+    const res = await call(vigil.url, "POST", "/v2/scan", headers, { q: "price > 5", asof, limit: 50 })
+    const dt = performance.now() - t0
+    cpu[kind] += cpuSeconds(pid) - cpu0
+    if (res.status !== 200) throw new Error(`as-of ${asof}: ${res.status} ${new TextDecoder().decode(res.bytes)}`)
+    if (res.json().query.asof !== asof) throw new Error(`as-of ${asof}: not an as-of answer`)
+    return dt
+  }
+  for (let i = 0; i < rounds; i++) {
+    let date: string
+    do date = isoDay(first + Math.floor(Math.random() * span) * DAY_MS)
+    while (recent.includes(date))
+    cold.push(await scan(date, "cold"))
+    recent.push(date)
+    // the last 4 cold dates: always among the 8 the as-of cache holds (LRU), whatever the warm reads touched
+    if (recent.length > 4) recent.shift()
+    for (let k = 0; k < 5; k++) warm.push(await scan(recent[Math.floor(Math.random() * recent.length)], "warm"))
+  }
+  const c = Float64Array.from(cold).sort()
+  const w = Float64Array.from(warm).sort()
+  console.log(
+    `  as-of scan POST /v2/scan {q, asof, limit 50}, dates uniform over ${isoDay(first)}..${today}, one at a time:\n` +
+      `    cold p50 ${percentile(c, 50).toFixed(0)} ms, p99 ${percentile(c, 99).toFixed(0)} ms, server CPU ${((1000 * cpu.cold) / c.length).toFixed(0)} ms/request (${c.length})\n` +
+      `    warm p50 ${percentile(w, 50).toFixed(2)} ms, p99 ${percentile(w, 99).toFixed(2)} ms, server CPU ${((1000 * cpu.warm) / w.length).toFixed(2)} ms/request (${w.length})`
+  )
+}
+
+const runStore = async (label: string, env: Record<string, string>) => {
+  const startedAt = performance.now()
+  const vigil = await startVigil(env)
+  const ready = (performance.now() - startedAt) / 1000
+  const idle = await quiesce(vigil.child.pid!)
+  console.log(`${label}: ready in ${ready.toFixed(1)} s, idle ${idle.toFixed(0)} s later`)
+  try {
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
+    const created = await call(vigil.url, "POST", "/admin/accounts", admin, { plan: "enterprise" })
+    if (created.status !== 201) throw new Error(`create account: ${created.status}`)
+    const { account_id, api_key } = created.json()
+    const limit = 100_000_000
+    const patched = await call(vigil.url, "PATCH", `/admin/accounts/${account_id}`, admin, {
+      plan: "enterprise",
+      rate_limit_per_minute: limit
+    })
+    if (patched.status !== 200) throw new Error(`patch account: ${patched.status}`)
+    const auth = { authorization: `Bearer ${api_key}` }
+
+    const scanBody = JSON.stringify({ q: "price > 5 AND market_cap > 1000000000", limit: 50 })
+    const scanReq: Req = {
+      method: "POST",
+      path: "/v2/scan",
+      headers: { ...auth, "content-type": "application/json" },
+      body: scanBody
+    }
+    const probe = await call(vigil.url, "POST", "/v2/scan", auth, JSON.parse(scanBody))
+    const page = probe.json()
+    if (page.count !== 50) throw new Error(`the scan gives ${page.count} rows, not 50`)
+    if (probe.headers.get("x-ratelimit-limit") !== String(limit)) throw new Error("rate limit not applied")
+    if (PHASES.includes("scan")) await sideBySide("live scan POST /v2/scan", vigil, scanReq)
+    if (PHASES.includes("ticker")) {
+      await sideBySide("GET /v2/tickers/AAPL", vigil, { method: "GET", path: "/v2/tickers/AAPL", headers: auth })
+    }
+    if (PHASES.includes("asof")) await asOf(vigil, auth, String(page.as_of).slice(0, 10))
+  } finally {
+    await vigil.stop()
+  }
+}
+
+console.log(
+  `bench:api: ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per load phase; load generator in this process`
+)
+if (STORES.includes("embedded")) await runStore("embedded (PGlite, fresh data dir)", {})
+const url = process.env.DATABASE_URL
+if (url && STORES.includes("postgres")) {
+  const name = `vigil_bench_api_${Date.now()}`
+  const adminDb = new pg.Client({ connectionString: url })
+  await adminDb.connect()
+  await adminDb.query(`CREATE DATABASE ${name}`)
+  try {
+    const u = new URL(url)
+    u.pathname = `/${name}`
+    await runStore("PostgreSQL (fresh database)", { DATABASE_URL: u.toString() })
+  } finally {
+    await adminDb.query(`DROP DATABASE ${name} WITH (FORCE)`)
+    await adminDb.end()
+  }
+}

@@ -1,0 +1,175 @@
+import { readFileSync } from "node:fs"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { resolve } from "node:path"
+import { FetchHttpClient } from "@effect/platform"
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { scanAndSubscribe } from "../../examples/scan-and-subscribe.js"
+import { BadRequest, makeVigilClient, NotFound, Unauthenticated, Vigil } from "../../src/client.js"
+import { admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
+
+const ROOT = resolve(import.meta.dirname, "../..")
+const EXAMPLE = "examples/scan-and-subscribe.ts"
+
+const run = <A, E>(effect: Effect.Effect<A, E, any>): Promise<A> =>
+  Effect.runPromise(effect.pipe(Effect.provide(FetchHttpClient.layer)) as Effect.Effect<A, E, never>)
+
+/** The README's "Typed client" example, as shown to readers. */
+const readmeExample = (): string => {
+  const readme = readFileSync(resolve(ROOT, "README.md"), "utf8")
+  const section = readme.split(/^## Typed client$/m)[1]
+  if (section === undefined) throw new Error("README.md has no '## Typed client' section")
+  const block = /```ts\n([\s\S]*?)```/.exec(section)
+  if (block === null) throw new Error("the Typed client section has no ```ts block")
+  return block[1]
+}
+
+describe("the typed client (HttpApiClient over VigilApi) against a real server", () => {
+  let server: RunningServer
+  let receiver: Server
+  let receiverUrl: string
+  const newKey = async (plan: string) => {
+    const r = await admin(server, "POST", "/admin/accounts", { plan })
+    expect(r.status).toBe(201)
+    return r.body.api_key as string
+  }
+
+  beforeAll(async () => {
+    receiver = createServer((_req, res) => res.writeHead(200).end("ok"))
+    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r))
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
+    server = await startServer({ REFRESH_INTERVAL: "1h", WEBHOOK_ALLOW_INSECURE_TARGETS: "true" })
+    await waitReady(server)
+  }, 120_000)
+  afterAll(async () => {
+    await server?.stop()
+    await new Promise<void>((r) => (receiver ? receiver.close(() => r()) : r()))
+  })
+
+  it("the README shows the example file verbatim", () => {
+    expect(readmeExample()).toBe(readFileSync(resolve(ROOT, EXAMPLE), "utf8"))
+  })
+
+  it("runs the README example: scans, then subscribes a webhook the API then lists", async () => {
+    const key = await newKey("pro")
+    const { scan, webhook } = await run(scanAndSubscribe(server.url, key, receiverUrl))
+
+    // the scan is the same as over plain HTTP, decoded
+    const raw = await api(server, key, "/v2/scan", {
+      method: "POST",
+      body: JSON.stringify({ q: scan.query.q, order: "rsi_14", dir: "asc", limit: 10 })
+    })
+    expect(raw.status).toBe(200)
+    expect(scan.query).toMatchObject({ order: "rsi_14", dir: "asc", limit: 10 })
+    expect(scan.count).toBe(scan.results.length)
+    expect(scan.count).toBeGreaterThan(0)
+    expect(scan.results.map((r) => r.ticker)).toEqual(raw.body.results.map((r: any) => r.ticker))
+    const rsi = scan.results.map((r) => r.rsi_14 as number)
+    expect(rsi.every((v) => v < 40)).toBe(true)
+    expect([...rsi].sort((a, b) => a - b)).toEqual(rsi)
+
+    expect(webhook.id).toMatch(/^wh_/)
+    expect(webhook).toMatchObject({
+      name: "oversold large caps",
+      q: scan.query.q,
+      target_url: receiverUrl,
+      channel: "webhook",
+      status: "active"
+    })
+    expect(webhook.signing_secret).toMatch(/^whsec_/)
+    const listed = await api(server, key, `/v2/webhooks/${webhook.id}`)
+    expect(listed.status).toBe(200)
+    expect(listed.body.q).toBe(scan.query.q)
+
+    // and through the service form of the client
+    const again = await Effect.runPromise(
+      Effect.flatMap(Vigil, (vigil) => vigil.webhooks.get({ path: { id: webhook.id } })).pipe(
+        Effect.provide(Vigil.layer(server.url, key))
+      )
+    )
+    expect(again.id).toBe(webhook.id)
+    expect(again.signing_secret).toBeUndefined()
+  })
+
+  it("reads a ticker, live and as of a date", async () => {
+    const key = await newKey("pro")
+    const vigil = makeVigilClient(server.url, key)
+    const live = await run(Effect.flatMap(vigil, (c) => c.tickers.row({ path: { ticker: "aapl" }, urlParams: {} })))
+    expect(live.ticker).toBe("AAPL")
+    expect(live.data.ticker).toBe("AAPL")
+    expect(typeof live.data.price).toBe("number")
+    const raw = await api(server, key, "/v2/tickers/AAPL")
+    expect(live.data).toEqual(raw.body.data)
+
+    const asOf = await run(
+      Effect.flatMap(vigil, (c) => c.tickers.row({ path: { ticker: "AAPL" }, urlParams: { asof: "2026-03-02" } }))
+    )
+    expect(asOf.as_of).toBe("2026-03-02")
+    expect(asOf._meta?.resolution).toBe("daily")
+    expect(String(asOf.data.date) <= "2026-03-02").toBe(true)
+  })
+
+  it("scans with a custom signal: compiled with the account's signals, its expansion matching the same rows", async () => {
+    const key = await newKey("pro")
+    const vigil = makeVigilClient(server.url, key)
+    const created = await run(
+      Effect.flatMap(vigil, (c) =>
+        c.signals.create({ payload: { name: "cheap_big", expr: "price < 50 AND market_cap > 10000000000" } })
+      )
+    )
+    expect(created.signal.name).toBe("cheap_big")
+    const scan = (q: string) =>
+      run(Effect.flatMap(vigil, (c) => c.scan.scan({ payload: { q, order: "market_cap", limit: 100 } })))
+    const viaSignal = await scan("cheap_big AND rsi_14 > 0")
+    const expanded = await scan("(price < 50 AND market_cap > 10000000000) AND rsi_14 > 0")
+    expect(viaSignal.total).toBeGreaterThan(0)
+    expect(viaSignal.total).toBe(expanded.total)
+    expect(viaSignal.results.map((r) => r.ticker)).toEqual(expanded.results.map((r) => r.ticker))
+
+    // another account does not see it: an unknown name
+    const other = await newKey("pro")
+    const unknown = await run(
+      Effect.flatMap(makeVigilClient(server.url, other), (c) => c.scan.scan({ payload: { q: "cheap_big" } })).pipe(
+        Effect.flip
+      )
+    )
+    expect(unknown).toBeInstanceOf(BadRequest)
+    expect((unknown as BadRequest).code).toBe("invalid_query")
+  })
+
+  it("decodes error envelopes into the typed error classes", async () => {
+    const key = await newKey("pro")
+    const vigil = makeVigilClient(server.url, key)
+
+    const notFound = await run(
+      Effect.flatMap(vigil, (c) => c.scan.scan({ payload: { q: "price > 1", universe: "no_such_universe" } })).pipe(
+        Effect.flip
+      )
+    )
+    expect(notFound).toBeInstanceOf(NotFound)
+    expect(notFound).toMatchObject({ _tag: "NotFound", code: "universe_not_found" })
+    expect((notFound as NotFound).message).toMatch(/no_such_universe/)
+
+    const caught = await run(
+      Effect.flatMap(vigil, (c) => c.tickers.row({ path: { ticker: "ZZZZQX" }, urlParams: {} })).pipe(
+        Effect.map(() => "found"),
+        Effect.catchTag("NotFound", (e) => Effect.succeed(`caught ${e.code}`))
+      )
+    )
+    expect(caught).toBe("caught not_found")
+
+    const bad = await run(Effect.flatMap(vigil, (c) => c.scan.scan({ payload: { q: "price >" } })).pipe(Effect.flip))
+    expect(bad).toBeInstanceOf(BadRequest)
+    expect((bad as BadRequest).code).toBe("invalid_query")
+    expect(Array.isArray((bad as BadRequest).details?.errors)).toBe(true)
+
+    const unauthenticated = await run(
+      Effect.flatMap(makeVigilClient(server.url, "vigil_test_not-a-real-key"), (c) =>
+        c.scan.scan({ payload: { q: "price > 1" } })
+      ).pipe(Effect.flip)
+    )
+    expect(unauthenticated).toBeInstanceOf(Unauthenticated)
+    expect((unauthenticated as Unauthenticated).code).toBe("unauthenticated")
+  })
+})
