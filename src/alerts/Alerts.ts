@@ -3,11 +3,18 @@
  *
  * On every published snapshot: pick up webhook changes made through any
  * instance (rows with a higher `version`), decide which cadences are due,
- * evaluate each distinct predicate once over the whole snapshot (the q
- * language's compiled evaluator; identical frozen `q`s share one pass),
- * scope the matches by universe, hand every due actor its matches, and
- * commit the changed match states together with their fires (the outbox) in
- * one transaction. Actors adopt the new state only after that commit.
+ * evaluate each distinct (predicate, scope) pair once — the q language's
+ * compiled evaluator into one reused buffer, over the whole snapshot or only
+ * the rows of the universe — hand its matches to every due actor of the
+ * pair whose state may differ from them, and commit the changed match states
+ * together with their fires (the outbox) in one transaction. Actors adopt
+ * the new state only after that commit.
+ *
+ * Cost per tick with 100,000 webhooks (docs/benchmarks.md): a pair whose
+ * matches did not change since the previous tick, and whose actors are known
+ * to hold exactly those matches (`Handle.synced`), costs its evaluation and
+ * nothing else — no message, no diff, no write. Match sets are sorted ticker
+ * ids (`tickerIds.ts`) shared by reference between a pair and its actors.
  *
  * `evaluated` tells `POST /admin/refresh` when a snapshot has been evaluated
  * and its fires queued.
@@ -22,18 +29,15 @@ import {
   Metric,
   MetricBoundaries,
   Option,
-  Queue,
   Stream,
   SubscriptionRef
 } from "effect"
 import { newEventId } from "../delivery/signing.js"
 import { DeliveryWake } from "../delivery/wake.js"
 import { CATALOG } from "../market/catalog.js"
-import type { MarketData } from "../market/engine/MarketData.js"
 import { Market } from "../market/Market.js"
 import type { Snapshot } from "../market/snapshot.js"
 import { type CompiledQuery, columnsOf, compileQuery } from "../query/index.js"
-import { Universes } from "../store/universes.js"
 import {
   type Cadence,
   effectiveLastEvaluated,
@@ -42,11 +46,23 @@ import {
   type WebhookRecord,
   Webhooks
 } from "../store/webhooks.js"
-import { type ActorState, actorRestarts, actorsAlive, type FaultHook, type Message, runActor, Tick } from "./actor.js"
+import {
+  type ActorState,
+  actorRestarts,
+  actorsAlive,
+  type FaultHook,
+  Mailbox,
+  type Message,
+  runActor,
+  Tick
+} from "./actor.js"
 import { CADENCES, isDue } from "./cadence.js"
 import { firedEvent } from "./payload.js"
+import { EMPTY, sameIds, TickerIds } from "./tickerIds.js"
 
 const DAY_MS = 86_400_000
+/** webhooks whose new states (and fires) are written per transaction */
+const COMMIT_CHUNK = 2_000
 const COLUMNS = columnsOf(CATALOG)
 
 const evaluationDuration = Metric.histogram(
@@ -68,6 +84,14 @@ const evaluationFailures = Metric.counter("webhook_evaluation_failures_total", {
 
 export const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString("base64url")}`
 
+let deliverySeq = 0
+/**
+ * A delivery id that sorts in creation order within a process (the time, then a counter), so the
+ * fires of one tick list in a stable order even within one second.
+ */
+const newDeliveryId = (now: number) =>
+  `dlv_${Math.max(0, now).toString(36).padStart(9, "0")}${(deliverySeq++ % 36 ** 5).toString(36).padStart(5, "0")}${randomBytes(6).toString("base64url")}`
+
 /** The delivery target shown on records: never a secret. */
 export const displayTarget = (w: Pick<WebhookRecord, "channel" | "targetUrl" | "deviceId">): string =>
   w.channel === "webhook"
@@ -81,7 +105,51 @@ export const displayTarget = (w: Pick<WebhookRecord, "channel" | "targetUrl" | "
 interface Handle {
   record: WebhookRecord
   compiled: CompiledQuery | undefined
-  readonly mailbox: Queue.Queue<Message>
+  readonly mailbox: Mailbox<Message>
+  /** its (predicate, scope) pair; undefined when `q` does not compile */
+  group: Group | undefined
+  /**
+   * the pair's result the actor is known to hold (and the store to have): the
+   * actor is skipped while the pair's result is this very array
+   */
+  synced: Int32Array | undefined
+}
+
+/** the universe a webhook watches: the whole market, a top list, or an account's own universe */
+type Scope =
+  | { readonly _tag: "All" }
+  | { readonly _tag: "Top"; readonly size: 10 | 100 }
+  | { readonly _tag: "Own"; readonly accountId: string; readonly universeId: string }
+
+/** One distinct (predicate, scope) pair and the webhooks that share it. */
+interface Group {
+  readonly key: string
+  readonly scopeKey: string
+  readonly compiled: CompiledQuery
+  readonly scope: Scope
+  readonly members: Set<Handle>
+  /** the ticker ids matching at the last evaluation (the same array while they do not change) */
+  result: Int32Array | undefined
+}
+
+const scopeOf = (w: WebhookRecord): readonly [string, Scope] =>
+  w.universeId === null
+    ? ["", { _tag: "All" }]
+    : w.universeId === "top_10" || w.universeId === "top_100"
+      ? [w.universeId, { _tag: "Top", size: w.universeId === "top_10" ? 10 : 100 }]
+      : [`${w.accountId}/${w.universeId}`, { _tag: "Own", accountId: w.accountId, universeId: w.universeId }]
+
+/** ascending rows of `tickers` in a snapshot (those it has) */
+const rowsOf = (index: ReadonlyMap<string, number>, tickers: ReadonlyArray<string>): Int32Array => {
+  const rows: Array<number> = []
+  for (const t of tickers) {
+    const r = index.get(t)
+    if (r !== undefined) rows.push(r)
+  }
+  const out = Int32Array.from(rows).sort()
+  let w = 0
+  for (let i = 0; i < out.length; i++) if (i === 0 || out[i] !== out[i - 1]) out[w++] = out[i]!
+  return out.subarray(0, w)
 }
 
 export interface EvaluationResult {
@@ -89,26 +157,55 @@ export interface EvaluationResult {
   readonly ok: boolean
   readonly evaluated: number
   readonly fires: number
+  /** another instance holds the evaluator lease and evaluated this refresh */
+  readonly skipped?: boolean
   /** why the evaluation failed (ok false) */
   readonly error?: string
+  /** wall time of each phase (ms) and counts, for metrics and the benchmark */
+  readonly phases?: {
+    readonly sync: number
+    readonly evaluate: number
+    readonly diff: number
+    readonly persist: number
+    /** the part of `persist` spent in the store's transaction (the rest: building the fires) */
+    readonly commit: number
+    readonly messaged: number
+    readonly changed: number
+  }
 }
 
 export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
   scoped: Effect.gen(function* () {
     const market = yield* Market
     const webhooks = yield* Webhooks
-    const universes = yield* Universes
     const wake = yield* DeliveryWake
     const actors = yield* FiberMap.make<string>()
     const handles = new Map<string, Handle>()
+    const groups = new Map<string, Group>()
     const compiledByText = new Map<string, CompiledQuery | undefined>()
+    const ids = new TickerIds()
+    // the directory first, ascending: id order is ticker order
+    for (const t of [...market.directory.all].map((m) => m.ticker).sort()) ids.idOf(t)
     let version = 0
     let loaded = false
     let fault: FaultHook | undefined
     let lastForget = 0
+    /** every actor's state is the stored one (false after a tick another instance evaluated) */
+    let inSync = true
     const lastCadence = new Map<Cadence, number>()
     const evaluated = yield* SubscriptionRef.make<EvaluationResult>({ asOf: 0, ok: true, evaluated: 0, fires: 0 })
     const lock = yield* Effect.makeSemaphore(1)
+    /** the evaluation buffer, reused every tick */
+    let buffer = new Int32Array(0)
+    /** own universes: the digest of the list last read, and its rows in the snapshot index they were made for */
+    const ownUniverses = new Map<
+      string,
+      { digest: string; tickers: ReadonlyArray<string>; index: ReadonlyMap<string, number>; rows: Int32Array }
+    >()
+    const topRows = new Map<
+      10 | 100,
+      { ranked: ReadonlyArray<string>; index: ReadonlyMap<string, number>; rows: Int32Array }
+    >()
 
     const compile = (q: string): CompiledQuery | undefined => {
       if (compiledByText.has(q)) return compiledByText.get(q)
@@ -123,23 +220,65 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
       return compiled
     }
 
+    const stateOf = (w: WebhookRecord): ActorState => ({
+      armedAt: w.armedAt,
+      stateSeq: w.stateSeq,
+      lastSet: ids.sortedIds(w.lastMatchSet)
+    })
+
     const loadState = (id: string): Effect.Effect<ActorState | undefined> =>
       webhooks.getById(id).pipe(
-        Effect.map((w) =>
-          w === undefined || w.status !== "active"
-            ? undefined
-            : ({ armedAt: w.armedAt, lastSet: new Set(w.lastMatchSet) } satisfies ActorState)
-        ),
+        Effect.map((w) => (w === undefined || w.status !== "active" ? undefined : stateOf(w))),
         Effect.retry({ times: 5 }),
         Effect.orDie
       )
 
+    const attach = (h: Handle) => {
+      if (h.compiled === undefined) return
+      const [scopeKey, scope] = scopeOf(h.record)
+      const key = `${h.compiled.key}\u0000${scopeKey}`
+      let group = groups.get(key)
+      if (group === undefined) {
+        group = { key, scopeKey, compiled: h.compiled, scope, members: new Set(), result: undefined }
+        groups.set(key, group)
+      }
+      group.members.add(h)
+      h.group = group
+    }
+
+    const detach = (h: Handle) => {
+      const group = h.group
+      if (group === undefined) return
+      group.members.delete(h)
+      if (group.members.size === 0) groups.delete(group.key)
+      h.group = undefined
+    }
+
     const stop = (id: string) =>
       Effect.gen(function* () {
+        const h = handles.get(id)
+        if (h !== undefined) detach(h)
         handles.delete(id)
         yield* FiberMap.remove(actors, id)
         yield* Metric.set(actorsAlive, handles.size)
       })
+
+    /**
+     * The state writer (see `Webhooks.stateWriter`) as of which every actor's state is the stored
+     * one: read before the first load, and this instance after each of its commits.
+     */
+    let known: { readonly holder: string; readonly seq: number } | undefined
+
+    /** the actor takes the stored state `w` (it is no longer known to hold its pair's result) */
+    const reset = (h: Handle, w: WebhookRecord) => {
+      h.synced = undefined
+      h.mailbox.offer({
+        _tag: "Reset",
+        armedAt: w.armedAt,
+        stateSeq: w.stateSeq,
+        matchSet: ids.sortedIds(w.lastMatchSet)
+      })
+    }
 
     /** Starts, reconfigures or stops the actor of a webhook after a change of its row. */
     const apply = (w: WebhookRecord) =>
@@ -152,68 +291,145 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
         }
         if (current !== undefined) {
           const rearmed = current.record.armedAt !== w.armedAt
+          detach(current)
           current.record = w
           current.compiled = compile(w.q)
-          if (rearmed)
-            Queue.unsafeOffer(current.mailbox, { _tag: "Reset", armedAt: w.armedAt, matchSet: w.lastMatchSet })
+          attach(current)
+          if (rearmed) reset(current, w)
           return
         }
-        const mailbox = yield* Queue.unbounded<Message>()
+        const mailbox = new Mailbox<Message>()
         const compiled = compile(w.q)
         if (compiled === undefined) {
           yield* Effect.logWarning("webhook q does not compile; not evaluated").pipe(
             Effect.annotateLogs({ webhook_id: w.id })
           )
         }
-        handles.set(w.id, { record: w, compiled, mailbox })
+        const h: Handle = { record: w, compiled, mailbox, group: undefined, synced: undefined }
+        handles.set(w.id, h)
+        attach(h)
+        // the first life starts from the row just read: no query per actor
         yield* FiberMap.run(
           actors,
           w.id,
-          runActor(w.id, mailbox, loadState(w.id), (id, m) => fault?.(id, m))
+          runActor(w.id, mailbox, stateOf(w), loadState(w.id), (id, m) => fault?.(id, m))
         )
-        yield* Metric.set(actorsAlive, handles.size)
       })
 
     /** Picks up every webhook change since the last sync (any instance's), and forgets deleted webhooks. */
     const sync = Effect.gen(function* () {
+      if (!loaded) known = yield* webhooks.stateWriter
       const changed = yield* webhooks.changedSince(loaded ? version : 0)
       loaded = true
       for (const w of changed) yield* apply(w)
+      if (changed.length > 0) yield* Metric.set(actorsAlive, handles.size)
     })
 
+    /** Stops the actors of webhooks deleted through another instance (a cheap check first). */
     const forgetDeleted = Effect.gen(function* () {
-      const ids = [...handles.keys()]
-      const existing = yield* webhooks.existing(ids)
-      for (const id of ids) if (!existing.has(id)) yield* stop(id)
+      const summary = yield* webhooks.activeSummary
+      if (summary.version <= version && summary.active === handles.size) return
+      const known = [...handles.keys()]
+      const existing = yield* webhooks.existing(known)
+      for (const id of known) if (!existing.has(id)) yield* stop(id)
     })
 
-    /** The rows of a universe on the snapshot's day, or undefined when it does not exist (matches nothing). */
-    const universeRows = (
-      md: MarketData | undefined,
-      snapshot: Snapshot,
-      accountId: string,
-      id: string,
-      cache: Map<string, ReadonlySet<string> | undefined>
-    ) =>
+    /** Every actor takes its stored state (after ticks this instance did not evaluate). */
+    const reloadStates = Effect.gen(function* () {
+      const stored = yield* webhooks.states([...handles.keys()])
+      for (const w of stored) {
+        const h = handles.get(w.id)
+        if (h === undefined || w.status !== "active") continue
+        reset(h, w)
+      }
+      inSync = true
+    })
+
+    /**
+     * The rows each scope in use covers in this snapshot: undefined for the
+     * whole market, an empty array for a universe that does not exist.
+     */
+    const scopeRows = (snapshot: Snapshot, due: ReadonlyArray<Group>) =>
       Effect.gen(function* () {
-        const key = id === "top_10" || id === "top_100" ? id : `${accountId}/${id}`
-        if (cache.has(key)) return cache.get(key)
-        let tickers: ReadonlySet<string> | undefined
-        if (id === "top_10" || id === "top_100") {
-          const m = md?.membershipOn(Math.floor(snapshot.asOf / DAY_MS))
-          tickers = new Set(m === undefined ? [] : m.ranked.slice(0, id === "top_10" ? 10 : 100))
-        } else {
-          const u = yield* universes.get(accountId, id)
-          tickers = u === undefined ? undefined : new Set(u.tickers)
+        const out = new Map<string, Int32Array | undefined>()
+        const own = new Map<string, readonly [string, string]>()
+        for (const g of due) if (g.scope._tag === "Own") own.set(g.scopeKey, [g.scope.accountId, g.scope.universeId])
+        if (own.size > 0) {
+          const keys = [...own.values()]
+          const digests = yield* webhooks.universeDigests(keys)
+          const current = new Map<string, string>(digests.map((d) => [`${d.account_id}/${d.id}`, d.digest]))
+          const stale = keys.filter(([a, u]) => {
+            const key = `${a}/${u}`
+            const digest = current.get(key)
+            return digest !== undefined && ownUniverses.get(key)?.digest !== digest
+          })
+          for (const u of yield* webhooks.universeLists(stale)) {
+            ownUniverses.set(`${u.account_id}/${u.id}`, {
+              digest: u.digest,
+              tickers: u.tickers,
+              index: snapshot.index,
+              rows: rowsOf(snapshot.index, u.tickers)
+            })
+          }
+          for (const key of own.keys()) {
+            const u = ownUniverses.get(key)
+            if (u === undefined || !current.has(key)) {
+              // deleted (or never existed): matches nothing until it exists again
+              ownUniverses.delete(key)
+              out.set(key, EMPTY)
+              continue
+            }
+            if (u.index !== snapshot.index) {
+              u.index = snapshot.index
+              u.rows = rowsOf(snapshot.index, u.tickers)
+            }
+            out.set(key, u.rows)
+          }
         }
-        cache.set(key, tickers)
-        return tickers
+        if (due.some((g) => g.scope._tag === "Top")) {
+          const md = Option.getOrUndefined(yield* Effect.option(market.data))
+          const ranked = md?.membershipOn(Math.floor(snapshot.asOf / DAY_MS))?.ranked ?? []
+          for (const size of [10, 100] as const) {
+            let cached = topRows.get(size)
+            if (cached === undefined || cached.ranked !== ranked || cached.index !== snapshot.index) {
+              cached = { ranked, index: snapshot.index, rows: rowsOf(snapshot.index, ranked.slice(0, size)) }
+              topRows.set(size, cached)
+            }
+            out.set(`top_${size}`, cached.rows)
+          }
+        }
+        return out
       })
+
+    /** Evaluates a pair: its matches as sorted ticker ids, the previous array when they did not change. */
+    const evaluateGroup = (
+      g: Group,
+      snapshot: Snapshot,
+      rowIds: { readonly ids: Int32Array; readonly monotonic: boolean },
+      rows: Int32Array | undefined
+    ): Int32Array => {
+      let next: Int32Array
+      if (rows !== undefined && rows.length === 0) next = EMPTY
+      else {
+        const n = g.compiled.evaluateInto(snapshot, buffer, rows)
+        next = new Int32Array(n)
+        for (let i = 0; i < n; i++) next[i] = rowIds.ids[buffer[i]!]!
+        if (!rowIds.monotonic) next.sort()
+      }
+      return g.result !== undefined && sameIds(g.result, next) ? g.result : next
+    }
 
     const evaluateSnapshot = (snapshot: Snapshot) =>
       Effect.gen(function* () {
         const started = performance.now()
         yield* sync
+        // another instance wrote match states since the actors' states were known to be the stored
+        // ones (it evaluated a tick too): every actor takes its stored state first
+        const writer = yield* webhooks.stateWriter
+        if (!inSync || writer?.holder !== known?.holder || writer?.seq !== known?.seq) {
+          yield* reloadStates
+          known = writer
+        }
         const now = yield* Clock.currentTimeMillis
         // webhooks deleted through another instance lose their actors within a minute
         if (now - lastForget >= 60_000) {
@@ -225,83 +441,143 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
           if (!lastCadence.has(c)) lastCadence.set(c, now)
           if (isDue(c, lastCadence.get(c), now)) due.add(c)
         }
-        const md = Option.getOrUndefined(yield* Effect.option(market.data))
+        const t1 = performance.now()
 
-        // one pass per distinct predicate, then scoped per universe
-        const byPredicate = new Map<string, ReadonlyArray<string>>()
-        const universeCache = new Map<string, ReadonlySet<string> | undefined>()
-        const scoped = new Map<string, ReadonlyArray<string>>()
+        // each distinct (predicate, scope) pair with a due webhook, once
+        const dueGroups: Array<Group> = []
+        for (const g of groups.values()) {
+          for (const h of g.members)
+            if (due.has(h.record.cadence)) {
+              dueGroups.push(g)
+              break
+            }
+        }
+        const scopes = yield* scopeRows(snapshot, dueGroups)
+        if (buffer.length < snapshot.size) buffer = new Int32Array(snapshot.size)
+        const rowIds = ids.ofSnapshot(snapshot)
+        for (const g of dueGroups) g.result = evaluateGroup(g, snapshot, rowIds, scopes.get(g.scopeKey))
+        const t2 = performance.now()
+
+        // the actors whose state may differ from their pair's matches
         const done = yield* Deferred.make<void>()
         const tick = new Tick(done)
         const sent: Array<Handle> = []
+        let evaluatedCount = 0
         let depth = 0
-        for (const h of handles.values()) {
-          depth += yield* Queue.size(h.mailbox)
-          if (!due.has(h.record.cadence) || h.compiled === undefined) continue
-          let matched = byPredicate.get(h.compiled.key)
-          if (matched === undefined) {
-            matched = h.compiled.matches(snapshot)
-            byPredicate.set(h.compiled.key, matched)
+        for (const g of dueGroups) {
+          const matched = g.result!
+          for (const h of g.members) {
+            if (!due.has(h.record.cadence)) continue
+            evaluatedCount++
+            if (h.synced === matched) continue
+            h.synced = matched // provisional: undone below when the actor's change is not stored
+            sent.push(h)
+            tick.pending++
+            h.mailbox.offer({ _tag: "Evaluate", tick, matched })
           }
-          if (h.record.universeId !== null) {
-            const scopeKey = `${h.compiled.key}\u0000${h.record.accountId}\u0000${h.record.universeId}`
-            let inScope = scoped.get(scopeKey)
-            if (inScope === undefined) {
-              const members = yield* universeRows(md, snapshot, h.record.accountId, h.record.universeId, universeCache)
-              inScope = members === undefined ? [] : matched.filter((t) => members.has(t))
-              scoped.set(scopeKey, inScope)
-            }
-            matched = inScope
-          }
-          sent.push(h)
-          tick.pending++
-          Queue.unsafeOffer(h.mailbox, { _tag: "Evaluate", tick, matched })
         }
+        for (const h of handles.values()) depth += h.mailbox.size
         yield* Metric.set(mailboxDepth, depth)
         if (tick.pending > 0) yield* Deferred.await(done)
+        const t3 = performance.now()
 
-        // the fires, then one transaction with the new states
-        const changes: Array<MatchChange> = []
-        const deliveries: Array<NewDelivery> = []
-        for (const o of tick.outcomes) {
-          const h = handles.get(o.id)
-          if (h === undefined) continue
-          const fired = o.added.length > 0
-          changes.push({ id: o.id, armedAt: o.armedAt, matchSet: o.matchSet, fired })
-          if (!fired) continue
-          const w = h.record
-          deliveries.push({
-            id: newId("dlv"),
-            webhookId: w.id,
-            accountId: w.accountId,
-            eventId: newEventId(),
-            channel: w.channel,
-            targetUrl: displayTarget(w),
-            test: false,
-            payload: JSON.stringify(
-              firedEvent({
-                webhookId: w.id,
-                name: w.name,
-                q: w.q,
-                snapshot,
-                added: o.added,
-                fields: w.fields,
-                test: false,
-                now
+        const persisted = Effect.gen(function* () {
+          for (const id of tick.failed) {
+            const h = handles.get(id)
+            if (h !== undefined) h.synced = undefined
+          }
+          // the fires, then the new states with them, in transactions of at most COMMIT_CHUNK webhooks
+          // (a webhook's state and its fire always in the same one), so a huge tick (every webhook's
+          // first evaluation) never holds all its payloads at once
+          let changed = 0
+          let fires = 0
+          let commitMs = 0
+          for (let from = 0; from === 0 || from < tick.outcomes.length; from += COMMIT_CHUNK) {
+            const chunk = tick.outcomes.slice(from, from + COMMIT_CHUNK)
+            const changes: Array<MatchChange> = []
+            const deliveries: Array<NewDelivery> = []
+            for (const o of chunk) {
+              const h = handles.get(o.id)
+              if (h === undefined) continue
+              const fired = o.added.length > 0
+              changes.push({
+                id: o.id,
+                armedAt: o.armedAt,
+                stateSeq: o.stateSeq,
+                matchSet: ids.namesOf(o.matchSet),
+                fired
               })
-            ),
-            dueAt: now
-          })
-        }
-        const written = yield* webhooks.commitTick(now, [...due], changes, deliveries)
-        for (const c of due) lastCadence.set(c, now)
-        for (const o of tick.outcomes) {
-          const h = handles.get(o.id)
-          if (h === undefined) continue
-          if (written.has(o.id))
-            Queue.unsafeOffer(h.mailbox, { _tag: "Adopt", armedAt: o.armedAt, matchSet: o.matchSet })
-        }
-        const fires = deliveries.filter((d) => written.has(d.webhookId)).length
+              if (!fired) continue
+              const w = h.record
+              deliveries.push({
+                id: newDeliveryId(now),
+                webhookId: w.id,
+                accountId: w.accountId,
+                eventId: newEventId(),
+                channel: w.channel,
+                targetUrl: displayTarget(w),
+                test: false,
+                payload: JSON.stringify(
+                  firedEvent({
+                    webhookId: w.id,
+                    name: w.name,
+                    q: w.q,
+                    snapshot,
+                    added: ids.namesOf(o.added),
+                    fields: w.fields,
+                    test: false,
+                    now
+                  })
+                ),
+                dueAt: now
+              })
+            }
+            const built = performance.now()
+            const expectedSeq = (known?.seq ?? 0) + 1
+            const { written, writerSeq: seq } = yield* webhooks.commitTick(
+              now,
+              [...due],
+              changes,
+              deliveries,
+              instanceId
+            )
+            commitMs += performance.now() - built
+            if (seq !== undefined) {
+              // another instance committed states during this tick: reload them all on the next one
+              if (seq !== expectedSeq) inSync = false
+              known = { holder: instanceId, seq }
+            }
+            const lost: Array<string> = []
+            for (const o of chunk) {
+              const h = handles.get(o.id)
+              if (h === undefined) continue
+              if (written.has(o.id)) {
+                h.mailbox.offer({ _tag: "Adopt", armedAt: o.armedAt, stateSeq: o.stateSeq, matchSet: o.matchSet })
+              } else {
+                h.synced = undefined
+                lost.push(o.id)
+              }
+            }
+            // states written meanwhile (another instance, an enable): the actors take the stored state
+            for (const w of yield* webhooks.states(lost)) {
+              const h = handles.get(w.id)
+              if (h === undefined || w.status !== "active") continue
+              reset(h, w)
+            }
+            changed += changes.length
+            fires += deliveries.filter((d) => written.has(d.webhookId)).length
+          }
+          for (const c of due) lastCadence.set(c, now)
+          return { changes: changed, fires, commitMs }
+        }).pipe(
+          // nothing stored: every actor messaged this tick diffs again on the next one
+          Effect.onError(() =>
+            Effect.sync(() => {
+              for (const h of sent) h.synced = undefined
+            })
+          )
+        )
+        const { changes, fires, commitMs } = yield* persisted
         yield* Metric.incrementBy(firesTotal, fires)
         yield* Metric.update(evaluationDuration, (performance.now() - started) / 1000)
         if (fires > 0) yield* wake.wake
@@ -310,7 +586,22 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
             Effect.annotateLogs({ failed: tick.failed.length })
           )
         }
-        return { asOf: snapshot.asOf, ok: true, evaluated: sent.length, fires } satisfies EvaluationResult
+        const t4 = performance.now()
+        return {
+          asOf: snapshot.asOf,
+          ok: true,
+          evaluated: evaluatedCount,
+          fires,
+          phases: {
+            sync: t1 - started,
+            evaluate: t2 - t1,
+            diff: t3 - t2,
+            persist: t4 - t3,
+            commit: commitMs,
+            messaged: sent.length,
+            changed: changes
+          }
+        } satisfies EvaluationResult
       })
 
     /** Evaluates one snapshot (serialized); a failure is logged and reported, its changes retried next tick. */
@@ -334,10 +625,33 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
       )
 
     // start: the ticks recorded by earlier runs, then every published snapshot in turn
+    /**
+     * Several instances: on its own refreshes only the holder of the
+     * `evaluator` lease evaluates (renewed every tick, taken over when it
+     * lapses); the others skip and resynchronize their actors from the store
+     * before they next evaluate. Optimistic writes (`state_seq`) keep each
+     * transition fired once even when two instances evaluate at once.
+     */
+    const instanceId = newId("inst")
+    const leaseMs = Math.max(3 * market.refreshInterval, 15_000)
+    const holdsLease = Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      return yield* webhooks.acquireLease("evaluator", instanceId, now, now + leaseMs)
+    }).pipe(Effect.orElseSucceed(() => false))
+
+    const onSnapshot = (snapshot: Snapshot) =>
+      Effect.gen(function* () {
+        if (yield* holdsLease) return yield* evaluate(snapshot)
+        inSync = false
+        const skipped: EvaluationResult = { asOf: snapshot.asOf, ok: true, evaluated: 0, fires: 0, skipped: true }
+        yield* SubscriptionRef.set(evaluated, skipped)
+        return skipped
+      })
+
     const start = Effect.gen(function* () {
       const ticks = yield* webhooks.ticks.pipe(Effect.orElseSucceed(() => new Map<Cadence, number>()))
       for (const [c, at] of ticks) lastCadence.set(c, at)
-      yield* market.changes.pipe(Stream.mapEffect(evaluate), Stream.runDrain)
+      yield* market.changes.pipe(Stream.mapEffect(onSnapshot), Stream.runDrain)
     })
     yield* Effect.forkScoped(
       start.pipe(Effect.catchAllCause((cause) => Effect.logError("webhook evaluator stopped", cause)))

@@ -18,7 +18,7 @@
  * delivery and disables the webhook at once. Test pings are sent once and
  * never disable a webhook.
  */
-import { Clock, Context, Effect, Metric, MetricBoundaries } from "effect"
+import { Clock, Context, Effect, FiberSet, Metric, MetricBoundaries, Queue } from "effect"
 import type { FiredEvent } from "../alerts/payload.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { Readiness } from "../observability/Readiness.js"
@@ -41,7 +41,13 @@ export const LEASE_MS = 60_000
 export class DeliveryPollInterval extends Context.Reference<DeliveryPollInterval>()("vigil/DeliveryPollInterval", {
   defaultValue: () => 1_000
 }) {}
-const BATCH = 64
+/** deliveries claimed at once */
+const BATCH = 128
+/** the claim loop waits for room for at least this many before claiming again */
+const MIN_CLAIM = 32
+/** deliveries claimed and not yet recorded, at most (the transport bounds each target host to 8 at once) */
+const MAX_IN_FLIGHT = 512
+/** attempts at once in `drain` */
 const CONCURRENCY = 32
 
 const deliveriesTotal = Metric.counter("webhook_delivery_attempts_total", {
@@ -53,6 +59,18 @@ const attemptDuration = Metric.histogram(
   MetricBoundaries.fromIterable([0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]),
   "Time of one delivery attempt"
 )
+
+/** the tagged counters, made once (tagging per attempt allocates a new metric key each time) */
+const taggedAttempts = new Map<string, typeof deliveriesTotal>()
+const attemptsCounter = (channel: string, result: string) => {
+  const key = `${channel}/${result}`
+  let counter = taggedAttempts.get(key)
+  if (counter === undefined) {
+    counter = deliveriesTotal.pipe(Metric.tagged("channel", channel), Metric.tagged("result", result))
+    taggedAttempts.set(key, counter)
+  }
+  return counter
+}
 
 const nothing: PostResult = { status: null, retryAfterSeconds: null, error: null, durationMs: 0 }
 
@@ -169,63 +187,140 @@ export class DeliveryWorker extends Effect.Service<DeliveryWorker>()("vigil/Deli
         : { _tag: "Retry", statusCode: result.status, error, dueAt: now + delay }
     }
 
-    const deliver = (d: DeliveryRecord) =>
+    /**
+     * Completed attempts wait here to be recorded; the recorder takes all
+     * that are waiting at once (group commit: one statement for many
+     * deliveries, no timer — whatever finished during the previous write goes
+     * into the next one).
+     */
+    const completed = yield* Queue.unbounded<readonly [DeliveryRecord, AttemptResult]>()
+    /** deliveries claimed and not yet recorded */
+    let inFlight = 0
+    /** tells the claim loop that attempts were recorded (room, and perhaps an earlier retry to schedule) */
+    const recorded = yield* Queue.sliding<void>(1)
+
+    const attemptOne = (d: DeliveryRecord, w: WebhookRecord | undefined) =>
       Effect.gen(function* () {
-        const w = yield* webhooks.getById(d.webhookId)
-        if (w === undefined) return // the webhook was deleted (its deliveries go with it)
+        if (w === undefined) return undefined // the webhook was deleted (its deliveries go with it)
         const now = yield* Clock.currentTimeMillis
         const result = yield* send(d, w, now)
         const done = yield* Clock.currentTimeMillis
         const decision = decide(d, result, done)
         yield* Metric.update(attemptDuration, result.durationMs / 1000)
         yield* Metric.update(
-          deliveriesTotal.pipe(
-            Metric.tagged("channel", d.channel),
-            Metric.tagged(
-              "result",
-              decision._tag === "Delivered" ? "delivered" : decision._tag === "Retry" ? "retry" : "failed"
-            )
+          attemptsCounter(
+            d.channel,
+            decision._tag === "Delivered" ? "delivered" : decision._tag === "Retry" ? "retry" : "failed"
           ),
           1
         )
-        const disabled = yield* deliveries.complete(d, decision)
-        if (disabled !== undefined) {
-          yield* Effect.logWarning("webhook disabled after failed delivery").pipe(
-            Effect.annotateLogs({ webhook_id: disabled, delivery_id: d.id, last_status_code: result.status ?? "none" })
-          )
-        }
+        return decision
       }).pipe(
         Effect.catchAllCause((cause) =>
-          Effect.logError("delivery attempt could not be recorded; it is retried when its lease expires", cause).pipe(
-            Effect.annotateLogs({ delivery_id: d.id })
+          Effect.logError("delivery attempt failed unexpectedly; it is retried when its lease expires", cause).pipe(
+            Effect.annotateLogs({ delivery_id: d.id }),
+            Effect.as(undefined)
           )
         )
       )
 
-    /** One pass: claims due deliveries and sends them; how many were claimed. */
+    const release = (n: number) =>
+      Effect.suspend(() => {
+        inFlight -= n
+        return Queue.offer(recorded, undefined)
+      })
+
+    /** One attempt, handed to the recorder (or released at once when there is nothing to record). */
+    const deliver = (d: DeliveryRecord, w: WebhookRecord | undefined) =>
+      Effect.flatMap(attemptOne(d, w), (decision) =>
+        decision === undefined ? release(1) : Queue.offer(completed, [d, decision] as const)
+      )
+
+    const recorder = Effect.forever(
+      Effect.gen(function* () {
+        const first = yield* Queue.take(completed)
+        const rest = yield* Queue.takeAll(completed)
+        const batch = [first, ...rest]
+        const disabled = yield* deliveries
+          .completeMany(batch)
+          .pipe(
+            Effect.catchAllCause((cause) =>
+              Effect.logError(
+                "delivery attempts could not be recorded; they are retried when their leases expire",
+                cause
+              ).pipe(Effect.annotateLogs({ deliveries: batch.length }), Effect.as([] as ReadonlyArray<string>))
+            )
+          )
+        for (const id of disabled) {
+          const [d, r] = batch.find(([x]) => x.webhookId === id)!
+          yield* Effect.logWarning("webhook disabled after failed delivery").pipe(
+            Effect.annotateLogs({ webhook_id: id, delivery_id: d.id, last_status_code: r.statusCode ?? "none" })
+          )
+        }
+        yield* release(batch.length)
+      })
+    )
+
+    /** Claims up to `limit` due deliveries and starts sending them; how many were claimed. */
+    const claim = (limit: number) =>
+      Effect.gen(function* () {
+        const claimed = yield* deliveries.claimDue(limit, LEASE_MS)
+        if (claimed.length === 0) return 0
+        // a failure here leaves the claimed deliveries to be taken again when their leases expire
+        const targets = yield* webhooks.getMany([...new Set(claimed.map((d) => d.webhookId))])
+        inFlight += claimed.length
+        for (const d of claimed) yield* FiberSet.run(running, deliver(d, targets.get(d.webhookId)))
+        return claimed.length
+      })
+
+    /** One pass (tests, tools): claims due deliveries, sends them and records the results; how many were claimed. */
     const drain = Effect.gen(function* () {
       const claimed = yield* deliveries.claimDue(BATCH, LEASE_MS)
-      yield* Effect.forEach(claimed, deliver, { concurrency: CONCURRENCY, discard: true })
+      const targets = yield* webhooks.getMany([...new Set(claimed.map((d) => d.webhookId))])
+      const results = yield* Effect.forEach(claimed, (d) => attemptOne(d, targets.get(d.webhookId)), {
+        concurrency: CONCURRENCY
+      })
+      yield* deliveries.completeMany(
+        claimed.flatMap((d, i) => (results[i] === undefined ? [] : [[d, results[i]!] as const]))
+      )
       return claimed.length
     })
 
+    /**
+     * The claim loop keeps up to `MAX_IN_FLIGHT` deliveries in flight: it
+     * claims more as soon as there is room for a batch, so one slow receiver
+     * (bounded per host by the transport) never stops the others; when the
+     * queue is empty it sleeps until the next delivery is due, a wake
+     * (deliveries queued here), a recorded retry, or the poll interval.
+     */
     const loop = Effect.gen(function* () {
       yield* readiness.await("migrations")
       for (;;) {
-        const n = yield* drain.pipe(
-          Effect.catchAllCause((cause) =>
-            Effect.logWarning("delivery queue unavailable; retrying", cause).pipe(Effect.as(0))
-          )
-        )
-        if (n < BATCH) {
-          const next = yield* deliveries.nextDue.pipe(Effect.orElseSucceed(() => undefined))
-          const now = yield* Clock.currentTimeMillis
-          // at least 10 ms, so a due delivery another worker holds is not polled in a hot loop
-          const wait = next === undefined ? poll : Math.max(10, Math.min(poll, next - now))
-          yield* Effect.raceFirst(wake.next, Effect.sleep(wait))
+        const room = MAX_IN_FLIGHT - inFlight
+        const want = Math.min(BATCH, room)
+        const n =
+          want < MIN_CLAIM
+            ? 0
+            : yield* claim(want).pipe(
+                Effect.catchAllCause((cause) =>
+                  Effect.logWarning("delivery queue unavailable; retrying", cause).pipe(Effect.as(-1))
+                )
+              )
+        if (n === want && n > 0) continue
+        if (want < MIN_CLAIM) {
+          // full: wait until attempts are recorded
+          yield* Queue.take(recorded)
+          continue
         }
+        const next = n < 0 ? undefined : yield* deliveries.nextDue.pipe(Effect.orElseSucceed(() => undefined))
+        const now = yield* Clock.currentTimeMillis
+        // at least 10 ms, so a due delivery another worker holds is not polled in a hot loop
+        const wait = next === undefined ? poll : Math.max(n < 0 ? 1_000 : 10, Math.min(poll, next - now))
+        yield* Effect.raceFirst(Effect.raceFirst(wake.next, Queue.take(recorded)), Effect.sleep(wait))
       }
     })
+    const running = yield* FiberSet.make()
+    yield* Effect.forkScoped(recorder)
     yield* Effect.forkScoped(loop)
     return { drain } as const
   })

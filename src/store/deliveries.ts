@@ -162,6 +162,42 @@ export class Deliveries extends Effect.Service<Deliveries>()("vigil/Deliveries",
         }
       }).pipe(sql.withTransaction)
 
+    /**
+     * Records many attempts' results in one statement each for deliveries
+     * and retries (the worker's batched completion); a failure that disables
+     * its webhook goes through `complete` (its own transaction). Returns the
+     * webhooks disabled.
+     */
+    const completeMany = (results: ReadonlyArray<readonly [DeliveryRecord, AttemptResult]>) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const nowS = Math.floor(now / 1000)
+        const delivered = results.filter(([, r]) => r._tag === "Delivered")
+        const later = results.flatMap(([d, r]) => (r._tag === "Retry" ? [[d, r] as const] : []))
+        const failed = results.filter(([, r]) => r._tag === "Failed")
+        if (delivered.length > 0) {
+          yield* sql`UPDATE deliveries d SET status = 'delivered', delivered_at = ${nowS}, lease_until = NULL,
+              last_status_code = i.code, last_error = NULL
+            FROM unnest(${delivered.map(([d]) => d.id)}::text[],
+              ${delivered.map(([, r]) => r.statusCode)}::integer[]) AS i(id, code)
+            WHERE d.id = i.id AND d.status = 'pending'`
+        }
+        if (later.length > 0) {
+          yield* sql`UPDATE deliveries d SET due_at = i.due, lease_until = NULL, last_status_code = i.code,
+              last_error = i.error
+            FROM unnest(${later.map(([d]) => d.id)}::text[], ${later.map(([, r]) => r.dueAt)}::bigint[],
+              ${later.map(([, r]) => r.statusCode)}::integer[], ${later.map(([, r]) => r.error)}::text[])
+              AS i(id, due, code, error)
+            WHERE d.id = i.id AND d.status = 'pending'`
+        }
+        const disabled: Array<string> = []
+        for (const [d, r] of failed) {
+          const id = yield* complete(d, r)
+          if (id !== undefined) disabled.push(id)
+        }
+        return disabled
+      })
+
     /** Enqueues deliveries (test pings, manual retries of a copy). */
     const enqueue = (deliveries: ReadonlyArray<NewDelivery>) =>
       Effect.gen(function* () {
@@ -285,6 +321,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("vigil/Deliveries",
       claimDue,
       nextDue,
       complete,
+      completeMany,
       enqueue,
       get,
       list,

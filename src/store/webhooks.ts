@@ -55,6 +55,8 @@ export interface WebhookRecord extends WebhookConfig {
   readonly version: number
   /** creation order */
   readonly seq: number
+  /** writes of the match state so far */
+  readonly stateSeq: number
 }
 
 interface Row {
@@ -85,6 +87,7 @@ interface Row {
   last_fired: number | string | null
   version: number | string
   created_seq: number | string
+  state_seq: number | string
 }
 
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v))
@@ -114,7 +117,8 @@ const toRecord = (r: Row): WebhookRecord => ({
   lastEvaluatedAt: num(r.last_evaluated_at),
   lastFired: num(r.last_fired),
   version: Number(r.version),
-  seq: Number(r.created_seq)
+  seq: Number(r.created_seq),
+  stateSeq: Number(r.state_seq)
 })
 
 /** What an evaluation tick changes for one webhook. */
@@ -122,6 +126,8 @@ export interface MatchChange {
   readonly id: string
   /** the `armed_at` the new state was computed from: a webhook re-armed meanwhile is left alone */
   readonly armedAt: number
+  /** the `state_seq` the diff started from: a state written meanwhile (another instance) is left alone */
+  readonly stateSeq: number
   readonly matchSet: ReadonlyArray<string>
   readonly fired: boolean
 }
@@ -212,6 +218,15 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
         rows.length === 0 ? undefined : toRecord(rows[0]!)
       )
 
+    /** Several webhooks by id (any account), for the delivery workers' batches. */
+    const getMany = (ids: ReadonlyArray<string>) =>
+      ids.length === 0
+        ? Effect.succeed(new Map<string, WebhookRecord>())
+        : Effect.map(
+            sql<Row>`SELECT * FROM webhooks WHERE id = ANY(${ids}::text[])`,
+            (rows) => new Map(rows.map((r) => [r.id, toRecord(r)] as const))
+          )
+
     /** The account's webhooks newest first, after the creation position `afterSeq` when given. */
     const list = (accountId: string, limit: number, afterSeq?: number) =>
       Effect.map(
@@ -264,7 +279,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
         if (current.status === "active") return { _tag: "Enabled", record: current } as EnableOutcome
         if (cap !== null && active >= cap) return { _tag: "LimitReached", active } as EnableOutcome
         const rows = yield* sql<Row>`UPDATE webhooks SET status = 'active', disabled_reason = NULL,
-            last_match_set = '{}', last_evaluated_at = NULL, armed_at = ${ms}, updated_at = ${Math.floor(ms / 1000)},
+            last_match_set = '{}', state_seq = state_seq + 1, last_evaluated_at = NULL, armed_at = ${ms},
+            updated_at = ${Math.floor(ms / 1000)},
             version = nextval('webhook_version')
           WHERE account_id = ${accountId} AND id = ${id} RETURNING *`
         return { _tag: "Enabled", record: toRecord(rows[0]!) } as EnableOutcome
@@ -305,11 +321,19 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
         return rows.map((r) => r.id)
       }).pipe(sql.withTransaction)
 
-    /** Every webhook changed after `version` (all when 0), for the evaluator. */
+    /**
+     * Every webhook changed after `version` (all when 0), for the evaluator. Every tick asks: the
+     * highest version first (an index probe), so a tick with no change reads no row.
+     */
     const changedSince = (version: number) =>
-      Effect.map(sql<Row>`SELECT * FROM webhooks WHERE version > ${version} ORDER BY version`, (rows) =>
-        rows.map(toRecord)
-      )
+      Effect.gen(function* () {
+        if (version > 0) {
+          const top = yield* sql<{ v: number | string | null }>`SELECT max(version) AS v FROM webhooks`
+          if (Number(top[0]?.v ?? 0) <= version) return [] as Array<WebhookRecord>
+        }
+        const rows = yield* sql<Row>`SELECT * FROM webhooks WHERE version > ${version} ORDER BY version`
+        return rows.map(toRecord)
+      })
 
     /** The ids of every webhook that still exists among `ids`. */
     const existing = (ids: ReadonlyArray<string>) =>
@@ -324,30 +348,44 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
      * One evaluation tick, in one transaction: records the tick for its
      * cadences, writes the changed match sets (only where the webhook is
      * still active and armed as the change assumed) and enqueues the fires
-     * of the webhooks written. Returns the ids written.
+     * of the webhooks written. With `writer` (an evaluator instance), a commit
+     * that writes states also bumps the state writer's counter (`stateWriter`).
+     * Returns the ids written and the counter's new value.
      */
     const commitTick = (
       evaluatedAt: number,
       cadences: ReadonlyArray<Cadence>,
       changes: ReadonlyArray<MatchChange>,
-      deliveries: ReadonlyArray<NewDelivery>
+      deliveries: ReadonlyArray<NewDelivery>,
+      writer?: string
     ) =>
       Effect.gen(function* () {
         const nowS = Math.floor(evaluatedAt / 1000)
+        // the state writer's counter, bumped under its row lock (see `stateWriter`)
+        let writerSeq: number | undefined
+        if (writer !== undefined && changes.length > 0) {
+          const rows = yield* sql<{ until: number | string }>`INSERT INTO leases (name, holder, until)
+            VALUES ('state_writer', ${writer}, 1)
+            ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, until = leases.until + 1
+            RETURNING until`
+          writerSeq = Number(rows[0]!.until)
+        }
         if (cadences.length > 0) {
           yield* sql`INSERT INTO evaluation_ticks (cadence, evaluated_at)
             SELECT c, ${evaluatedAt} FROM unnest(${cadences}::text[]) AS c
             ON CONFLICT (cadence) DO UPDATE SET evaluated_at = EXCLUDED.evaluated_at`
         }
-        if (changes.length === 0) return new Set<string>()
+        if (changes.length === 0) return { written: new Set<string>(), writerSeq }
         const written = yield* sql<{ id: string }>`UPDATE webhooks w SET
             last_match_set = CASE WHEN i.match_set = '' THEN '{}'::text[] ELSE string_to_array(i.match_set, ',') END,
             last_evaluated_at = ${evaluatedAt},
-            last_fired = CASE WHEN i.fired THEN ${nowS} ELSE w.last_fired END
+            last_fired = CASE WHEN i.fired THEN ${nowS} ELSE w.last_fired END,
+            state_seq = w.state_seq + 1
           FROM unnest(${changes.map((c) => c.id)}::text[], ${changes.map((c) => c.armedAt)}::bigint[],
+            ${changes.map((c) => c.stateSeq)}::bigint[],
             ${changes.map((c) => c.matchSet.join(","))}::text[], ${changes.map((c) => c.fired)}::boolean[])
-            AS i(id, armed_at, match_set, fired)
-          WHERE w.id = i.id AND w.armed_at = i.armed_at AND w.status = 'active'
+            AS i(id, armed_at, state_seq, match_set, fired)
+          WHERE w.id = i.id AND w.armed_at = i.armed_at AND w.state_seq = i.state_seq AND w.status = 'active'
           RETURNING w.id`
         const ids = new Set(written.map((r) => r.id))
         yield* insertDeliveries(
@@ -355,8 +393,72 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
           deliveries.filter((d) => ids.has(d.webhookId)),
           nowS
         )
-        return ids
+        return { written: ids, writerSeq }
       }).pipe(sql.withTransaction)
+
+    /**
+     * Takes or renews the lease `name` for `holder` until `until` (epoch ms);
+     * true when `holder` holds it (it was free, expired, or already its own).
+     */
+    const acquireLease = (name: string, holder: string, now: number, until: number) =>
+      Effect.map(
+        sql<{ holder: string }>`INSERT INTO leases (name, holder, until) VALUES (${name}, ${holder}, ${until})
+          ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, until = EXCLUDED.until
+            WHERE leases.until < ${now} OR leases.holder = EXCLUDED.holder
+          RETURNING holder`,
+        (rows) => rows.length > 0
+      )
+
+    /** The stored match state of webhooks (to resynchronize actors whose write lost a race). */
+    const states = (ids: ReadonlyArray<string>) =>
+      ids.length === 0
+        ? Effect.succeed([] as ReadonlyArray<WebhookRecord>)
+        : Effect.map(sql<Row>`SELECT * FROM webhooks WHERE id = ANY(${ids}::text[])`, (rows) => rows.map(toRecord))
+
+    /**
+     * The last writer of match states (a `leases` row used as a counter): the
+     * instance whose `commitTick` (with `writer`) last wrote states, and a
+     * number bumped by every such commit. An evaluator that finds it unchanged
+     * since its own last commit knows no other instance has written a match
+     * state since, so its actors still hold the stored states.
+     */
+    const stateWriter = Effect.map(
+      sql<{ holder: string; until: number | string }>`SELECT holder, until FROM leases WHERE name = 'state_writer'`,
+      (rows) => (rows.length === 0 ? undefined : { holder: rows[0]!.holder, seq: Number(rows[0]!.until) })
+    )
+
+    /**
+     * For the evaluator, each tick: of the universes `keys` (account id, universe id), those that
+     * exist, with an md5 digest of their ticker lists (so only changed lists are read again).
+     */
+    const universeDigests = (keys: ReadonlyArray<readonly [string, string]>) =>
+      keys.length === 0
+        ? Effect.succeed([] as ReadonlyArray<{ account_id: string; id: string; digest: string }>)
+        : sql<{ account_id: string; id: string; digest: string }>`SELECT u.account_id, u.id,
+              md5(array_to_string(u.tickers, ',')) AS digest
+            FROM universes u JOIN unnest(${keys.map((k) => k[0])}::text[], ${keys.map((k) => k[1])}::text[])
+              AS k(account_id, id) ON u.account_id = k.account_id AND u.id = k.id`
+
+    /** The ticker lists of the universes `keys` (account id, universe id) that exist, with their digests. */
+    const universeLists = (keys: ReadonlyArray<readonly [string, string]>) =>
+      keys.length === 0
+        ? Effect.succeed(
+            [] as ReadonlyArray<{ account_id: string; id: string; digest: string; tickers: ReadonlyArray<string> }>
+          )
+        : sql<{ account_id: string; id: string; digest: string; tickers: ReadonlyArray<string> }>`SELECT u.account_id,
+              u.id, md5(array_to_string(u.tickers, ',')) AS digest, u.tickers
+            FROM universes u JOIN unnest(${keys.map((k) => k[0])}::text[], ${keys.map((k) => k[1])}::text[])
+              AS k(account_id, id) ON u.account_id = k.account_id AND u.id = k.id`
+
+    /**
+     * Whether any webhook changed after `version` or went away: the active count and the highest
+     * version (one cheap query instead of comparing every id).
+     */
+    const activeSummary = Effect.map(
+      sql<{ n: number | string; v: number | string | null }>`SELECT
+          (SELECT count(*) FROM webhooks WHERE status = 'active') AS n, (SELECT max(version) FROM webhooks) AS v`,
+      (rows) => ({ active: Number(rows[0]?.n ?? 0), version: Number(rows[0]?.v ?? 0) })
+    )
 
     /** When each cadence was last evaluated (epoch ms). */
     const ticks = Effect.map(
@@ -368,6 +470,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
       create,
       get,
       getById,
+      getMany,
       list,
       update,
       disable,
@@ -378,6 +481,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
       changedSince,
       existing,
       commitTick,
+      acquireLease,
+      stateWriter,
+      universeDigests,
+      universeLists,
+      activeSummary,
+      states,
       ticks
     } as const
   })

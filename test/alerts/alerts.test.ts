@@ -7,7 +7,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option, Stream, TestClock } from "effect"
+import { Context, Effect, Layer, Option, Stream, TestClock } from "effect"
 import { Alerts } from "../../src/alerts/Alerts.js"
 import { isDue, nextInstant, parseCadence } from "../../src/alerts/cadence.js"
 import { firedEvent, fireOrder, MAX_FIRE_ROWS } from "../../src/alerts/payload.js"
@@ -182,6 +182,36 @@ for (const backend of backends()) {
             ["AAA", "CCC"]
           ])
           expect(fires[1]!.matches[0]).toHaveProperty("rsi_14", 50)
+        }).pipe(Effect.provide(layerFor(backend.layer()))),
+      60_000
+    )
+
+    it.scoped(
+      "two instances evaluating the same ticks fire each transition exactly once",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`INSERT INTO accounts (id, plan, created_at, updated_at) VALUES ('acc_a', 'pro', 1, 1)`
+          yield* TestClock.setTime(Date.UTC(2026, 10, 23, 12))
+          const a = yield* Alerts
+          const b = Context.get(yield* Layer.build(Layer.fresh(Alerts.Default)), Alerts)
+          yield* webhook("wh_m", "price > 10")
+          yield* a.resync
+          yield* b.resync
+          const s1 = snapshot(1_000, { AAA: 11 })
+          const s2 = snapshot(2_000, { AAA: 11, BBB: 11 })
+          expect((yield* a.evaluate(s1)).fires).toBe(1)
+          expect((yield* b.evaluate(s1)).fires).toBe(0)
+          expect((yield* b.evaluate(s2)).fires).toBe(1)
+          expect((yield* a.evaluate(s2)).fires).toBe(0)
+          expect((yield* a.evaluate(snapshot(3_000, { BBB: 11 }))).fires).toBe(0)
+          expect((yield* b.evaluate(snapshot(3_000, { AAA: 11, BBB: 11 }))).fires).toBe(1)
+          expect((yield* queued("wh_m")).map((d) => d.matches.map((m) => m.ticker))).toEqual([
+            ["AAA"],
+            ["BBB"],
+            ["AAA"]
+          ])
+          expect((yield* stored("wh_m"))?.lastMatchSet).toEqual(["AAA", "BBB"])
         }).pipe(Effect.provide(layerFor(backend.layer()))),
       60_000
     )

@@ -13,6 +13,11 @@ import { Effect } from "effect"
  *   `last_evaluated_at` (see `evaluation_ticks`), so a tick needs no write per
  *   webhook when nothing changed. `last_evaluated_at` here holds the value
  *   frozen at the last state change or disable.
+ * - `state_seq` counts writes of the match state: an evaluator writes a new
+ *   `last_match_set` only if the row still has the `state_seq` its diff
+ *   started from (optimistic concurrency), so two instances evaluating the
+ *   same tick fire each transition once.
+ * - `leases` elects the one instance that evaluates on its own refreshes.
  * - `created_seq` orders webhooks by creation (newest first in lists, and
  *   a downgrade disables the most recently created), finer than the
  *   seconds of `created_at`.
@@ -52,6 +57,7 @@ export default Effect.gen(function* () {
     updated_at bigint NOT NULL,
     armed_at bigint NOT NULL,
     last_match_set text[] NOT NULL DEFAULT '{}',
+    state_seq bigint NOT NULL DEFAULT 0,
     last_evaluated_at bigint,
     last_fired bigint,
     version bigint NOT NULL DEFAULT nextval('webhook_version'),
@@ -59,6 +65,11 @@ export default Effect.gen(function* () {
   )`
   yield* sql`CREATE INDEX webhooks_account ON webhooks (account_id, created_seq)`
   yield* sql`CREATE INDEX webhooks_version ON webhooks (version)`
+  yield* sql`CREATE TABLE leases (
+    name text PRIMARY KEY,
+    holder text NOT NULL,
+    until bigint NOT NULL
+  )`
   yield* sql`CREATE TABLE evaluation_ticks (
     cadence text PRIMARY KEY,
     evaluated_at bigint NOT NULL

@@ -1,0 +1,705 @@
+/**
+ * The numbers of issue 6 (webhook subscriptions and delivery).
+ *
+ * 1. Evaluation: 100,000 active realtime webhooks — 60% ticker-scoped
+ *    (`ticker = 'X' AND (<cond>)`, as `POST /v2/tickers/{t}/subscribe` stores
+ *    them), 30% universe-scoped (top_100, top_10 or one of the account's own
+ *    universes, over a pool of 2,000 conditions), 10% whole-market (10,000
+ *    distinct predicates) — inserted in bulk with SQL, on a synthetic
+ *    snapshot of the 13,047 real tickers with every catalog column. Each tick
+ *    moves the market (every price drifts ±0.2%; 1.25% of the tickers — the
+ *    movers — get every numeric and flag column re-drawn, so that ≥ 1% of the
+ *    tickers change match state) and runs the real evaluator
+ *    (`Alerts.evaluate`): evaluate + actors' diff + persist the changed match
+ *    states and queue the fires, in one call. Printed: the startup (loading
+ *    the webhooks and starting their actors), the warm-up tick (every
+ *    webhook's first evaluation fires all its current matches), then p50/p99
+ *    over the steady ticks with the split, the churn (tickers whose match
+ *    state changed, webhooks changed, fires) and resident memory — against
+ *    the bare cost of evaluating the distinct predicates alone (`evaluateInto`
+ *    one buffer, universe-scoped ones over their universe's rows), in the
+ *    same run (computed before the evaluator starts, so its compiled
+ *    predicates are not counted in the evaluator's memory). The ticks are
+ *    measured after a warm-up tick. On PGlite and on PostgreSQL
+ *    (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test: a fresh
+ *    schema, dropped after).
+ * 2. Delivery (PostgreSQL): the real `DeliveryWorker` and transport POST to a
+ *    local node:http receiver (insecure targets allowed). Throughput: 10,000
+ *    deliveries queued at once, drained (after 2,000 to warm up); latency:
+ *    fires committed with
+ *    `Webhooks.commitTick` (+ the wake the evaluator sends) at a steady rate,
+ *    from the commit to the receiver getting the POST. Baseline: the same
+ *    receiver hit by a plain loop of undici requests (same concurrency).
+ *
+ *   npm run bench:webhooks                      # both parts, both backends
+ *   npm run bench:webhooks -- --part=eval --backend=pglite --webhooks=20000
+ *
+ * Figures depend on the machine's load: the load average is printed first.
+ */
+import { randomBytes } from "node:crypto"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { loadavg } from "node:os"
+import { performance } from "node:perf_hooks"
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Either, Layer, Redacted, Stream } from "effect"
+import pg from "pg"
+import { Agent, request } from "undici"
+import { Alerts, type EvaluationResult } from "../src/alerts/Alerts.js"
+import { AppConfig } from "../src/config/AppConfig.js"
+import { PushGateway } from "../src/delivery/push.js"
+import { DeliveryTransport } from "../src/delivery/transport.js"
+import { DeliveryWake } from "../src/delivery/wake.js"
+import { DeliveryWorker } from "../src/delivery/worker.js"
+import { CATALOG } from "../src/market/catalog.js"
+import { Market } from "../src/market/Market.js"
+import type { Column, NumericColumn, Snapshot } from "../src/market/snapshot.js"
+import { loadTickers, makeTickerDirectory } from "../src/market/tickers/index.js"
+import { Readiness } from "../src/observability/Readiness.js"
+import { type CompiledQuery, columnsOf, compileQuery } from "../src/query/index.js"
+import { compareStrings } from "../src/query/semantics.js"
+import { pgliteLayer, postgresLayer } from "../src/store/Database.js"
+import { Deliveries } from "../src/store/deliveries.js"
+import { runMigrations } from "../src/store/migrate.js"
+import { Universes } from "../src/store/universes.js"
+import { type NewDelivery, Webhooks } from "../src/store/webhooks.js"
+
+const args = new Map(
+  process.argv.slice(2).map((a) => {
+    const [k, v] = a.replace(/^--/, "").split("=")
+    return [k!, v ?? "true"] as const
+  })
+)
+const PART = args.get("part") ?? "all"
+const BACKENDS = (args.get("backend") ?? "pglite,postgres").split(",")
+const N_WEBHOOKS = Number(args.get("webhooks") ?? 100_000)
+const TICKS = Number(args.get("ticks") ?? 10)
+const HOSTS = Number(args.get("hosts") ?? 1)
+const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
+
+console.log(
+  `node ${process.version}, load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`
+)
+
+const quantile = (xs: ReadonlyArray<number>, q: number) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN
+}
+const ms = (x: number) => `${x.toFixed(x < 10 ? 1 : 0)} ms`
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`
+const goals: Array<string> = []
+const goal = (what: string, met: boolean, detail: string) =>
+  goals.push(`${met ? "met   " : "MISSED"}  ${what}: ${detail}`)
+
+let seed = 6
+const rand = () => {
+  seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff
+  return seed / 0x7fffffff
+}
+const pick = <A>(xs: ReadonlyArray<A>) => xs[Math.floor(rand() * xs.length)]!
+
+// ---- the market: the real tickers, every catalog column ---------------------------------
+
+const tickerMeta = loadTickers()
+const tickers = tickerMeta.map((t) => t.ticker).sort(compareStrings)
+const N = tickers.length
+const SECTORS = ["Technology", "Energy", "Healthcare", "Financials", "Industrials", "Utilities", "Materials"]
+const numericNames = CATALOG.filter((c) => c.type === "numeric").map((c) => c.name)
+const flagNames = CATALOG.filter((c) => c.type === "boolean").map((c) => c.name)
+const nullable = new Map(CATALOG.map((c) => [c.name, c.nullable] as const))
+
+const drawNumeric = (name: string) => (name === "price" ? 1 + rand() * 199 : rand() * 100 - 10)
+const firstColumns = (): Map<string, Column> => {
+  const columns = new Map<string, Column>()
+  for (const c of CATALOG) {
+    if (c.type === "string") {
+      const values = tickers.map((t, i) =>
+        c.name === "ticker" ? t : c.name === "sector" ? SECTORS[i % SECTORS.length]! : `${c.name}-${i % 97}`
+      )
+      columns.set(c.name, { kind: "string", values })
+      continue
+    }
+    const values = c.type === "numeric" ? new Float64Array(N) : new Uint8Array(N)
+    const valid = new Uint8Array(N)
+    for (let i = 0; i < N; i++) {
+      if (c.nullable && rand() < 0.05) continue
+      valid[i] = 1
+      values[i] = c.type === "numeric" ? drawNumeric(c.name) : rand() < 0.3 ? 1 : 0
+    }
+    columns.set(
+      c.name,
+      c.type === "numeric"
+        ? { kind: "numeric", values: values as Float64Array, valid }
+        : { kind: "boolean", values: values as Uint8Array, valid }
+    )
+  }
+  return columns
+}
+const index = new Map(tickers.map((t, i) => [t, i] as const))
+const snapshotOf = (columns: Map<string, Column>, asOf: number): Snapshot => ({
+  asOf,
+  size: N,
+  tickers,
+  index,
+  columns
+})
+
+const MOVERS = Math.ceil(N * 0.0125)
+/** The next refresh: every price drifts ±0.2%; 1.25% of the tickers get every numeric and flag column re-drawn. */
+const nextColumns = (prev: Map<string, Column>): Map<string, Column> => {
+  const movers = new Set<number>()
+  while (movers.size < MOVERS) movers.add(Math.floor(rand() * N))
+  const out = new Map<string, Column>()
+  for (const [name, col] of prev) {
+    if (col.kind === "string") {
+      out.set(name, col)
+      continue
+    }
+    const values: { [i: number]: number } & (Float64Array | Uint8Array) = col.values.slice()
+    if (name === "price") for (let i = 0; i < N; i++) values[i] = values[i]! * (1 + (rand() - 0.5) * 0.004)
+    for (const i of movers) {
+      if (col.valid[i] === 0 && nullable.get(name)) continue
+      values[i] = col.kind === "numeric" ? drawNumeric(name) : rand() < 0.3 ? 1 : 0
+    }
+    out.set(name, { kind: col.kind, values, valid: col.valid } as Column)
+  }
+  return out
+}
+
+const top100 = (columns: Map<string, Column>) => {
+  const cap = columns.get("market_cap") as NumericColumn
+  return [...tickers.keys()]
+    .filter((i) => cap.valid[i] === 1)
+    .sort((a, b) => cap.values[b]! - cap.values[a]!)
+    .slice(0, 100)
+    .map((i) => tickers[i]!)
+}
+
+// ---- the webhooks --------------------------------------------------------------------------
+
+const ops = [">", ">=", "<", "<="]
+const num = () => (rand() * 100).toFixed(2)
+/** a subscription condition (as in bench/query.ts) */
+const condition = (): string => {
+  switch (Math.floor(rand() * 5)) {
+    case 0:
+      return `${pick(numericNames)} ${pick(ops)} ${num()}`
+    case 1:
+      return `${pick(flagNames)} = true`
+    case 2:
+      return `${pick(numericNames)} ${pick(ops)} ${num()} AND ${pick(numericNames)} ${pick(ops)} ${num()}`
+    case 3:
+      return `${pick(numericNames)} / NULLIF(${pick(numericNames)}, 0) > ${num()} OR ${pick(flagNames)}`
+    default:
+      return `${pick(numericNames)} BETWEEN ${num()} AND ${(100 + rand() * 100).toFixed(2)} AND ${pick(flagNames)} IS NOT TRUE`
+  }
+}
+/** a whole-market alert: a tail condition (2–10% of the market) and a broad one */
+const wholeMarket = (): string => {
+  const tail =
+    rand() < 0.5
+      ? `${pick(numericNames)} > ${(80 + rand() * 8).toFixed(2)}`
+      : `${pick(numericNames)} < ${(-8 + rand() * 8).toFixed(2)}`
+  return `${tail} AND (${condition()})`
+}
+
+const ACCOUNTS = Math.max(1, Math.round(N_WEBHOOKS / 100))
+interface Spec {
+  readonly id: string
+  readonly accountId: string
+  readonly q: string
+  readonly universeId: string | null
+}
+const makeSpecs = (): Array<Spec> => {
+  const nTicker = Math.round(N_WEBHOOKS * 0.6)
+  const nUniverse = Math.round(N_WEBHOOKS * 0.3)
+  const nWhole = N_WEBHOOKS - nTicker - nUniverse
+  const specs: Array<Spec> = []
+  const account = (k: number) => `acc_${k % ACCOUNTS}`
+  for (let k = 0; k < nTicker; k++)
+    specs.push({
+      id: `wh_t${k}`,
+      accountId: account(k),
+      q: `ticker = '${pick(tickers)}' AND (${condition()})`,
+      universeId: null
+    })
+  const pool = Array.from({ length: 2_000 }, condition)
+  for (let k = 0; k < nUniverse; k++) {
+    const r = rand()
+    specs.push({
+      id: `wh_u${k}`,
+      accountId: account(k),
+      q: pick(pool),
+      universeId: r < 0.4 ? "top_100" : r < 0.6 ? "top_10" : `u${k % 2}`
+    })
+  }
+  const whole = new Set<string>()
+  while (whole.size < nWhole) whole.add(wholeMarket())
+  let k = 0
+  for (const q of whole) specs.push({ id: `wh_m${k}`, accountId: account(k++), q, universeId: null })
+  return specs
+}
+
+// ---- databases -----------------------------------------------------------------------------
+
+const withSchema = (url: string, schema: string) => {
+  const u = new URL(url)
+  u.searchParams.set("options", `-c search_path=${schema}`)
+  return u.toString()
+}
+
+/** a fresh, migrated database: PGlite in memory, or a schema of its own on PostgreSQL (dropped after) */
+const database = (backend: string): Layer.Layer<SqlClient.SqlClient, SqlError> => {
+  const base =
+    backend === "pglite"
+      ? pgliteLayer(undefined)
+      : Layer.unwrapScoped(
+          Effect.gen(function* () {
+            const schema = `bench_${randomBytes(5).toString("hex")}`
+            const admin = new pg.Client({ connectionString: DATABASE_URL })
+            yield* Effect.acquireRelease(
+              Effect.promise(async () => {
+                await admin.connect()
+                await admin.query(`CREATE SCHEMA ${schema}`)
+              }),
+              () =>
+                Effect.promise(async () => {
+                  await admin.query(`DROP SCHEMA ${schema} CASCADE`)
+                  await admin.end()
+                })
+            )
+            return postgresLayer(Redacted.make(withSchema(DATABASE_URL, schema)))
+          }).pipe(Effect.orDie)
+        )
+  return Layer.effectDiscard(runMigrations.pipe(Effect.orDie)).pipe(Layer.provideMerge(base))
+}
+
+const insertAccounts = (n: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const ids = Array.from({ length: n }, (_, k) => `acc_${k}`)
+    yield* sql`INSERT INTO accounts (id, plan, created_at, updated_at)
+      SELECT id, 'enterprise', 1, 1 FROM unnest(${ids}::text[]) AS id`
+  })
+
+const insertWebhooks = (specs: ReadonlyArray<Spec>, now: number, target: (s: Spec) => string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    for (let from = 0; from < specs.length; from += 10_000) {
+      const chunk = specs.slice(from, from + 10_000)
+      yield* sql`INSERT INTO webhooks (id, account_id, name, q, universe_id, cadence, channel, target_url,
+          signing_secret, fields, status, origin_type, origin_condition, created_at, updated_at, armed_at)
+        SELECT w.id, w.account_id, w.id, w.q, w.universe_id, 'realtime', 'webhook', w.target,
+          'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', ARRAY['rsi_14'], 'active', 'query', w.q,
+          ${Math.floor(now / 1000)}, ${Math.floor(now / 1000)}, ${now}
+        FROM unnest(${chunk.map((s) => s.id)}::text[], ${chunk.map((s) => s.accountId)}::text[],
+          ${chunk.map((s) => s.q)}::text[], ${chunk.map((s) => s.universeId)}::text[],
+          ${chunk.map(target)}::text[]) AS w(id, account_id, q, universe_id, target)`
+    }
+  })
+
+// ---- 1. evaluation ---------------------------------------------------------------------------
+
+const evaluation = (backend: string) =>
+  Effect.gen(function* () {
+    console.log(`\n== evaluation, ${N_WEBHOOKS.toLocaleString("en-US")} webhooks, ${backend} ==`)
+    let columns = firstColumns()
+    const ranked = top100(columns)
+    const fakeMarket = Layer.succeed(Market, {
+      latest: Effect.die("unused"),
+      changes: Stream.never,
+      data: Effect.succeed({ membershipOn: () => ({ effectiveDay: 0, ranked }) }),
+      refreshNow: Effect.die("unused"),
+      importBars: () => Effect.die("unused"),
+      tickers: tickerMeta,
+      directory: makeTickerDirectory(tickerMeta),
+      refreshInterval: 60_000
+    } as unknown as Market)
+    const specs = makeSpecs()
+    const db = database(backend)
+
+    yield* Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      let t = performance.now()
+      yield* insertAccounts(ACCOUNTS)
+      // two own universes per account, 20–200 tickers each
+      const uAcc: Array<string> = []
+      const uId: Array<string> = []
+      const uTickers: Array<string> = []
+      for (let a = 0; a < ACCOUNTS; a++)
+        for (const id of ["u0", "u1"]) {
+          const size = 20 + Math.floor(rand() * 180)
+          const set = new Set<string>()
+          while (set.size < size) set.add(pick(tickers))
+          uAcc.push(`acc_${a}`)
+          uId.push(id)
+          uTickers.push([...set].join(","))
+        }
+      yield* sql`INSERT INTO universes (account_id, id, name, tickers, created_at, updated_at)
+        SELECT a, i, i, string_to_array(t, ','), 1, 1
+        FROM unnest(${uAcc}::text[], ${uId}::text[], ${uTickers}::text[]) AS u(a, i, t)`
+      yield* insertWebhooks(specs, Date.now(), () => "https://hooks.example.com/in")
+      console.log(
+        `setup: ${specs.length} webhooks, ${ACCOUNTS} accounts, ${uAcc.length} universes inserted in ${ms(performance.now() - t)}`
+      )
+
+      // the refreshes, made first: every tick runs on the same snapshots
+      let asOf = Date.now()
+      const snapshots = [snapshotOf(columns, asOf)]
+      for (let k = 0; k < TICKS; k++) {
+        columns = nextColumns(columns)
+        asOf += 60_000
+        snapshots.push(snapshotOf(columns, asOf))
+      }
+      // the baseline and the churn, before the evaluator starts (so its memory is not counted):
+      // each distinct (predicate, scope) pair compiled and evaluated alone into one buffer
+      const baseline = (() => {
+        const ctx = {
+          columns: columnsOf(CATALOG),
+          tickers: (s: string) => (index.has(s.toUpperCase()) ? s.toUpperCase() : undefined)
+        }
+        const compiled = new Map<string, CompiledQuery>()
+        const scopes = new Map<string, Int32Array | undefined>()
+        const own = new Map<string, Array<string>>()
+        for (let k = 0; k < uAcc.length; k++) own.set(`${uAcc[k]}/${uId[k]}`, uTickers[k]!.split(","))
+        const rowsOf = (ts: ReadonlyArray<string>) =>
+          Int32Array.from(ts.map((x) => index.get(x)!).sort((a, b) => a - b))
+        const work: Array<readonly [CompiledQuery, Int32Array | undefined]> = []
+        const seen = new Set<string>()
+        for (const s of specs) {
+          let c = compiled.get(s.q)
+          if (c === undefined) {
+            const r = compileQuery(s.q, ctx)
+            if (Either.isLeft(r)) throw new Error(`${s.q}: ${r.left.message}`)
+            c = r.right
+            compiled.set(s.q, c)
+          }
+          const scopeKey =
+            s.universeId === null
+              ? ""
+              : s.universeId.startsWith("top_")
+                ? s.universeId
+                : `${s.accountId}/${s.universeId}`
+          const key = `${c.key}\u0000${scopeKey}`
+          if (seen.has(key)) continue
+          seen.add(key)
+          if (!scopes.has(scopeKey))
+            scopes.set(
+              scopeKey,
+              scopeKey === ""
+                ? undefined
+                : rowsOf(
+                    scopeKey === "top_100" ? ranked : scopeKey === "top_10" ? ranked.slice(0, 10) : own.get(scopeKey)!
+                  )
+            )
+          work.push([c, scopes.get(scopeKey)])
+        }
+        const buffer = new Int32Array(N)
+        const bares: Array<number> = []
+        const flips: Array<number> = []
+        const changedTickers: Array<number> = []
+        let previous = work.map(([c, rows]) => c.evaluate(snapshots[0]!, rows))
+        for (const snapshot of snapshots.slice(1)) {
+          const t0 = performance.now()
+          for (const [c, rows] of work) c.evaluateInto(snapshot, buffer, rows)
+          bares.push(performance.now() - t0)
+          // churn: per distinct pair, the tickers whose match state changed
+          const now = work.map(([c, rows]) => c.evaluate(snapshot, rows))
+          const moved = new Uint8Array(N)
+          let flipSum = 0
+          for (let p = 0; p < now.length; p++) {
+            // both ascending rows: a merge
+            const x = previous[p]!
+            const y = now[p]!
+            let i = 0
+            let j = 0
+            while (i < x.length || j < y.length) {
+              if (j >= y.length || (i < x.length && x[i]! < y[j]!)) {
+                moved[x[i++]!] = 1
+                flipSum++
+              } else if (i >= x.length || y[j]! < x[i]!) {
+                moved[y[j++]!] = 1
+                flipSum++
+              } else {
+                i++
+                j++
+              }
+            }
+          }
+          previous = now
+          changedTickers.push(moved.reduce((n, m) => n + m, 0))
+          flips.push(flipSum)
+        }
+        return { pairs: work.length, bares, flips, changedTickers }
+      })()
+      const { bares, flips, changedTickers } = baseline
+
+      // startup: the evaluator loads every webhook and starts one actor each
+      global.gc?.()
+      const rssBefore = process.memoryUsage().rss
+      t = performance.now()
+      const alerts = yield* Alerts
+      yield* alerts.resync
+      const startupMs = performance.now() - t
+      const actors = yield* alerts.actorCount
+      const rssStarted = process.memoryUsage().rss
+      console.log(
+        `startup: ${actors} actors loaded and started in ${ms(startupMs)} (rss ${mb(rssBefore)} → ${mb(rssStarted)}); ${baseline.pairs} distinct (predicate, scope) pairs`
+      )
+
+      t = performance.now()
+      const warm = yield* alerts.evaluate(snapshots[0]!)
+      const warmMs = performance.now() - t
+      if (!warm.ok) throw new Error(`evaluation failed: ${warm.error}`)
+      console.log(
+        `warm-up tick (every webhook's first evaluation): ${ms(warmMs)}, ${warm.fires} fires ${phasesText(warm)}`
+      )
+
+      const totals: Array<number> = []
+      const phases: Array<NonNullable<EvaluationResult["phases"]>> = []
+      const fires: Array<number> = []
+      const changedWebhooks: Array<number> = []
+      let rssMax = process.memoryUsage().rss
+      for (let k = 0; k < TICKS; k++) {
+        const snapshot = snapshots[k + 1]!
+        global.gc?.()
+        t = performance.now()
+        const r = yield* alerts.evaluate(snapshot)
+        totals.push(performance.now() - t)
+        if (!r.ok) throw new Error(`evaluation failed: ${r.error}`)
+        if (r.phases) phases.push(r.phases)
+        fires.push(r.fires)
+        changedWebhooks.push(r.phases?.changed ?? Number.NaN)
+        rssMax = Math.max(rssMax, process.memoryUsage().rss)
+        console.log(
+          `  tick ${k + 1}: ${ms(totals.at(-1)!)} ${phasesText(r)}, ${r.fires} fires; bare evaluation ${ms(bares[k]!)}`
+        )
+      }
+      const p50 = quantile(totals, 0.5)
+      const p99 = quantile(totals, 0.99)
+      const bareP50 = quantile(bares, 0.5)
+      const split = (f: (p: NonNullable<EvaluationResult["phases"]>) => number) => ms(quantile(phases.map(f), 0.5))
+      console.log(
+        `steady ticks (${TICKS}): p50 ${ms(p50)}, p99 ${ms(p99)}; split p50: sync ${split((p) => p.sync)}, evaluate ${split((p) => p.evaluate)}, actors diff ${split((p) => p.diff)}, persist ${split((p) => p.persist)}`
+      )
+      console.log(
+        `baseline: the ${baseline.pairs} distinct (predicate, scope) pairs evaluated alone: p50 ${ms(bareP50)}; tick p50 / bare = × ${(p50 / bareP50).toFixed(2)}`
+      )
+      console.log(
+        `churn per tick (median): ${quantile(changedTickers, 0.5)} tickers (${((quantile(changedTickers, 0.5) / N) * 100).toFixed(1)}% of ${N}) changed match state in some predicate; ${quantile(flips, 0.5)} (predicate, ticker) flips; ${quantile(changedWebhooks, 0.5)} webhooks changed state; ${quantile(fires, 0.5)} fires`
+      )
+      console.log(`resident memory: after startup ${mb(rssStarted)}, max during ticks ${mb(rssMax)}`)
+      goal(`evaluation tick ≤ 1 s (${backend})`, p99 <= 1000, `p50 ${ms(p50)}, p99 ${ms(p99)}`)
+      goal(`resident memory ≤ 1.5 GB (${backend})`, rssMax <= 1.5 * 2 ** 30, `max ${mb(rssMax)}`)
+      goal(
+        `≥ 1% of tickers change match state per tick (${backend})`,
+        quantile(changedTickers, 0.5) >= N * 0.01,
+        `${quantile(changedTickers, 0.5)} tickers`
+      )
+    }).pipe(
+      Effect.provide(
+        Alerts.Default.pipe(
+          Layer.provideMerge(
+            Layer.mergeAll(Webhooks.Default, Deliveries.Default, Universes.Default, DeliveryWake.Default, fakeMarket)
+          ),
+          Layer.provideMerge(db)
+        )
+      ),
+      Effect.scoped
+    )
+  })
+
+const phasesText = (r: EvaluationResult) =>
+  r.phases === undefined
+    ? ""
+    : `(sync ${ms(r.phases.sync)}, evaluate ${ms(r.phases.evaluate)}, diff ${ms(r.phases.diff)}, persist ${ms(r.phases.persist)} of which commit ${ms(r.phases.commit)}; ${r.phases.messaged} actors messaged, ${r.phases.changed} changed)`
+
+// ---- 2. delivery -----------------------------------------------------------------------------
+
+const delivery = Effect.gen(function* () {
+  console.log("\n== delivery, PostgreSQL ==")
+  const arrivals = new Map<string, number>()
+  const handler = (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => {
+    const id = req.headers["webhook-id"]
+    req.resume()
+    req.on("end", () => {
+      if (typeof id === "string" && !arrivals.has(id)) arrivals.set(id, performance.now())
+      res.writeHead(204).end()
+    })
+  }
+  // one receiver process-side handler; `--hosts=k` listens on k ports (k target hosts for the per-host bound)
+  const servers = Array.from({ length: HOSTS }, () => createServer(handler))
+  for (const server of servers) yield* Effect.promise(() => new Promise<void>((r) => server.listen(0, "127.0.0.1", r)))
+  const urls = servers.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`)
+  const url = urls[0]!
+  const body = JSON.stringify({
+    type: "webhook.fired",
+    data: { matches: Array.from({ length: 5 }, (_, i) => ({ ticker: `T${i}`, price: 1 })) }
+  })
+
+  // baseline: a plain loop of undici requests at the worker's per-host concurrency
+  const CONC = 8
+  const agent = new Agent({ connections: CONC })
+  const baselineN = 10_000
+  let next = 0
+  let t = performance.now()
+  yield* Effect.promise(() =>
+    Promise.all(
+      Array.from({ length: CONC }, async () => {
+        while (next < baselineN) {
+          next++
+          const r = await request(url, {
+            method: "POST",
+            body,
+            dispatcher: agent,
+            headers: { "content-type": "application/json", "webhook-id": `base_${next}` }
+          })
+          await r.body.dump()
+        }
+      })
+    )
+  )
+  const baselineRate = baselineN / ((performance.now() - t) / 1000)
+  yield* Effect.promise(() => agent.close())
+  console.log(`baseline: plain undici loop, ${CONC} concurrent, ${baselineN} POSTs: ${baselineRate.toFixed(0)}/s`)
+
+  const db = database("postgres")
+  const config = AppConfig.layerWith({ webhookAllowInsecureTargets: true })
+  const stores = Layer.mergeAll(Deliveries.Default, Webhooks.Default, DeliveryWake.Default, PushGateway.recording).pipe(
+    Layer.provideMerge(
+      Layer.effectDiscard(Effect.flatMap(Readiness, (r) => r.markReady("migrations"))).pipe(
+        Layer.provideMerge(Readiness.Default)
+      )
+    ),
+    Layer.provideMerge(config),
+    Layer.provideMerge(db)
+  )
+  const WEBHOOKS = 1_000
+  yield* Effect.gen(function* () {
+    const now = Date.now()
+    yield* insertAccounts(10)
+    const specs = Array.from({ length: WEBHOOKS }, (_, k) => ({
+      id: `wh_${k}`,
+      accountId: `acc_${k % 10}`,
+      q: "price > 1",
+      universeId: null
+    }))
+    yield* insertWebhooks(specs, now, (w) => urls[Number(w.id.slice(3)) % urls.length]!)
+    const deliveries = yield* Deliveries
+    const webhooks = yield* Webhooks
+    const wake = yield* DeliveryWake
+    let seq = 0
+    const fire = (at: number): NewDelivery => {
+      const k = seq++
+      return {
+        id: `dlv_${k}`,
+        webhookId: `wh_${k % WEBHOOKS}`,
+        accountId: `acc_${(k % WEBHOOKS) % 10}`,
+        eventId: `msg_${k}`,
+        channel: "webhook",
+        targetUrl: urls[(k % WEBHOOKS) % urls.length]!,
+        test: false,
+        payload: body,
+        dueAt: at
+      }
+    }
+
+    // throughput: with the worker running and warmed up (2,000 deliveries), 10,000 queued in one
+    // transaction, then drained
+    const THROUGHPUT = 10_000
+    const sql = yield* SqlClient.SqlClient
+    const pendingCount = Effect.map(
+      sql<{ n: number }>`SELECT count(*)::int AS n FROM deliveries WHERE status = 'pending'`,
+      (rows) => rows[0]!.n
+    )
+    const queue = (n: number) =>
+      Effect.gen(function* () {
+        const batch = Array.from({ length: n }, () => fire(Date.now()))
+        for (let from = 0; from < batch.length; from += 2_000)
+          yield* deliveries.enqueue(batch.slice(from, from + 2_000))
+      }).pipe(sql.withTransaction)
+    yield* Effect.gen(function* () {
+      yield* DeliveryWorker
+      yield* queue(2_000)
+      yield* wake.wake
+      while ((yield* pendingCount) > 0) yield* Effect.sleep("20 millis")
+      yield* queue(THROUGHPUT)
+      arrivals.clear()
+      t = performance.now()
+      yield* wake.wake
+      while ((yield* pendingCount) > 0) yield* Effect.sleep("20 millis")
+      const elapsed = (performance.now() - t) / 1000
+      const rate = THROUGHPUT / elapsed
+      const times = [...arrivals.values()].sort((x, y) => x - y)
+      const steady =
+        (times.length * 0.8) /
+        ((times[Math.floor(times.length * 0.9)]! - times[Math.floor(times.length * 0.1)]!) / 1000)
+      console.log(
+        `throughput: ${THROUGHPUT} queued deliveries sent and recorded in ${ms(elapsed * 1000)}: ${rate.toFixed(0)}/s (first POST after ${ms(times[0]! - t)}; 10th–90th percentile of the POSTs at ${steady.toFixed(0)}/s); baseline ${baselineRate.toFixed(0)}/s (× ${(rate / baselineRate).toFixed(2)})`
+      )
+      goal("≥ 1,000 deliveries/s (PostgreSQL queue)", rate >= 1000, `${rate.toFixed(0)}/s`)
+
+      // latency: 100 fires every 100 ms (1,000/s) for 5 s, committed the way the evaluator does
+      const committed = new Map<string, number>()
+      const stateSeq = new Map<string, number>()
+      arrivals.clear()
+      const started = performance.now()
+      let tickAt = 0
+      while (performance.now() - started < 5_000) {
+        const wallNow = Date.now()
+        const fires = Array.from({ length: 100 }, () => fire(wallNow))
+        const at = performance.now()
+        for (const f of fires) committed.set(f.eventId, at)
+        const { written } = yield* webhooks.commitTick(
+          wallNow,
+          [],
+          fires.map((f) => ({
+            id: f.webhookId,
+            armedAt: now,
+            stateSeq: stateSeq.get(f.webhookId) ?? 0,
+            matchSet: ["AAPL"],
+            fired: true
+          })),
+          fires
+        )
+        for (const id of written) stateSeq.set(id, (stateSeq.get(id) ?? 0) + 1)
+        yield* wake.wake
+        tickAt += 100
+        const wait = started + tickAt - performance.now()
+        if (wait > 0) yield* Effect.sleep(`${Math.floor(wait)} millis`)
+      }
+      while (arrivals.size < committed.size && performance.now() - started < 30_000) yield* Effect.sleep("20 millis")
+      const latencies = [...committed]
+        .map(([id, at]) => (arrivals.get(id) ?? Number.NaN) - at)
+        .filter((x) => !Number.isNaN(x))
+      const p50 = quantile(latencies, 0.5)
+      console.log(
+        `fire-to-first-POST latency, ${committed.size} fires at 1,000/s: p50 ${ms(p50)}, p99 ${ms(quantile(latencies, 0.99))}, max ${ms(Math.max(...latencies))} (${latencies.length} received)`
+      )
+      goal(
+        "fire-to-first-POST latency p50 ≤ 200 ms",
+        p50 <= 200 && latencies.length === committed.size,
+        `p50 ${ms(p50)}`
+      )
+    }).pipe(Effect.provide(DeliveryWorker.Default.pipe(Layer.provide(DeliveryTransport.layer))), Effect.scoped)
+  }).pipe(Effect.provide(stores), Effect.scoped)
+  for (const server of servers) server.close()
+})
+
+const main = Effect.gen(function* () {
+  if (PART === "all" || PART === "eval") for (const b of BACKENDS) yield* evaluation(b)
+  if (PART === "all" || PART === "delivery") yield* delivery
+  console.log("\ngoals:")
+  for (const g of goals) console.log(`  ${g}`)
+})
+
+Effect.runPromise(main).then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e)
+    process.exit(1)
+  }
+)

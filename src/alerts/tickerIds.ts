@@ -1,0 +1,90 @@
+/**
+ * Ticker symbols interned as small integers for the evaluator and its actors.
+ *
+ * A match set is a sorted `Int32Array` of ids (4 bytes a ticker, diffed by a
+ * merge, shared by reference between the evaluator and every actor of the
+ * same predicate and scope) rather than a `Set<string>` per actor: 100,000
+ * actors hold their sets in a few tens of MB.
+ *
+ * Ids are handed out in first-seen order; the evaluator interns the ticker
+ * directory first (ascending), so id order is ticker order unless a symbol
+ * outside the directory shows up (a delisted ticker in a stored set), which
+ * `ordered` reports.
+ */
+import type { Snapshot } from "../market/snapshot.js"
+
+export class TickerIds {
+  private readonly ids = new Map<string, number>()
+  private readonly names: Array<string> = []
+  private readonly rowIds = new WeakMap<ReadonlyArray<string>, { ids: Int32Array; monotonic: boolean }>()
+  /** id order is ascending ticker order (every id was handed out in ascending order) */
+  ordered = true
+
+  idOf(name: string): number {
+    let id = this.ids.get(name)
+    if (id === undefined) {
+      id = this.names.length
+      const last = this.names[id - 1]
+      if (last !== undefined && !(last < name)) this.ordered = false
+      this.ids.set(name, id)
+      this.names.push(name)
+    }
+    return id
+  }
+
+  nameOf(id: number): string {
+    return this.names[id]!
+  }
+
+  /** the sorted ids of a list of tickers (duplicates dropped) */
+  sortedIds(names: ReadonlyArray<string>): Int32Array {
+    const out = Int32Array.from(names, (n) => this.idOf(n)).sort()
+    let w = 0
+    for (let i = 0; i < out.length; i++) if (i === 0 || out[i] !== out[i - 1]) out[w++] = out[i]!
+    return w === out.length ? out : out.slice(0, w)
+  }
+
+  /** the ticker names of sorted ids, in ascending ticker order */
+  namesOf(ids: Int32Array): Array<string> {
+    const out = Array.from(ids, (id) => this.names[id]!)
+    return this.ordered ? out : out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  }
+
+  /** the id of each row of a snapshot (cached per ticker list), and whether they ascend with the rows */
+  ofSnapshot(snapshot: Snapshot): { readonly ids: Int32Array; readonly monotonic: boolean } {
+    let entry = this.rowIds.get(snapshot.tickers)
+    if (entry === undefined) {
+      const ids = Int32Array.from(snapshot.tickers, (t) => this.idOf(t))
+      let monotonic = true
+      for (let i = 1; i < ids.length; i++) if (ids[i]! <= ids[i - 1]!) monotonic = false
+      entry = { ids, monotonic }
+      this.rowIds.set(snapshot.tickers, entry)
+    }
+    return entry
+  }
+}
+
+export const EMPTY: Int32Array = new Int32Array(0)
+
+/** equal contents */
+export const sameIds = (a: Int32Array, b: Int32Array): boolean => {
+  if (a === b) return true
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+/** ids of `next` not in `previous` (both sorted ascending), ascending */
+export const addedIds = (previous: Int32Array, next: Int32Array): Int32Array => {
+  let i = 0
+  let count = 0
+  let out: Int32Array | undefined
+  for (let j = 0; j < next.length; j++) {
+    const x = next[j]!
+    while (i < previous.length && previous[i]! < x) i++
+    if (i < previous.length && previous[i] === x) continue
+    if (out === undefined) out = new Int32Array(next.length - j)
+    out[count++] = x
+  }
+  return out === undefined ? EMPTY : out.subarray(0, count)
+}
