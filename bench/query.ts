@@ -31,6 +31,7 @@ import type { Column, Snapshot } from "../src/market/snapshot.js"
 import { type CompileContext, type CompiledQuery, columnsOf, compileQuery, parse } from "../src/query/index.js"
 import type { Node } from "../src/query/ir.js"
 import { compareStrings } from "../src/query/semantics.js"
+import { conditionMaker } from "./support/conditions.js"
 
 const N = 13_047
 console.log(
@@ -236,27 +237,14 @@ goal(
 // ---- 3. 10,000 distinct subscription predicates -------------------------------------
 
 const pick = <A>(xs: ReadonlyArray<A>) => xs[Math.floor(rand() * xs.length)]!
-const ops = [">", ">=", "<", "<="]
-const num = () => (rand() * 100).toFixed(2)
-const condition = (): string => {
-  switch (Math.floor(rand() * 5)) {
-    case 0:
-      return `${pick(numeric)} ${pick(ops)} ${num()}`
-    case 1:
-      return `${pick(flags)} = true`
-    case 2:
-      return `${pick(numeric)} ${pick(ops)} ${num()} AND ${pick(numeric)} ${pick(ops)} ${num()}`
-    case 3:
-      return `${pick(numeric)} / NULLIF(${pick(numeric)}, 0) > ${num()} OR ${pick(flags)}`
-    default:
-      return `${pick(numeric)} BETWEEN ${num()} AND ${(100 + rand() * 100).toFixed(2)} AND ${pick(flags)} IS NOT TRUE`
-  }
-}
+const condition = conditionMaker(rand)
 /** `POST /v2/tickers/{ticker}/subscribe`: the stored q is `ticker = '<T>' AND (<condition>)` */
 const tickerSubscription = () => `ticker = '${pick(tickers)}' AND (${condition()})`
 /** `POST /v2/signals/{signal}/subscribe`: `<signal> = true` or `<signal> <op> <value>`, any ticker */
 const signalSubscription = () =>
-  rand() < 0.5 ? `${pick(flags)} = true` : `${pick(numeric)} ${pick([...ops, "="])} ${num()}`
+  rand() < 0.5
+    ? `${pick(flags)} = true`
+    : `${pick(numeric)} ${pick([">", ">=", "<", "<=", "="])} ${(rand() * 100).toFixed(2)}`
 /** a condition over the whole universe, as complex as the ticker conditions (two of them) */
 const fullUniverse = () => `(${condition()}) AND (${condition()})`
 

@@ -64,6 +64,7 @@ import { Deliveries } from "../src/store/deliveries.js"
 import { runMigrations } from "../src/store/migrate.js"
 import { Universes } from "../src/store/universes.js"
 import { type NewDelivery, Webhooks } from "../src/store/webhooks.js"
+import { conditionMaker, NUMERIC_COLUMNS } from "./support/conditions.js"
 
 const args = new Map(
   process.argv.slice(2).map((a) => {
@@ -107,8 +108,6 @@ const tickerMeta = loadTickers()
 const tickers = tickerMeta.map((t) => t.ticker).sort(compareStrings)
 const N = tickers.length
 const SECTORS = ["Technology", "Energy", "Healthcare", "Financials", "Industrials", "Utilities", "Materials"]
-const numericNames = CATALOG.filter((c) => c.type === "numeric").map((c) => c.name)
-const flagNames = CATALOG.filter((c) => c.type === "boolean").map((c) => c.name)
 const nullable = new Map(CATALOG.map((c) => [c.name, c.nullable] as const))
 
 const drawNumeric = (name: string) => (name === "price" ? 1 + rand() * 199 : rand() * 100 - 10)
@@ -180,29 +179,13 @@ const top100 = (columns: Map<string, Column>) => {
 
 // ---- the webhooks --------------------------------------------------------------------------
 
-const ops = [">", ">=", "<", "<="]
-const num = () => (rand() * 100).toFixed(2)
-/** a subscription condition (as in bench/query.ts) */
-const condition = (): string => {
-  switch (Math.floor(rand() * 5)) {
-    case 0:
-      return `${pick(numericNames)} ${pick(ops)} ${num()}`
-    case 1:
-      return `${pick(flagNames)} = true`
-    case 2:
-      return `${pick(numericNames)} ${pick(ops)} ${num()} AND ${pick(numericNames)} ${pick(ops)} ${num()}`
-    case 3:
-      return `${pick(numericNames)} / NULLIF(${pick(numericNames)}, 0) > ${num()} OR ${pick(flagNames)}`
-    default:
-      return `${pick(numericNames)} BETWEEN ${num()} AND ${(100 + rand() * 100).toFixed(2)} AND ${pick(flagNames)} IS NOT TRUE`
-  }
-}
+const condition = conditionMaker(rand)
 /** a whole-market alert: a tail condition (2–10% of the market) and a broad one */
 const wholeMarket = (): string => {
   const tail =
     rand() < 0.5
-      ? `${pick(numericNames)} > ${(80 + rand() * 8).toFixed(2)}`
-      : `${pick(numericNames)} < ${(-8 + rand() * 8).toFixed(2)}`
+      ? `${pick(NUMERIC_COLUMNS)} > ${(80 + rand() * 8).toFixed(2)}`
+      : `${pick(NUMERIC_COLUMNS)} < ${(-8 + rand() * 8).toFixed(2)}`
   return `${tail} AND (${condition()})`
 }
 

@@ -104,7 +104,6 @@ export const displayTarget = (w: Pick<WebhookRecord, "channel" | "targetUrl" | "
 
 interface Handle {
   record: WebhookRecord
-  compiled: CompiledQuery | undefined
   readonly mailbox: Mailbox<Message>
   /** its (predicate, scope) pair; undefined when `q` does not compile */
   group: Group | undefined
@@ -233,13 +232,14 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
         Effect.orDie
       )
 
-    const attach = (h: Handle) => {
-      if (h.compiled === undefined) return
+    /** Puts a webhook in the group of its (predicate, scope) pair; none when its q does not compile. */
+    const attach = (h: Handle, compiled: CompiledQuery | undefined) => {
+      if (compiled === undefined) return
       const [scopeKey, scope] = scopeOf(h.record)
-      const key = `${h.compiled.key}\u0000${scopeKey}`
+      const key = `${compiled.key}\u0000${scopeKey}`
       let group = groups.get(key)
       if (group === undefined) {
-        group = { key, scopeKey, compiled: h.compiled, scope, members: new Set(), result: undefined }
+        group = { key, scopeKey, compiled, scope, members: new Set(), result: undefined }
         groups.set(key, group)
       }
       group.members.add(h)
@@ -293,8 +293,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
           const rearmed = current.record.armedAt !== w.armedAt
           detach(current)
           current.record = w
-          current.compiled = compile(w.q)
-          attach(current)
+          attach(current, compile(w.q))
           if (rearmed) reset(current, w)
           return
         }
@@ -305,9 +304,9 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
             Effect.annotateLogs({ webhook_id: w.id })
           )
         }
-        const h: Handle = { record: w, compiled, mailbox, group: undefined, synced: undefined }
+        const h: Handle = { record: w, mailbox, group: undefined, synced: undefined }
         handles.set(w.id, h)
-        attach(h)
+        attach(h, compiled)
         // the first life starts from the row just read: no query per actor
         yield* FiberMap.run(
           actors,

@@ -13,6 +13,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Either, Layer } from "effect"
 import { Readiness } from "../observability/Readiness.js"
 import { sharedSecret } from "../store/serviceSecrets.js"
+import { BadRequest } from "./errors.js"
 
 const TAG_BYTES = 16
 
@@ -62,6 +63,27 @@ export const makeCursorCodec = (key: Uint8Array): CursorCodec => {
       return Either.right(parsed.p)
     }
   }
+}
+
+/**
+ * The position of a request's `cursor` (undefined when there is none): 400
+ * `bad_request` naming the problem when it is not authentic, was made for
+ * other parameters, or holds a position `valid` does not accept.
+ */
+export const readCursor = <P>(
+  codec: CursorCodec,
+  binding: unknown,
+  token: string | undefined,
+  valid: (position: unknown) => position is P
+): Effect.Effect<P | undefined, BadRequest> => {
+  if (token === undefined) return Effect.succeed(undefined)
+  const decoded = codec.decode(binding, token)
+  if (Either.isRight(decoded) && valid(decoded.right)) return Effect.succeed(decoded.right)
+  return Effect.fail(
+    new BadRequest({
+      message: `cursor: ${Either.isLeft(decoded) ? decoded.left : "cursor is invalid or was altered"}`
+    })
+  )
 }
 
 /** The codec, keyed by the shared secret (read once, after the migrations ran). */

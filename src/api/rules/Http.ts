@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto"
 import { HttpApiBuilder } from "@effect/platform"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Effect, Either } from "effect"
+import { Clock, Effect } from "effect"
 import { Tickers } from "../../market/tickers/index.js"
 import { type RuleParams, type RuleRecord, Rules } from "../../store/rules.js"
 import { VigilApi } from "../Api.js"
-import { Cursors } from "../cursor.js"
+import { Cursors, readCursor } from "../cursor.js"
 import { BadRequest, NotFound, unavailable } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
 import { DEFAULT_DIR, DEFAULT_ORDER, MAX_Q_LENGTH, validateDir, validateFields, validateOrder } from "../scan/params.js"
@@ -74,16 +74,7 @@ export const RulesLive = HttpApiBuilder.group(VigilApi, "rules", (handlers) =>
         const limit = yield* pageSize(urlParams.limit, 100, 50)
         const codec = yield* db((yield* Cursors).codec)
         const binding = { endpoint: "rules", account: key.account.id, limit }
-        let after: string | undefined
-        if (urlParams.cursor !== undefined) {
-          const decoded = codec.decode(binding, urlParams.cursor)
-          if (Either.isLeft(decoded) || typeof decoded.right !== "string") {
-            return yield* new BadRequest({
-              message: `cursor: ${Either.isLeft(decoded) ? decoded.left : "cursor is invalid or was altered"}`
-            })
-          }
-          after = decoded.right
-        }
+        const after = yield* readCursor(codec, binding, urlParams.cursor, (p): p is string => typeof p === "string")
         const rows = yield* db((yield* Rules).list(key.account.id, limit + 1, after))
         const page = rows.slice(0, limit)
         return {

@@ -32,7 +32,7 @@ import {
   Webhooks
 } from "../../store/webhooks.js"
 import { VigilApi } from "../Api.js"
-import { Cursors } from "../cursor.js"
+import { Cursors, readCursor } from "../cursor.js"
 import { BadRequest, Conflict, Forbidden, NotFound, NotImplemented, unavailable } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
 import { MAX_Q_LENGTH, validateFields } from "../scan/params.js"
@@ -252,7 +252,9 @@ const create = (
   q: string,
   universeId: string | null,
   origin: Origin,
-  settings: Effect.Effect.Success<ReturnType<typeof deliverySettings>>
+  settings: Effect.Effect.Success<ReturnType<typeof deliverySettings>>,
+  /** the subscribe endpoints answer with `test_url` too */
+  withTestUrl = true
 ) =>
   Effect.gen(function* () {
     const cap = PLAN_LIMITS[key.account.plan].webhooks
@@ -288,7 +290,7 @@ const create = (
     return {
       ...doc,
       ...(signingSecret === null ? {} : { signing_secret: signingSecret }),
-      test_url: `/v2/webhooks/${outcome.record.id}/test`
+      ...(withTestUrl ? { test_url: `/v2/webhooks/${outcome.record.id}/test` } : {})
     }
   })
 
@@ -308,26 +310,23 @@ const owned = (key: AuthenticatedKey, id: string) =>
     return w
   })
 
-const decodePosition = (
-  codec: { decode: (b: unknown, t: string) => Either.Either<unknown, string> },
-  binding: unknown,
-  cursor: string | undefined
-) =>
+/** A `[created_at, id]` keyset position (deliveries, notifications). */
+const isTimeAndId = (p: unknown): p is readonly [number, string] =>
+  Array.isArray(p) && p.length === 2 && typeof p[0] === "number" && typeof p[1] === "string"
+
+const isNumber = (p: unknown): p is number => typeof p === "number"
+
+/** A tracked ticker's metadata: 400 for a malformed symbol, 404 for an untracked one. */
+const trackedTicker = (raw: string) =>
   Effect.gen(function* () {
-    if (cursor === undefined) return undefined
-    const decoded = codec.decode(binding, cursor)
-    if (
-      Either.isLeft(decoded) ||
-      !Array.isArray(decoded.right) ||
-      typeof decoded.right[0] !== "number" ||
-      typeof decoded.right[1] !== "string"
-    ) {
-      return yield* new BadRequest({
-        message: `cursor: ${Either.isLeft(decoded) ? decoded.left : "cursor is invalid or was altered"}`
-      })
-    }
-    return [decoded.right[0], decoded.right[1]] as const
+    if (!isWellFormedSymbol(raw)) return yield* new BadRequest({ message: `invalid ticker ${JSON.stringify(raw)}` })
+    const meta = (yield* Tickers).lookup(raw)
+    if (meta === undefined) return yield* notFound("ticker", raw.toUpperCase())
+    return meta
   })
+
+/** `ticker = '<T>' AND (<condition>)`: a condition restricted to one ticker. */
+const forTicker = (ticker: string, condition: string) => `ticker = '${ticker.replaceAll("'", "''")}' AND (${condition})`
 
 export const WebhooksLive = HttpApiBuilder.group(VigilApi, "webhooks", (handlers) =>
   handlers
@@ -335,15 +334,10 @@ export const WebhooksLive = HttpApiBuilder.group(VigilApi, "webhooks", (handlers
       Effect.gen(function* () {
         const key = yield* CurrentKey
         yield* requirePaid(key)
-        if (!isWellFormedSymbol(path.ticker)) {
-          return yield* new BadRequest({ message: `invalid ticker ${JSON.stringify(path.ticker)}` })
-        }
-        const meta = (yield* Tickers).lookup(path.ticker)
-        if (meta === undefined) return yield* notFound("ticker", path.ticker.toUpperCase())
+        const meta = yield* trackedTicker(path.ticker)
         const condition = payload.condition?.trim() ?? ""
         if (condition === "") return yield* new BadRequest({ message: "condition is required" })
-        const quoted = meta.ticker.replaceAll("'", "''")
-        const q = yield* freeze(key, `ticker = '${quoted}' AND (${condition})`, "condition")
+        const q = yield* freeze(key, forTicker(meta.ticker, condition), "condition")
         const settings = yield* deliverySettings(key, payload, `${meta.ticker}: ${condition}`)
         return yield* create(key, q, null, { type: "ticker", ref: meta.ticker, condition }, settings)
       })
@@ -387,16 +381,10 @@ export const WebhooksLive = HttpApiBuilder.group(VigilApi, "webhooks", (handlers
             message: `${JSON.stringify(path.signal)} is neither a built-in signal nor one of this account's custom signals (GET /v2/signals lists them)`
           })
         }
-        let text = expr
-        const tickerParam = payload.ticker ?? null
-        if (tickerParam !== null) {
-          if (!isWellFormedSymbol(tickerParam)) {
-            return yield* new BadRequest({ message: `invalid ticker ${JSON.stringify(tickerParam)}` })
-          }
-          const meta = (yield* Tickers).lookup(tickerParam)
-          if (meta === undefined) return yield* notFound("ticker", tickerParam.toUpperCase())
-          text = `ticker = '${meta.ticker.replaceAll("'", "''")}' AND (${expr})`
-        }
+        const text =
+          payload.ticker === undefined || payload.ticker === null
+            ? expr
+            : forTicker((yield* trackedTicker(payload.ticker)).ticker, expr)
         const q = yield* freeze(key, text, "condition")
         const universe = yield* checkUniverse(key.account.id, payload.universe)
         const settings = yield* deliverySettings(key, payload, defaultName)
@@ -425,10 +413,8 @@ export const WebhooksLive = HttpApiBuilder.group(VigilApi, "webhooks", (handlers
         }
         const q = yield* freeze(key, text, "q")
         const universeId = yield* checkUniverse(key.account.id, universe)
-        const settings = yield* deliverySettings(key, payload, text.length > MAX_WEBHOOK_NAME ? text : text)
-        const created = yield* create(key, q, universeId, { type: "query", ref, condition: text }, settings)
-        const { test_url: _t, ...rest } = created
-        return rest
+        const settings = yield* deliverySettings(key, payload, text)
+        return yield* create(key, q, universeId, { type: "query", ref, condition: text }, settings, false)
       })
     )
     .handle("list", ({ urlParams }) =>
@@ -438,16 +424,7 @@ export const WebhooksLive = HttpApiBuilder.group(VigilApi, "webhooks", (handlers
         const limit = yield* pageSize(urlParams.limit, 100, 50)
         const codec = yield* db((yield* Cursors).codec)
         const binding = { endpoint: "webhooks", account: key.account.id, limit }
-        let after: number | undefined
-        if (urlParams.cursor !== undefined) {
-          const decoded = codec.decode(binding, urlParams.cursor)
-          if (Either.isLeft(decoded) || typeof decoded.right !== "number") {
-            return yield* new BadRequest({
-              message: `cursor: ${Either.isLeft(decoded) ? decoded.left : "cursor is invalid or was altered"}`
-            })
-          }
-          after = decoded.right
-        }
+        const after = yield* readCursor(codec, binding, urlParams.cursor, isNumber)
         const rows = yield* db((yield* Webhooks).list(key.account.id, limit + 1, after))
         const page = rows.slice(0, limit)
         const doc = yield* render
@@ -647,7 +624,7 @@ export const WebhooksLive = HttpApiBuilder.group(VigilApi, "webhooks", (handlers
           status: status ?? null,
           limit
         }
-        const after = yield* decodePosition(codec, binding, urlParams.cursor)
+        const after = yield* readCursor(codec, binding, urlParams.cursor, isTimeAndId)
         const rows = yield* db(
           (yield* Deliveries).list(key.account.id, w.id, status as DeliveryStatus | undefined, limit + 1, after)
         )
@@ -720,7 +697,7 @@ export const WebhooksLive = HttpApiBuilder.group(VigilApi, "webhooks", (handlers
         const unread = urlParams.unread === "true"
         const codec = yield* db((yield* Cursors).codec)
         const binding = { endpoint: "notifications", account: key.account.id, unread, limit }
-        const after = yield* decodePosition(codec, binding, urlParams.cursor)
+        const after = yield* readCursor(codec, binding, urlParams.cursor, isTimeAndId)
         const store = yield* Deliveries
         const rows = yield* db(store.notifications(key.account.id, unread, limit + 1, after))
         const unreadCount = yield* db(store.unreadCount(key.account.id))
