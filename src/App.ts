@@ -5,6 +5,7 @@
  */
 import { Deferred, Effect, Layer, Option, Redacted } from "effect"
 import { Accounts } from "./accounts/Accounts.js"
+import { AuthChangesLive } from "./accounts/authChanges.js"
 import { Alerts } from "./alerts/Alerts.js"
 import { Cursors } from "./api/cursor.js"
 import { ServerLive } from "./api/server.js"
@@ -68,7 +69,7 @@ export const AppLive = ServerLive.pipe(
   Layer.provide(RateLimiterLive),
   Layer.provide(
     Layer.mergeAll(
-      Accounts.Default,
+      Accounts.Default.pipe(Layer.provide(AuthChangesLive)),
       ImportedBars.Default,
       MigrationsLive,
       TickersLive,

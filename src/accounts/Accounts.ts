@@ -1,12 +1,17 @@
 /**
- * Accounts and their API keys. Keys are looked up by hash on every request
- * (no cache), so a revocation through any instance sharing the database is
- * refused by every instance from the next request on.
+ * Accounts and their API keys. A key that authenticated is cached in process
+ * by its hash (src/accounts/keyCache.ts) under the stamp of the changes it
+ * was read under; every change to keys or accounts is made through
+ * `AuthChanges.announce`, which moves the stamp of every instance before it
+ * is answered — so a revocation through any instance is refused by every
+ * instance from its next request on (see authChanges.ts for how, per store).
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect, Option } from "effect"
 import { generateApiKey, hashApiKey, hashesEqual, isWellFormedKey, type KeyMode, randomId } from "./apiKeys.js"
+import { AuthChanges } from "./authChanges.js"
+import { makeKeyCache } from "./keyCache.js"
 import { type Plan, rateLimitFor } from "./plans.js"
 
 export interface Account {
@@ -36,11 +41,18 @@ const toAccount = (row: AccountRow): Account => ({
   rateLimitPerMinute: rateLimitFor(row.plan, row.rate_limit_per_minute)
 })
 
+/** keys cached per instance (the oldest leave first) */
+export const KEY_CACHE_ENTRIES = 10_000
+/** a cached key is read again after this long, whatever happens: a safety net for changes made outside the service */
+export const KEY_CACHE_MAX_AGE_MS = 30_000
+
 const nowSeconds = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
 
 export class Accounts extends Effect.Service<Accounts>()("vigil/Accounts", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const changes = yield* AuthChanges
+    const cache = makeKeyCache({ maxEntries: KEY_CACHE_ENTRIES, maxAgeMs: KEY_CACHE_MAX_AGE_MS })
 
     const insertKey = (accountId: string, mode: KeyMode, now: number) =>
       Effect.gen(function* () {
@@ -73,16 +85,19 @@ export class Accounts extends Effect.Service<Accounts>()("vigil/Accounts", {
 
     /** Changes the plan, and the per-account rate limit when given (null clears it). */
     const update = (accountId: string, plan: Plan, rateLimitPerMinute?: number | null) =>
-      Effect.gen(function* () {
-        const now = yield* nowSeconds
-        const rows =
-          rateLimitPerMinute === undefined
-            ? yield* sql<AccountRow>`UPDATE accounts SET plan = ${plan}, updated_at = ${now}
+      changes.announce(
+        `account ${accountId}`,
+        Effect.gen(function* () {
+          const now = yield* nowSeconds
+          const rows =
+            rateLimitPerMinute === undefined
+              ? yield* sql<AccountRow>`UPDATE accounts SET plan = ${plan}, updated_at = ${now}
                 WHERE id = ${accountId} RETURNING id, plan, rate_limit_per_minute`
-            : yield* sql<AccountRow>`UPDATE accounts SET plan = ${plan}, rate_limit_per_minute = ${rateLimitPerMinute},
+              : yield* sql<AccountRow>`UPDATE accounts SET plan = ${plan}, rate_limit_per_minute = ${rateLimitPerMinute},
                 updated_at = ${now} WHERE id = ${accountId} RETURNING id, plan, rate_limit_per_minute`
-        return Option.map(Option.fromNullable(rows[0]), toAccount)
-      })
+          return Option.map(Option.fromNullable(rows[0]), toAccount)
+        })
+      )
 
     const createKey = (accountId: string, mode: KeyMode) =>
       Effect.gen(function* () {
@@ -94,25 +109,38 @@ export class Accounts extends Effect.Service<Accounts>()("vigil/Accounts", {
 
     /** Revokes a key; false when no such key (or already revoked). */
     const revokeKey = (keyId: string) =>
-      Effect.gen(function* () {
-        const now = yield* nowSeconds
-        const rows = yield* sql<{ id: string }>`UPDATE api_keys SET revoked_at = ${now}
+      changes.announce(
+        `key ${keyId}`,
+        Effect.gen(function* () {
+          const now = yield* nowSeconds
+          const rows = yield* sql<{ id: string }>`UPDATE api_keys SET revoked_at = ${now}
           WHERE id = ${keyId} AND revoked_at IS NULL RETURNING id`
-        return rows.length > 0
-      })
+          return rows.length > 0
+        })
+      )
 
     /** The account behind a presented key, if the key is well formed, known and not revoked. */
     const authenticate = (apiKey: string): Effect.Effect<Option.Option<AuthenticatedKey>, SqlError> =>
       Effect.gen(function* () {
         if (!isWellFormedKey(apiKey)) return Option.none()
         const hash = hashApiKey(apiKey)
+        const hashHex = hash.toString("hex")
+        const now = yield* Clock.currentTimeMillis
+        // read before the database: an answer read while a change commits is stored under the old stamp
+        const stamp = yield* changes.stamp
+        if (Option.isSome(stamp)) {
+          const cached = cache.get(hashHex, stamp.value, now)
+          if (cached !== undefined) return Option.some(cached)
+        }
         const rows = yield* sql<AccountRow & { key_id: string; mode: KeyMode; key_hash: Uint8Array }>`
           SELECT a.id, a.plan, a.rate_limit_per_minute, k.id AS key_id, k.mode, k.key_hash
           FROM api_keys k JOIN accounts a ON a.id = k.account_id
           WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL`
         const row = rows[0]
         if (row === undefined || !hashesEqual(Buffer.from(row.key_hash), hash)) return Option.none()
-        return Option.some({ account: toAccount(row), keyId: row.key_id, mode: row.mode })
+        const key: AuthenticatedKey = { account: toAccount(row), keyId: row.key_id, mode: row.mode }
+        if (Option.isSome(stamp)) cache.set(hashHex, key, stamp.value, now)
+        return Option.some(key)
       })
 
     return { create, find, update, createKey, revokeKey, authenticate } as const

@@ -34,7 +34,10 @@ describe("API keys", () => {
 for (const backend of backends()) {
   describe(`accounts (${backend.name})`, () => {
     // Layer.fresh: it.layer memoizes layers by reference across the file, so each backend needs its own instance
-    it.layer(Layer.fresh(Accounts.Default).pipe(Layer.provideMerge(backend.layer())), { timeout: 60_000 })((it) => {
+    it.layer(
+      Layer.fresh(Accounts.Default).pipe(Layer.provide(backend.authChanges), Layer.provideMerge(backend.layer())),
+      { timeout: 60_000 }
+    )((it) => {
       it.effect("creates an account with a key that authenticates; only the hash is stored", () =>
         Effect.gen(function* () {
           const accounts = yield* Accounts

@@ -8,8 +8,9 @@
 import { randomBytes } from "node:crypto"
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import pg from "pg"
+import { type AuthChanges, localAuthChanges, postgresAuthChanges } from "../../src/accounts/authChanges.js"
 import { pgliteLayer, postgresLayer } from "../../src/store/Database.js"
 import { runMigrations } from "../../src/store/migrate.js"
 
@@ -17,6 +18,8 @@ export interface Backend {
   readonly name: "pglite" | "postgres"
   /** a fresh, migrated database */
   readonly layer: () => Layer.Layer<SqlClient.SqlClient, SqlError>
+  /** how key and account changes reach the instances of this backend (as AppLive chooses) */
+  readonly authChanges: Layer.Layer<AuthChanges, never, SqlClient.SqlClient>
 }
 
 const withSchema = (url: string, schema: string) => {
@@ -25,34 +28,42 @@ const withSchema = (url: string, schema: string) => {
   return u.toString()
 }
 
-const isolatedPostgres = (url: string): Layer.Layer<SqlClient.SqlClient, SqlError> =>
-  Layer.unwrapScoped(
-    Effect.gen(function* () {
-      const schema = `t_${randomBytes(6).toString("hex")}`
-      const admin = new pg.Client({ connectionString: url })
-      yield* Effect.acquireRelease(
+/** A fresh schema of its own (dropped when the scope closes): the URL of the database with it as search_path. */
+export const isolatedSchemaUrl = (url: string) =>
+  Effect.gen(function* () {
+    const schema = `t_${randomBytes(6).toString("hex")}`
+    const admin = new pg.Client({ connectionString: url })
+    yield* Effect.acquireRelease(
+      Effect.promise(async () => {
+        await admin.connect()
+        await admin.query(`CREATE SCHEMA ${schema}`)
+      }),
+      () =>
         Effect.promise(async () => {
-          await admin.connect()
-          await admin.query(`CREATE SCHEMA ${schema}`)
-        }),
-        () =>
-          Effect.promise(async () => {
-            await admin.query(`DROP SCHEMA ${schema} CASCADE`)
-            await admin.end()
-          })
-      )
-      return postgresLayer(Redacted.make(withSchema(url, schema)))
-    }).pipe(Effect.orDie)
-  )
+          await admin.query(`DROP SCHEMA ${schema} CASCADE`)
+          await admin.end()
+        })
+    )
+    return withSchema(url, schema)
+  }).pipe(Effect.orDie)
+
+const isolatedPostgres = (url: string): Layer.Layer<SqlClient.SqlClient, SqlError> =>
+  Layer.unwrapScoped(Effect.map(isolatedSchemaUrl(url), (schemaUrl) => postgresLayer(Redacted.make(schemaUrl))))
 
 const migrated = (layer: Layer.Layer<SqlClient.SqlClient, SqlError>) =>
   Layer.effectDiscard(runMigrations.pipe(Effect.orDie)).pipe(Layer.provideMerge(layer))
 
 export const backends = (): ReadonlyArray<Backend> => {
-  const list: Array<Backend> = [{ name: "pglite", layer: () => migrated(pgliteLayer(undefined)) }]
+  const list: Array<Backend> = [
+    { name: "pglite", layer: () => migrated(pgliteLayer(undefined)), authChanges: localAuthChanges }
+  ]
   const url = process.env.DATABASE_URL
   if (url !== undefined && url !== "") {
-    list.push({ name: "postgres", layer: () => migrated(isolatedPostgres(url)) })
+    list.push({
+      name: "postgres",
+      layer: () => migrated(isolatedPostgres(url)),
+      authChanges: postgresAuthChanges(Redacted.make(url), Option.none())
+    })
   }
   return list
 }
