@@ -20,12 +20,13 @@
  *   answered, and every lookup reads that epoch (one GET, ~0.1 ms) into its
  *   stamp — so a change answered by one instance is seen by every other on
  *   its very next request, strictly. When Redis does not answer within
- *   200 ms the lookup reads the key from the database.
+ *   1 s, lookups read keys from the database (without asking Redis for the
+ *   next second).
  */
 import { createHash, randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Context, Deferred, Effect, Exit, Layer, Option, Redacted, Schedule } from "effect"
+import { Context, Deferred, Duration, Effect, Exit, Layer, Option, Redacted, Schedule } from "effect"
 import type { Redis as IORedis } from "ioredis"
 import pg from "pg"
 import { AppConfig } from "../config/AppConfig.js"
@@ -57,7 +58,10 @@ export const localAuthChanges: Layer.Layer<AuthChanges, never, SqlClient.SqlClie
 )
 
 const ECHO_TIMEOUT = "1 second"
-const EPOCH_TIMEOUT = "200 millis"
+/** as the rate limiter's bound on Redis (a tighter one mistakes a busy event loop for an outage) */
+const EPOCH_TIMEOUT_MS = 1_000
+/** after Redis failed to answer, lookups read keys from the database for this long without asking it */
+const EPOCH_COOLDOWN_MS = 1_000
 const EPOCH_TTL_SECONDS = 7 * 24 * 3600
 
 const deploymentHash = (schema: string) => createHash("sha256").update(schema).digest("hex").slice(0, 16)
@@ -82,6 +86,8 @@ export const postgresAuthChanges = (
       const echoes = new Map<string, () => void>()
       let generation = 0
       let live = false
+      /** real time, as the rate limiter's cooldown: an outage is real whatever the Clock says */
+      let skipRedisUntil = 0
 
       const onNotification = (message: pg.Notification) => {
         if (message.channel !== channel) return
@@ -146,11 +152,19 @@ export const postgresAuthChanges = (
       const stamp: Effect.Effect<Option.Option<string>> = Option.match(redis, {
         onNone: () => Effect.sync(() => (live ? Option.some(`${generation}`) : Option.none())),
         onSome: (client) =>
-          Effect.tryPromise(() => client.get(epochKey)).pipe(
-            Effect.timeout(EPOCH_TIMEOUT),
-            Effect.map((epoch) => Option.some(`${generation}:${epoch ?? 0}`)),
-            Effect.orElseSucceed(() => Option.none<string>())
-          )
+          Effect.suspend(() => {
+            if (Date.now() < skipRedisUntil) return Effect.succeed(Option.none<string>())
+            return Effect.tryPromise(() => client.get(epochKey)).pipe(
+              Effect.timeout(Duration.millis(EPOCH_TIMEOUT_MS)),
+              Effect.map((epoch) => Option.some(`${generation}:${epoch ?? 0}`)),
+              Effect.orElse(() =>
+                Effect.sync(() => {
+                  skipRedisUntil = Date.now() + EPOCH_COOLDOWN_MS
+                  return Option.none<string>()
+                })
+              )
+            )
+          })
       })
 
       const bumpEpoch = Option.match(redis, {

@@ -101,7 +101,12 @@ export const makeMemoryLimiter: Effect.Effect<RateLimiterShape> = Effect.sync(()
 })
 
 export interface RedisLimiterOptions {
-  /** bound on one Redis check, measured on the real clock (not the TestClock); default 100 ms */
+  /**
+   * bound on one Redis check, measured on the real clock (not the TestClock); default 1 s. Not
+   * tighter: the timer also counts the time the answer waits in a busy event loop, and a burst
+   * of requests once made a healthy Redis look down at 100 ms (each instance then admitted the
+   * whole limit on its own).
+   */
   readonly timeout?: Duration.DurationInput
   /** after a failure or a timeout, skip Redis for this long (real clock); default 1 s */
   readonly cooldown?: Duration.DurationInput
@@ -119,7 +124,7 @@ export interface RedisLimiterOptions {
 export const makeRedisLimiter = (client: IORedis, options: RedisLimiterOptions = {}): Effect.Effect<RateLimiterShape> =>
   Effect.sync(() => {
     const realClock = Clock.make()
-    const timeoutMs = Duration.toMillis(options.timeout ?? Duration.millis(100))
+    const timeoutMs = Duration.toMillis(options.timeout ?? Duration.seconds(1))
     const cooldownMs = Duration.toMillis(options.cooldown ?? Duration.seconds(1))
     const logIntervalMs = Duration.toMillis(options.logInterval ?? Duration.seconds(30))
     const redisWindow = makeRedisWindow(client, timeoutMs)
