@@ -21,7 +21,7 @@
  *   stamp — so a change answered by one instance is seen by every other on
  *   its very next request, strictly. When Redis does not answer within
  *   1 s, lookups read keys from the database (without asking Redis for the
- *   next second).
+ *   next 5 s).
  */
 import { createHash, randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
@@ -60,8 +60,8 @@ export const localAuthChanges: Layer.Layer<AuthChanges, never, SqlClient.SqlClie
 const ECHO_TIMEOUT = "1 second"
 /** as the rate limiter's bound on Redis (a tighter one mistakes a busy event loop for an outage) */
 const EPOCH_TIMEOUT_MS = 1_000
-/** after Redis failed to answer, lookups read keys from the database for this long without asking it */
-const EPOCH_COOLDOWN_MS = 1_000
+/** after Redis failed to answer, lookups read keys from the database for this long without asking it (as the rate limiter's cooldown) */
+const EPOCH_COOLDOWN_MS = 5_000
 const EPOCH_TTL_SECONDS = 7 * 24 * 3600
 
 const deploymentHash = (schema: string) => createHash("sha256").update(schema).digest("hex").slice(0, 16)
