@@ -12,7 +12,9 @@
  *   instance; each keeps one connection `LISTEN`ing (reconnected with
  *   backoff) and moves its counter on each notification. While that
  *   connection is down the instance cannot vouch for its cache and reads
- *   every key from the database. Delivery takes milliseconds, so the instance
+ *   every key from the database (the connection also checks every 2 s that
+ *   the server answers within 2 s, so a hung server counts as down). Delivery
+ *   takes milliseconds, so the instance
  *   that made a change waits (up to a second) for its own notification to
  *   come back before it answers.
  * - PostgreSQL and Redis (REDIS_URL): after the commit the change also
@@ -58,6 +60,9 @@ export const localAuthChanges: Layer.Layer<AuthChanges, never, SqlClient.SqlClie
 )
 
 const ECHO_TIMEOUT = "1 second"
+/** how often, and how patiently, the listening connection checks that the server still answers */
+const PROBE_INTERVAL = "2 seconds"
+const PROBE_TIMEOUT = "2 seconds"
 /** as the rate limiter's bound on Redis (a tighter one mistakes a busy event loop for an outage) */
 const EPOCH_TIMEOUT_MS = 1_000
 /** after Redis failed to answer, lookups read keys from the database for this long without asking it (as the rate limiter's cooldown) */
@@ -122,14 +127,24 @@ export const postgresAuthChanges = (
           return { client, broken }
         }),
         ({ client, broken }) =>
-          Effect.async<void>((resume) => {
-            client.on("notification", onNotification)
-            // changes made while it was not listening were missed: nothing cached before holds
-            generation++
-            live = true
-            if (broken.value) return resume(Effect.void)
-            broken.wake = () => resume(Effect.void)
-          }).pipe(Effect.zipRight(Effect.logWarning("lost the connection that listens for key and account changes"))),
+          Effect.raceFirst(
+            Effect.async<void>((resume) => {
+              client.on("notification", onNotification)
+              // changes made while it was not listening were missed: nothing cached before holds
+              generation++
+              live = true
+              if (broken.value) return resume(Effect.void)
+              broken.wake = () => resume(Effect.void)
+            }),
+            // a server that hangs (frozen, or cut off without a reset) keeps the socket open: probe it,
+            // so that the instance stops trusting its cache and requests meet the database's timeouts
+            Effect.tryPromise(() => client.query("SELECT 1")).pipe(
+              Effect.timeoutFail({ duration: PROBE_TIMEOUT, onTimeout: () => new Error("no answer") }),
+              Effect.zipRight(Effect.sleep(PROBE_INTERVAL)),
+              Effect.forever,
+              Effect.ignore
+            )
+          ).pipe(Effect.zipRight(Effect.logWarning("lost the connection that listens for key and account changes"))),
         ({ client }) =>
           Effect.sync(() => {
             live = false
@@ -153,7 +168,8 @@ export const postgresAuthChanges = (
         onNone: () => Effect.sync(() => (live ? Option.some(`${generation}`) : Option.none())),
         onSome: (client) =>
           Effect.suspend(() => {
-            if (Date.now() < skipRedisUntil) return Effect.succeed(Option.none<string>())
+            // not listening: the database may be unreachable or hung, so let lookups meet it
+            if (!live || Date.now() < skipRedisUntil) return Effect.succeed(Option.none<string>())
             return Effect.tryPromise(() => client.get(epochKey)).pipe(
               Effect.timeout(Duration.millis(EPOCH_TIMEOUT_MS)),
               Effect.map((epoch) => Option.some(`${generation}:${epoch ?? 0}`)),

@@ -7,6 +7,7 @@
  * alone. An instance that cannot listen reads every key from the database.
  */
 import { randomBytes } from "node:crypto"
+import { type AddressInfo, connect, createServer } from "node:net"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
@@ -26,7 +27,7 @@ const planOf = (accounts: Accounts, apiKey: string) =>
 
 const untilLive = (changes: Context.Tag.Service<AuthChanges>, wanted = true) =>
   Effect.gen(function* () {
-    for (let i = 0; i < 200 && changes.listening() !== wanted; i++)
+    for (let i = 0; i < 400 && changes.listening() !== wanted; i++)
       yield* Effect.promise(() => new Promise((r) => setTimeout(r, 25)))
     expect(changes.listening()).toBe(wanted)
   })
@@ -141,6 +142,41 @@ if (url !== undefined && url !== "") {
         60_000
       )
     }
+
+    it.scopedLive(
+      "a server that stops answering without closing the connection counts as down within seconds",
+      () =>
+        Effect.gen(function* () {
+          // a TCP proxy to PostgreSQL that can freeze: it keeps every socket open and forwards nothing
+          let frozen = false
+          const target = new URL(url)
+          const proxy = createServer((client) => {
+            const upstream = connect(Number(target.port || 5432), target.hostname)
+            client.on("data", (d) => frozen || upstream.write(d))
+            upstream.on("data", (d) => frozen || client.write(d))
+            client.on("error", () => upstream.destroy())
+            upstream.on("error", () => client.destroy())
+          })
+          yield* Effect.acquireRelease(
+            Effect.promise(() => new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r))),
+            () => Effect.sync(() => proxy.close())
+          )
+          const proxied = new URL(url)
+          proxied.host = `127.0.0.1:${(proxy.address() as AddressInfo).port}`
+          const context = yield* Layer.build(
+            postgresAuthChanges(Redacted.make(proxied.toString()), Option.none(), "vigil-test-frozen").pipe(
+              Layer.provide(postgresLayer(Redacted.make(url)))
+            )
+          ).pipe(Effect.orDie)
+          const changes = Context.get(context, AuthChanges)
+          yield* untilLive(changes)
+          frozen = true
+          yield* untilLive(changes, false)
+          expect(Option.isNone(yield* changes.stamp)).toBe(true)
+          frozen = false
+        }),
+      60_000
+    )
 
     it.scopedLive(
       "an instance whose listening connection is cut reads keys from the database until it listens again",
