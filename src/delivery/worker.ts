@@ -18,7 +18,7 @@
  * delivery and disables the webhook at once. Test pings are sent once and
  * never disable a webhook.
  */
-import { Clock, Context, Effect, FiberSet, Metric, MetricBoundaries, Queue } from "effect"
+import { Clock, Context, Duration, Effect, FiberSet, Metric, MetricBoundaries, Queue, Schedule } from "effect"
 import type { FiredEvent } from "../alerts/payload.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { Readiness } from "../observability/Readiness.js"
@@ -41,6 +41,11 @@ export const LEASE_MS = 60_000
 export class DeliveryPollInterval extends Context.Reference<DeliveryPollInterval>()("vigil/DeliveryPollInterval", {
   defaultValue: () => 1_000
 }) {}
+/**
+ * A result that could not be recorded (the database is down) is retried, backing off up to 2 s,
+ * while its delivery's lease has at least this much left; after that it is left to the lease.
+ */
+const RECORD_MARGIN_MS = 10_000
 /** deliveries claimed at once */
 const BATCH = 128
 /** the claim loop waits for room for at least this many before claiming again */
@@ -196,6 +201,8 @@ export class DeliveryWorker extends Effect.Service<DeliveryWorker>()("vigil/Deli
     const completed = yield* Queue.unbounded<readonly [DeliveryRecord, AttemptResult]>()
     /** deliveries claimed and not yet recorded */
     let inFlight = 0
+    /** when each of them was claimed (epoch ms): its lease runs until LEASE_MS after */
+    const claimedAt = new Map<string, number>()
     /** tells the claim loop that attempts were recorded (room, and perhaps an earlier retry to schedule) */
     const recorded = yield* Queue.sliding<void>(1)
 
@@ -224,16 +231,17 @@ export class DeliveryWorker extends Effect.Service<DeliveryWorker>()("vigil/Deli
         )
       )
 
-    const release = (n: number) =>
+    const release = (records: ReadonlyArray<DeliveryRecord>) =>
       Effect.suspend(() => {
-        inFlight -= n
+        for (const d of records) claimedAt.delete(d.id)
+        inFlight -= records.length
         return Queue.offer(recorded, undefined)
       })
 
     /** One attempt, handed to the recorder (or released at once when there is nothing to record). */
     const deliver = (d: DeliveryRecord, w: WebhookRecord | undefined) =>
       Effect.flatMap(attemptOne(d, w), (decision) =>
-        decision === undefined ? release(1) : Queue.offer(completed, [d, decision] as const)
+        decision === undefined ? release([d]) : Queue.offer(completed, [d, decision] as const)
       )
 
     const recorder = Effect.forever(
@@ -241,31 +249,47 @@ export class DeliveryWorker extends Effect.Service<DeliveryWorker>()("vigil/Deli
         const first = yield* Queue.take(completed)
         const rest = yield* Queue.takeAll(completed)
         const batch = [first, ...rest]
-        const disabled = yield* deliveries
-          .completeMany(batch)
-          .pipe(
-            Effect.catchAllCause((cause) =>
-              Effect.logError(
-                "delivery attempts could not be recorded; they are retried when their leases expire",
-                cause
-              ).pipe(Effect.annotateLogs({ deliveries: batch.length }), Effect.as([] as ReadonlyArray<string>))
+        // while the database is down, keep the results and record them when it is back (no resend),
+        // as long as the leases hold; past that, the deliveries are taken again when their leases expire
+        const now = yield* Clock.currentTimeMillis
+        const leaseLeft =
+          Math.min(...batch.map(([d]) => claimedAt.get(d.id) ?? now)) + LEASE_MS - RECORD_MARGIN_MS - now
+        const disabled = yield* deliveries.completeMany(batch).pipe(
+          Effect.tapError(() =>
+            Effect.logWarning("delivery results could not be recorded; retrying").pipe(
+              Effect.annotateLogs({ deliveries: batch.length })
             )
+          ),
+          Effect.retry(
+            Schedule.exponential("100 millis").pipe(
+              Schedule.union(Schedule.spaced("2 seconds")),
+              Schedule.upTo(Duration.millis(Math.max(0, leaseLeft)))
+            )
+          ),
+          Effect.catchAllCause((cause) =>
+            Effect.logError(
+              "delivery attempts could not be recorded; they are retried when their leases expire",
+              cause
+            ).pipe(Effect.annotateLogs({ deliveries: batch.length }), Effect.as([] as ReadonlyArray<string>))
           )
+        )
         for (const id of disabled) {
           const [d, r] = batch.find(([x]) => x.webhookId === id)!
           yield* Effect.logWarning("webhook disabled after failed delivery").pipe(
             Effect.annotateLogs({ webhook_id: id, delivery_id: d.id, last_status_code: r.statusCode ?? "none" })
           )
         }
-        yield* release(batch.length)
+        yield* release(batch.map(([d]) => d))
       })
     )
 
     /** Claims up to `limit` due deliveries and starts sending them; how many were claimed. */
     const claim = (limit: number) =>
       Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
         const claimed = yield* deliveries.claimDue(limit, LEASE_MS)
         if (claimed.length === 0) return 0
+        for (const d of claimed) claimedAt.set(d.id, now)
         // a failure here leaves the claimed deliveries to be taken again when their leases expire
         const targets = yield* webhooks.getMany([...new Set(claimed.map((d) => d.webhookId))])
         inFlight += claimed.length

@@ -108,7 +108,11 @@ export interface RedisLimiterOptions {
    * whole limit on its own).
    */
   readonly timeout?: Duration.DurationInput
-  /** after a failure or a timeout, skip Redis for this long (real clock); default 1 s */
+  /**
+   * after a failure or a timeout, skip Redis for this long (real clock); default 5 s. Longer than
+   * the timeout, so with Redis hung only the requests of one timeout in six wait for it (a 1 s
+   * cooldown after a 1 s timeout made a steady client wait on nearly every request)
+   */
   readonly cooldown?: Duration.DurationInput
   /** at most one warning per this interval (real clock); default 30 s */
   readonly logInterval?: Duration.DurationInput
@@ -125,7 +129,7 @@ export const makeRedisLimiter = (client: IORedis, options: RedisLimiterOptions =
   Effect.sync(() => {
     const realClock = Clock.make()
     const timeoutMs = Duration.toMillis(options.timeout ?? Duration.seconds(1))
-    const cooldownMs = Duration.toMillis(options.cooldown ?? Duration.seconds(1))
+    const cooldownMs = Duration.toMillis(options.cooldown ?? Duration.seconds(5))
     const logIntervalMs = Duration.toMillis(options.logInterval ?? Duration.seconds(30))
     const redisWindow = makeRedisWindow(client, timeoutMs)
     const fallback = makeMemoryWindow()

@@ -1,0 +1,685 @@
+/**
+ * The crash-safety proof (issue 7, item 1), shared by `npm run proof:crash`
+ * (scripts/crash-safety.ts) and the CI-sized test
+ * (test/reliability/crashSafety.test.ts).
+ *
+ * It runs the real service (`node --import tsx src/main.ts`) on a PostgreSQL
+ * schema of its own (or the embedded store in a data directory of its own)
+ * with a local receiver, a 2 s refresh, a short retry schedule and a few
+ * hundred active webhooks whose match states change often: ticker-scoped
+ * price thresholds set at the current price, conditions over the account's
+ * own universes (edited between refreshes, so tickers enter and leave them),
+ * over `top_100`, and over the whole market; a few are disabled and enabled
+ * again as it runs. A driver edits universes, toggles webhooks and calls
+ * `POST /admin/refresh` in a loop; the killer SIGKILLs the service at random
+ * moments — while a refresh is being evaluated, while the receiver has
+ * deliveries in flight, or at a random time — and restarts it.
+ *
+ * The audit: before any webhook exists it adds two triggers to the service's
+ * schema (its own instrumentation, not the service's): every change of a
+ * webhook's stored match state is logged with the old and new sets and the
+ * transaction id, and every delivery row with the transaction id that
+ * inserted it. So each fire can be tied to the state write that recorded it.
+ *
+ * What it checks at the end (after a last, evaluated refresh and a drain):
+ * 1. every fire (every non-test delivery row) was delivered: its status is
+ *    `delivered` and the receiver got at least one POST with its `webhook-id`,
+ *    a valid signature and exactly the stored body; nothing was received
+ *    that is not in the store, and one `webhook-id` never carried two bodies;
+ * 2. no match transition was fired under two event ids. A transition is a
+ *    ticker entering a webhook's stored match set. Each fire must belong to
+ *    exactly one state write of its webhook in the same transaction, list
+ *    exactly the tickers that write added (`match_count` = |new − old|), and
+ *    never a ticker that was already in the stored set; each write that added
+ *    tickers must have exactly one fire. And from the receiver's side: per
+ *    webhook and ticker, two distinct event ids naming the ticker must have a
+ *    stored state without it between them, and a webhook never has two event
+ *    ids for one `as_of`;
+ * 3. no delivery is left `pending` after the drain (the 60 s lease of an
+ *    attempt cut by a kill, plus the retry schedule, plus slack);
+ * 4. every active webhook's stored match set equals a recomputation: the
+ *    same `q` (and universe) through `POST /v2/scan` on the snapshot the last
+ *    refresh evaluated (the last run uses a 1 h refresh interval, so the
+ *    snapshot stays put while it scans).
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { admin, type RunningServer, startServer, waitReady } from "../../support/server.js"
+import { embeddedInspector, type Inspector, privateSchema } from "./database.js"
+import { type Receiver, startReceiver } from "./receiver.js"
+
+export interface CrashOptions {
+  readonly store: "postgres" | "embedded"
+  /** for `postgres`: the server to make a private schema on */
+  readonly databaseUrl?: string
+  readonly webhooks: number
+  readonly kills: number
+  readonly historyDays?: number
+  readonly log?: (line: string) => void
+  /** keep the schema / data directory for inspection */
+  readonly keep?: boolean
+}
+
+export interface CrashReport {
+  readonly store: string
+  readonly webhooks: number
+  readonly kills: number
+  readonly killsDuringRefresh: number
+  readonly killsWithDeliveriesInFlight: number
+  readonly restartMs: { readonly median: number; readonly max: number }
+  readonly refreshes: number
+  readonly refreshesFailed: number
+  readonly universeEdits: number
+  readonly toggles: number
+  readonly stateWrites: number
+  readonly fires: number
+  readonly transitions: number
+  readonly posts: number
+  readonly distinctIds: number
+  /** event ids received more than once (at-least-once redeliveries, the same id each time) */
+  readonly redeliveredIds: number
+  readonly injected503: number
+  readonly maxAttempt: number
+  readonly duplicateTransitions: number
+  readonly drainMs: number
+  readonly recomputed: number
+  readonly checks: ReadonlyArray<{ readonly name: string; readonly passed: boolean; readonly detail: string }>
+  readonly violations: ReadonlyArray<string>
+}
+
+const RETRY_SCHEDULE = "1s,2s,2s,3s,3s"
+const LEASE_MS = 60_000
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const rand = (a: number, b: number) => a + Math.random() * (b - a)
+const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(Math.random() * xs.length)]!
+const shuffle = <A>(xs: ReadonlyArray<A>): Array<A> => {
+  const out = [...xs]
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1))
+    ;[out[i], out[j]] = [out[j]!, out[i]!]
+  }
+  return out
+}
+const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
+
+const AUDIT_SQL = [
+  `CREATE TABLE audit_states (seq bigserial PRIMARY KEY, webhook_id text NOT NULL, tx bigint NOT NULL,
+    old_set text[] NOT NULL, new_set text[] NOT NULL, old_seq bigint, new_seq bigint,
+    old_status text, new_status text, old_armed bigint, new_armed bigint)`,
+  `CREATE FUNCTION audit_state() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF NEW.last_match_set IS DISTINCT FROM OLD.last_match_set OR NEW.state_seq IS DISTINCT FROM OLD.state_seq
+       OR NEW.status IS DISTINCT FROM OLD.status OR NEW.armed_at IS DISTINCT FROM OLD.armed_at THEN
+      INSERT INTO audit_states (webhook_id, tx, old_set, new_set, old_seq, new_seq, old_status, new_status,
+        old_armed, new_armed)
+      VALUES (NEW.id, txid_current(), OLD.last_match_set, NEW.last_match_set, OLD.state_seq, NEW.state_seq,
+        OLD.status, NEW.status, OLD.armed_at, NEW.armed_at);
+    END IF;
+    RETURN NULL;
+  END $$`,
+  `CREATE TRIGGER audit_state AFTER UPDATE ON webhooks FOR EACH ROW EXECUTE FUNCTION audit_state()`,
+  `CREATE TABLE audit_deliveries (delivery_id text PRIMARY KEY, tx bigint NOT NULL)`,
+  `CREATE FUNCTION audit_delivery() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO audit_deliveries (delivery_id, tx) VALUES (NEW.id, txid_current());
+    RETURN NULL;
+  END $$`,
+  `CREATE TRIGGER audit_delivery AFTER INSERT ON deliveries FOR EACH ROW EXECUTE FUNCTION audit_delivery()`
+]
+
+interface Http {
+  status: number
+  body: any
+}
+
+const call = async (url: string, key: string, method: string, path: string, body?: unknown): Promise<Http> => {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(30_000)
+  })
+  const text = await res.text()
+  let parsed: any = text
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, body: parsed }
+}
+
+const must = (r: Http, what: string, status = 200) => {
+  if (r.status !== status) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body).slice(0, 400)}`)
+  return r.body
+}
+
+export const runCrashSafety = async (options: CrashOptions): Promise<CrashReport> => {
+  const log = options.log ?? (() => {})
+  const receiver: Receiver = await startReceiver({ failFirst: 0.1, maxDelayMs: 40 })
+  const dataDir = mkdtempSync(join(tmpdir(), "vigil-crash-"))
+  const pgSchema = options.store === "postgres" ? await privateSchema(options.databaseUrl ?? "", "crash") : undefined
+  const baseEnv: Record<string, string> = {
+    DATA_DIR: dataDir,
+    HISTORY_DAYS: String(options.historyDays ?? 30),
+    REFRESH_INTERVAL: "2s",
+    WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
+    WEBHOOK_RETRY_SCHEDULE: RETRY_SCHEDULE,
+    ...(pgSchema === undefined ? {} : { DATABASE_URL: pgSchema.serviceUrl })
+  }
+  let server: RunningServer | undefined
+  const violations: Array<string> = []
+  const violate = (what: string) => {
+    if (violations.length < 200) violations.push(what)
+  }
+  const start = async (env: Record<string, string> = {}) => {
+    const s = await startServer({ ...baseEnv, ...env }, 300_000)
+    await waitReady(s, 300_000)
+    return s
+  }
+  const stopGracefully = async () => {
+    if (server !== undefined) await server.stop()
+    server = undefined
+  }
+
+  try {
+    // ---- setup: migrations, the audit triggers, the account, universes, webhooks ----------------
+    server = await start()
+    if (pgSchema !== undefined) {
+      const db = await pgSchema.inspector()
+      for (const statement of AUDIT_SQL) await db.query(statement)
+      await db.close()
+    } else {
+      await stopGracefully()
+      const db = await embeddedInspector(dataDir)
+      for (const statement of AUDIT_SQL) await db.query(statement)
+      await db.close()
+      server = await start()
+    }
+    const url = () => server!.url
+    const key = must(await admin(server, "POST", "/admin/accounts", { plan: "scale" }), "create account", 201)
+      .api_key as string
+
+    const scanAll = async (q: string, universe: string | undefined, fields?: string) => {
+      const out: Array<Record<string, any>> = []
+      let cursor: string | undefined
+      for (;;) {
+        const body = must(
+          await call(url(), key, "POST", "/v2/scan", {
+            q,
+            limit: 100,
+            order: "ticker",
+            dir: "asc",
+            ...(universe === undefined ? {} : { universe }),
+            ...(fields === undefined ? {} : { fields }),
+            ...(cursor === undefined ? {} : { cursor })
+          }),
+          `scan ${q}`
+        )
+        out.push(...body.results)
+        if (body.next_cursor === null) return out
+        cursor = body.next_cursor
+      }
+    }
+
+    const top = await scanAll("price > 0", "top_100", "price")
+    const large = await scanAll("market_cap > 100000000000", undefined, "price")
+    const pool = [...new Set([...top, ...large].map((r) => String(r.ticker)))]
+    const prices = new Map<string, number>([...top, ...large].map((r) => [String(r.ticker), Number(r.price)]))
+    log(`pool of ${pool.length} tickers`)
+
+    const UNIVERSES = 4
+    const universeIds: Array<string> = []
+    for (let u = 0; u < UNIVERSES; u++) {
+      const id = `crash_u${u}`
+      must(
+        await call(url(), key, "POST", "/v2/universes", {
+          id,
+          name: `crash ${u}`,
+          tickers: shuffle(pool).slice(0, 30)
+        }),
+        "create universe",
+        201
+      )
+      universeIds.push(id)
+    }
+
+    const n = options.webhooks
+    const nTicker = Math.round(n * 0.6)
+    const nUniverse = Math.round(n * 0.25)
+    const nMarket = n - nTicker - nUniverse
+    const webhookIds: Array<string> = []
+    const target = (i: number) => `${receiver.url}/hook/${i}`
+    const created = (body: any) => {
+      webhookIds.push(body.id)
+      receiver.secrets.set(body.id, body.signing_secret)
+    }
+    for (let i = 0; i < nTicker; i++) {
+      const t = pick(pool)
+      const p = prices.get(t)!
+      const threshold = (p * (1 + rand(-0.0005, 0.0005))).toPrecision(8)
+      created(
+        must(
+          await call(url(), key, "POST", `/v2/tickers/${encodeURIComponent(t)}/subscribe`, {
+            condition: `price > ${threshold}`,
+            target_url: target(webhookIds.length)
+          }),
+          "subscribe ticker"
+        )
+      )
+    }
+    const universeQs = ["price > 0", "day_change_pct > 0", "rsi_14 > 50", "day_change_pct < 0"]
+    for (let i = 0; i < nUniverse; i++) {
+      const universe = i % 5 === 4 ? "top_100" : pick(universeIds)
+      created(
+        must(
+          await call(url(), key, "POST", "/v2/webhooks", {
+            q: pick(universeQs),
+            universe,
+            target_url: target(webhookIds.length)
+          }),
+          "create universe webhook",
+          201
+        )
+      )
+    }
+    const marketQs = [
+      "day_change_pct > 0.01 AND market_cap > 10000000000",
+      "day_change_pct > 0.02 AND market_cap > 5000000000",
+      "day_change_pct < -0.01 AND market_cap > 10000000000",
+      "day_change_pct > 0 AND market_cap > 200000000000",
+      "day_change_pct < 0 AND market_cap > 200000000000",
+      "rsi_14 > 70 AND market_cap > 20000000000",
+      "rsi_14 < 35 AND market_cap > 20000000000"
+    ]
+    for (let i = 0; i < nMarket; i++) {
+      created(
+        must(
+          await call(url(), key, "POST", "/v2/webhooks", { q: marketQs[i % marketQs.length], target_url: target(i) }),
+          "create market webhook",
+          201
+        )
+      )
+    }
+    log(`${webhookIds.length} webhooks (${nTicker} ticker, ${nUniverse} universe, ${nMarket} whole-market)`)
+
+    // ---- chaos: the driver and the killer ------------------------------------------------------------
+    let stopDriver = false
+    let refreshing = false
+    let refreshes = 0
+    let refreshesFailed = 0
+    let universeEdits = 0
+    let toggles = 0
+    const disabled = new Set<string>()
+    const driver = (async () => {
+      while (!stopDriver) {
+        const s = server
+        if (s === undefined) {
+          await sleep(100)
+          continue
+        }
+        try {
+          const u = pick(universeIds)
+          const current = must(await call(s.url, key, "GET", `/v2/universes/${u}`), "get universe")
+            .tickers as Array<string>
+          const outside = pool.filter((t) => !current.includes(t))
+          const remove = shuffle(current).slice(0, Math.min(4, current.length - 10))
+          const add = shuffle(outside).slice(0, 4)
+          must(await call(s.url, key, "PATCH", `/v2/universes/${u}`, { add, remove }), "edit universe")
+          universeEdits++
+          if (Math.random() < 0.3) {
+            const id = pick(webhookIds)
+            const enable = disabled.has(id)
+            must(await call(s.url, key, "POST", `/v2/webhooks/${id}/${enable ? "enable" : "disable"}`), "toggle")
+            if (enable) disabled.delete(id)
+            else disabled.add(id)
+            toggles++
+          }
+          refreshing = true
+          const r = await admin(s, "POST", "/admin/refresh")
+          refreshing = false
+          if (r.status === 200) refreshes++
+          else refreshesFailed++
+        } catch {
+          // the service was killed under the request
+          refreshing = false
+        }
+        await sleep(rand(50, 400))
+      }
+    })()
+
+    const restartTimes: Array<number> = []
+    let killsDuringRefresh = 0
+    let killsWithDeliveries = 0
+    const waitUntil = async (cond: () => boolean, timeoutMs: number) => {
+      const deadline = Date.now() + timeoutMs
+      while (!cond() && Date.now() < deadline) await sleep(2)
+    }
+    for (let k = 0; k < options.kills; k++) {
+      await sleep(rand(1_000, 3_000))
+      const mode = k % 3
+      if (mode === 0) {
+        await waitUntil(() => refreshing, 10_000)
+        await sleep(rand(0, 250))
+      } else if (mode === 1) {
+        await waitUntil(() => receiver.inFlight() > 0, 10_000)
+      } else {
+        await sleep(rand(0, 2_000))
+      }
+      if (refreshing) killsDuringRefresh++
+      if (receiver.inFlight() > 0) killsWithDeliveries++
+      const victim = server!
+      server = undefined
+      const exited = new Promise((r) => victim.process.once("exit", r))
+      victim.process.kill("SIGKILL")
+      await exited
+      const t0 = Date.now()
+      server = await start()
+      restartTimes.push(Date.now() - t0)
+      log(
+        `kill ${k + 1}/${options.kills} (${["evaluation", "delivery", "random"][mode]}) — ${receiver.posts.length} POSTs so far, restarted in ${Date.now() - t0} ms`
+      )
+    }
+    const lastKill = Date.now()
+    stopDriver = true
+    await driver
+
+    // ---- the end: a last evaluated refresh on a frozen snapshot, the recomputation, the drain ----------
+    await stopGracefully()
+    server = await start({ REFRESH_INTERVAL: "1h" })
+    let final: Http | undefined
+    for (let i = 0; i < 10; i++) {
+      final = await admin(server, "POST", "/admin/refresh")
+      if (final.status === 200) break
+      await sleep(2_000)
+    }
+    if (final?.status !== 200) violate(`final refresh failed: ${final?.status} ${JSON.stringify(final?.body)}`)
+    const all: Array<any> = []
+    for (let cursor: string | undefined; ; ) {
+      const page = must(
+        await call(url(), key, "GET", `/v2/webhooks?limit=100${cursor === undefined ? "" : `&cursor=${cursor}`}`),
+        "list webhooks"
+      )
+      all.push(...page.webhooks)
+      if (page.next_cursor === null) break
+      cursor = page.next_cursor
+    }
+    const recomputedSets = new Map<string, Array<string>>()
+    let recomputed = 0
+    let mismatched = 0
+    for (const w of all) {
+      if (w.status !== "active") continue
+      const cacheKey = `${w.q}\u0000${w.universe_id ?? ""}`
+      let expected = recomputedSets.get(cacheKey)
+      if (expected === undefined) {
+        expected = (await scanAll(w.q, w.universe_id ?? undefined)).map((r) => String(r.ticker)).sort()
+        recomputedSets.set(cacheKey, expected)
+      }
+      const stored = [...(w.last_match_set as Array<string>)].sort()
+      recomputed++
+      if (stored.join(",") !== expected.join(",")) {
+        mismatched++
+        violate(
+          `stored match set of ${w.id} (${w.q} / ${w.universe_id ?? "all"}) differs from the recomputation: stored ${stored.length}, expected ${expected.length}, missing ${expected.filter((t) => !stored.includes(t)).slice(0, 5)}, extra ${stored.filter((t) => !expected.includes(t)).slice(0, 5)}`
+        )
+      }
+    }
+
+    // the drain: every pending delivery sent (the lease of an attempt cut by the last kill included)
+    const drainStarted = Date.now()
+    const drainDeadline = Math.max(lastKill + LEASE_MS, Date.now()) + 30_000
+    let pending: Array<any> = []
+    for (;;) {
+      pending = []
+      for (const id of webhookIds) {
+        const page = must(
+          await call(url(), key, "GET", `/v2/webhooks/${id}/deliveries?status=pending&limit=100`),
+          "pending deliveries"
+        )
+        pending.push(...page.deliveries)
+      }
+      if (pending.length === 0 && receiver.inFlight() === 0) break
+      if (Date.now() > drainDeadline) break
+      await sleep(1_000)
+    }
+    const drainMs = Date.now() - drainStarted
+    for (const d of pending.slice(0, 20)) {
+      violate(
+        `delivery ${d.id} of ${d.webhook_id} still pending ${Math.round((Date.now() - lastKill) / 1000)} s after the last kill (attempt ${d.attempt}, next_attempt_at ${d.next_attempt_at}, last_error ${d.last_error})`
+      )
+    }
+    await sleep(500)
+    await stopGracefully()
+
+    // ---- the store and the receiver's log ------------------------------------------------------------
+    const db: Inspector = pgSchema !== undefined ? await pgSchema.inspector() : await embeddedInspector(dataDir)
+    const deliveries = await db.query<{
+      id: string
+      webhook_id: string
+      event_id: string
+      payload: string
+      status: string
+      attempt: number
+      test: boolean
+    }>(`SELECT id, webhook_id, event_id, payload, status, attempt, test FROM deliveries`)
+    const audit = await db.query<{
+      seq: number | string
+      webhook_id: string
+      tx: number | string
+      old_set: Array<string>
+      new_set: Array<string>
+      old_seq: number | string
+      new_seq: number | string
+      old_status: string
+      new_status: string
+      old_armed: number | string
+      new_armed: number | string
+    }>(`SELECT * FROM audit_states ORDER BY seq`)
+    const deliveryTx = new Map(
+      (await db.query<{ delivery_id: string; tx: number | string }>(`SELECT * FROM audit_deliveries`)).map(
+        (r) => [r.delivery_id, String(r.tx)] as const
+      )
+    )
+    await db.close()
+
+    // 1. every fire delivered at least once, signed, with the stored body; nothing foreign received
+    const fires = deliveries.filter((d) => !d.test)
+    const byEventId = new Map(deliveries.map((d) => [d.event_id, d] as const))
+    if (byEventId.size !== deliveries.length) violate("two delivery rows share an event id")
+    const postsById = new Map<string, Array<(typeof receiver.posts)[number]>>()
+    for (const p of receiver.posts) {
+      const list = postsById.get(p.eventId) ?? []
+      list.push(p)
+      postsById.set(p.eventId, list)
+      const d = byEventId.get(p.eventId)
+      if (d === undefined) violate(`received ${p.eventId}, which is not in the store`)
+      else if (d.payload !== p.body) violate(`received ${p.eventId} with a body other than the stored one`)
+      if (!p.verified) violate(`received ${p.eventId} with a signature that does not verify`)
+    }
+    let undelivered = 0
+    for (const d of fires) {
+      const ok = (postsById.get(d.event_id) ?? []).some((p) => p.status === 200 && p.verified && p.body === d.payload)
+      if (d.status !== "delivered" || !ok) {
+        undelivered++
+        violate(`fire ${d.id} (${d.event_id}) of ${d.webhook_id}: status ${d.status}, received ok ${ok}`)
+      }
+    }
+
+    // 2. each fire is one state write's transition; no ticker fired while already in the stored set
+    const writes = new Map<string, (typeof audit)[number]>()
+    for (const a of audit) {
+      const k = `${a.webhook_id}/${a.tx}`
+      if (writes.has(k)) violate(`two state writes of ${a.webhook_id} in one transaction`)
+      writes.set(k, a)
+    }
+    const firesOfWrite = new Map<string, number>()
+    let duplicateTransitions = 0
+    let transitions = 0
+    const fireSeq = new Map<string, number>()
+    for (const d of fires) {
+      const tx = deliveryTx.get(d.id)
+      const write = tx === undefined ? undefined : writes.get(`${d.webhook_id}/${tx}`)
+      const event = JSON.parse(d.payload)
+      const tickers: Array<string> = event.data.matches.map((m: any) => String(m.ticker))
+      if (write === undefined) {
+        violate(`fire ${d.id} of ${d.webhook_id} was not written with a state change`)
+        continue
+      }
+      fireSeq.set(d.event_id, Number(write.seq))
+      const k = `${d.webhook_id}/${tx}`
+      firesOfWrite.set(k, (firesOfWrite.get(k) ?? 0) + 1)
+      const old = new Set(write.old_set)
+      const added = write.new_set.filter((t) => !old.has(t))
+      transitions += event.data.match_count
+      const again = tickers.filter((t) => old.has(t))
+      if (again.length > 0) {
+        duplicateTransitions += again.length
+        violate(`fire ${d.id} of ${d.webhook_id} repeats ${again.slice(0, 5)}, already in its stored match set`)
+      }
+      if (
+        event.data.match_count !== added.length ||
+        tickers.some((t) => !added.includes(t)) ||
+        (!event.data.truncated && tickers.length !== added.length)
+      ) {
+        violate(
+          `fire ${d.id} of ${d.webhook_id} lists ${tickers.length} (match_count ${event.data.match_count}) but its write added ${added.length}`
+        )
+      }
+    }
+    let stateWrites = 0
+    for (const a of audit) {
+      const evaluator =
+        a.old_status === "active" &&
+        a.new_status === "active" &&
+        String(a.old_armed) === String(a.new_armed) &&
+        Number(a.new_seq) === Number(a.old_seq) + 1
+      if (!evaluator) continue
+      stateWrites++
+      const old = new Set(a.old_set)
+      const added = a.new_set.filter((t) => !old.has(t))
+      const n = firesOfWrite.get(`${a.webhook_id}/${a.tx}`) ?? 0
+      if (added.length > 0 && n !== 1) {
+        if (n > 1) duplicateTransitions += added.length
+        violate(`state write ${a.seq} of ${a.webhook_id} added ${added.length} tickers and has ${n} fires`)
+      }
+    }
+    // from the receiver's side: per webhook and ticker, consecutive event ids need a stored state without it between
+    const auditByWebhook = new Map<string, Array<(typeof audit)[number]>>()
+    for (const a of audit) {
+      const list = auditByWebhook.get(a.webhook_id) ?? []
+      list.push(a)
+      auditByWebhook.set(a.webhook_id, list)
+    }
+    const receivedEvents = new Map<string, Array<{ id: string; seq: number; asOf: string; tickers: Array<string> }>>()
+    for (const [id, posts] of postsById) {
+      const d = byEventId.get(id)
+      if (d === undefined || d.test || !fireSeq.has(id)) continue
+      const event = JSON.parse(posts[0]!.body)
+      const list = receivedEvents.get(d.webhook_id) ?? []
+      list.push({
+        id,
+        seq: fireSeq.get(id)!,
+        asOf: event.data.as_of,
+        tickers: event.data.matches.map((m: any) => String(m.ticker))
+      })
+      receivedEvents.set(d.webhook_id, list)
+    }
+    for (const [webhookId, events] of receivedEvents) {
+      events.sort((a, b) => a.seq - b.seq)
+      const asOfs = new Set<string>()
+      const lastFire = new Map<string, number>()
+      const history = auditByWebhook.get(webhookId) ?? []
+      for (const e of events) {
+        if (asOfs.has(e.asOf)) {
+          duplicateTransitions++
+          violate(`${webhookId} has two event ids for as_of ${e.asOf}`)
+        }
+        asOfs.add(e.asOf)
+        for (const t of e.tickers) {
+          const previous = lastFire.get(t)
+          if (previous !== undefined) {
+            const left = history.some(
+              (a) => Number(a.seq) > previous && Number(a.seq) < e.seq && !a.new_set.includes(t)
+            )
+            if (!left) {
+              duplicateTransitions++
+              violate(`${webhookId} fired ${t} under two event ids without it leaving the match set between`)
+            }
+          }
+          lastFire.set(t, e.seq)
+        }
+      }
+    }
+
+    const redelivered = [...postsById.values()].filter((l) => l.length > 1).length
+    const checks = [
+      {
+        name: "every fire delivered at least once (signed, stored body)",
+        passed: undelivered === 0 && !violations.some((v) => v.startsWith("received")),
+        detail: `${fires.length - undelivered}/${fires.length} fires delivered`
+      },
+      {
+        name: "no transition fired under two event ids",
+        passed: duplicateTransitions === 0 && !violations.some((v) => /state write|not written|lists/.test(v)),
+        detail: `${duplicateTransitions} duplicate transitions over ${transitions} transitions in ${fires.length} fires`
+      },
+      {
+        name: "no delivery left pending past its schedule",
+        passed: pending.length === 0,
+        detail: `${pending.length} pending after the drain`
+      },
+      {
+        name: "stored match sets equal a recomputation",
+        passed: mismatched === 0 && final?.status === 200,
+        detail: `${recomputed - mismatched}/${recomputed} active webhooks equal`
+      }
+    ]
+    return {
+      store: options.store,
+      webhooks: webhookIds.length,
+      kills: options.kills,
+      killsDuringRefresh,
+      killsWithDeliveriesInFlight: killsWithDeliveries,
+      restartMs: { median: median(restartTimes), max: Math.max(0, ...restartTimes) },
+      refreshes,
+      refreshesFailed,
+      universeEdits,
+      toggles,
+      stateWrites,
+      fires: fires.length,
+      transitions,
+      posts: receiver.posts.length,
+      distinctIds: postsById.size,
+      redeliveredIds: redelivered,
+      injected503: receiver.posts.filter((p) => p.status === 503).length,
+      maxAttempt: Math.max(0, ...deliveries.map((d) => Number(d.attempt))),
+      duplicateTransitions,
+      drainMs,
+      recomputed,
+      checks,
+      violations
+    }
+  } finally {
+    if (server !== undefined) {
+      server.process.kill("SIGKILL")
+      await new Promise((r) => (server!.process.exitCode !== null ? r(null) : server!.process.once("exit", r)))
+    }
+    await receiver.close()
+    if (!options.keep) {
+      await pgSchema?.drop().catch(() => {})
+      rmSync(dataDir, { recursive: true, force: true })
+    } else log(`kept: ${pgSchema?.schema ?? ""} ${dataDir}`)
+  }
+}
+
+export const formatReport = (r: CrashReport): string =>
+  [
+    `store ${r.store}: ${r.webhooks} webhooks, ${r.kills} SIGKILLs (${r.killsDuringRefresh} during a refresh's evaluation, ${r.killsWithDeliveriesInFlight} with deliveries in flight), restart to ready median ${r.restartMs.median} ms (max ${r.restartMs.max})`,
+    `driver: ${r.refreshes} refreshes answered (${r.refreshesFailed} 503), ${r.universeEdits} universe edits, ${r.toggles} disable/enable`,
+    `evaluator state writes ${r.stateWrites}; fires (delivery rows) ${r.fires} carrying ${r.transitions} transitions`,
+    `receiver: ${r.posts} POSTs, ${r.distinctIds} distinct webhook-ids, ${r.redeliveredIds} ids received more than once (same id), ${r.injected503} answered 503 on purpose; highest attempt ${r.maxAttempt}`,
+    `duplicate transitions (two event ids): ${r.duplicateTransitions}; drain after the last refresh ${(r.drainMs / 1000).toFixed(1)} s; recomputed ${r.recomputed} match sets`,
+    ...r.checks.map((c) => `${c.passed ? "PASS" : "FAIL"}  ${c.name}: ${c.detail}`),
+    ...(r.violations.length === 0 ? [] : ["violations:", ...r.violations.slice(0, 50).map((v) => `  - ${v}`)])
+  ].join("\n")
