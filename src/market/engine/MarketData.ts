@@ -561,6 +561,22 @@ export class MarketData {
     return tickerInputs(this.fundamentalsOn(day), i, cols[0][i], cols[1][i], vendor)
   }
 
+  private readonly oneFundamentals = allocateFundamentals(1)
+  private readonly oneNews: [Float64Array, Float64Array] = [new Float64Array(1), new Float64Array(1)]
+
+  /**
+   * `inputsAt` for one ticker alone: only its own fundamentals and news are
+   * computed (a per-ticker history walk would otherwise compute every
+   * ticker's, each day).
+   */
+  private tickerInputsAt(i: number, day: number): TickerInputs {
+    const date = isoDate(day)
+    this.sim.tickerNewsColumnsAt(i, this.stateInstant(i, day), this.oneNews[0], this.oneNews[1], 0)
+    this.sim.tickerFundamentalsAt(i, date, this.oneFundamentals, 0)
+    const vendor = this.isCrypto[i] === 1 || date >= VENDOR_FEED_START
+    return tickerInputs(this.oneFundamentals, 0, this.oneNews[0][0], this.oneNews[1][0], vendor)
+  }
+
   /**
    * Every ticker's daily row as of `date`: for each ticker the latest daily
    * state on or before the date, if it is at most 14 days older. Cached.
@@ -636,7 +652,7 @@ export class MarketData {
     const j = s.indexAtOrBefore(epochDay(date))
     if (j < 0) return undefined
     const one = allocateColumns(1)
-    preview(this.stateBefore(i, j), barAt(s, j), this.inputsAt(i, s.days[j], new Map()), bindColumns(one), 0)
+    preview(this.stateBefore(i, j), barAt(s, j), this.tickerInputsAt(i, s.days[j]), bindColumns(one), 0)
     return { date: isoDate(s.days[j]), values: readRow(one, 0) }
   }
 
@@ -662,11 +678,10 @@ export class MarketData {
     const col = one.get(column)
     if (col === undefined) return out
     const sink = bindColumns(new Map([[column, col]]))
-    const news = new Map<number, [Float64Array, Float64Array]>()
     const st = this.checkpoints.stateBefore(i, start, s, this.tickers[i].asset_type)
     for (let j = start; j <= end; j++) {
       const bar = barAt(s, j)
-      preview(st, bar, needsInputs ? this.inputsAt(i, s.days[j], news) : NO_INPUTS, sink as RowSink, 0)
+      preview(st, bar, needsInputs ? this.tickerInputsAt(i, s.days[j]) : NO_INPUTS, sink as RowSink, 0)
       out.push({
         day: s.days[j],
         value: col.valid[0] === 0 ? null : col.kind === "boolean" ? col.values[0] === 1 : col.values[0]
@@ -715,7 +730,6 @@ export class MarketData {
     const sink = bindColumns(new Map([[column, col]]))
     const bars = this.singleTickerBars ?? allocateDayBarsFor(this.size)
     this.singleTickerBars = bars
-    const news = new Map<number, [Float64Array, Float64Array]>()
     const latest = this.latest.asOf
     const end = Math.min(toMs, latest)
     const retention = latest - (this.options.minuteHistoryDays ?? 730) * DAY_MS
@@ -751,7 +765,7 @@ export class MarketData {
         intraday = this.sim.intradaySession(bars, crypto ? "crypto" : "equity")
         state = this.stateBefore(i, j)
       }
-      const inputs = INPUT_COLUMNS.has(column) ? this.inputsAt(i, day, news) : NO_INPUTS
+      const inputs = INPUT_COLUMNS.has(column) ? this.tickerInputsAt(i, day) : NO_INPUTS
       const partial = allocatePartialBars(this.size)
       const k = intraday.minutes
       // 1m: every minute; 1h: every minute on the hour (UTC), and the session's last minute

@@ -180,45 +180,74 @@ export class Fundamentals {
   }
 
   fill(day: number, out: FundamentalColumns): FundamentalColumns {
-    const p = this.p
-    const q = quarterOfDay(day)
-    const current = this.earnings.table(q)
-    const previous = this.earnings.table(q - 1)
-    const next = this.earnings.table(q + 1)
-    const thisLevels = this.levelsAt(q)
-    const prevLevels = this.levelsAt(q - 1)
-    const period = this.shortPeriod(day)
-    const k0 = hash2(this.shortKey, period)
-    const k1 = hash2(this.shortKey, period - 1)
-    const k2 = hash2(this.shortKey, period - 2)
-    const monday = day - ((((day + 3) % 7) + 7) % 7)
-    for (let i = 0; i < p.n; i++) {
-      const shares = p.shares[i]
-      out.sharesOutstanding[i] = shares
-      out.beta[i] = p.marketBeta[i]
-      const key = p.key[i]
-      const noise =
-        (quickNormal(hash2(k0, key), 0) + quickNormal(hash2(k1, key), 0) + quickNormal(hash2(k2, key), 0)) /
-        Math.sqrt(3)
-      out.sharesShort[i] = shares * p.shortFraction[i] * Math.exp(0.25 * noise - 0.03)
-      const e = current[i]
-      const reported = e >= 0 && e <= day
-      const lv = e >= 0 && !reported ? prevLevels : thisLevels
-      out.eps[i] = lv.eps[i]
-      out.forwardEps[i] = lv.forwardEps[i]
-      out.bookValuePerShare[i] = lv.bookValue[i]
-      out.salesPerShare[i] = lv.sales[i]
-      out.dividendPerShare[i] = lv.dividend[i]
-      if (e < 0) {
-        out.nextEarningsDay[i] = out.lastEarningsDay[i] = out.earningsDay[i] = Number.NaN
-        continue
-      }
-      const last = reported ? e : previous[i]
-      const upcoming = reported ? (e === day ? e : next[i]) : e
-      out.lastEarningsDay[i] = last
-      out.nextEarningsDay[i] = upcoming
-      out.earningsDay[i] = last >= monday ? last : upcoming
-    }
+    const on = this.dayContext(day)
+    for (let i = 0; i < this.p.n; i++) this.row(on, i, out, i)
     return out
   }
+
+  /** Ticker `i`'s fundamentals on `day` alone, written at slot `at` of `out` (the same values as `fill`). */
+  fillTicker(day: number, i: number, out: FundamentalColumns, at = 0): FundamentalColumns {
+    this.row(this.dayContext(day), i, out, at)
+    return out
+  }
+
+  private dayContext(day: number): DayContext {
+    const q = quarterOfDay(day)
+    const period = this.shortPeriod(day)
+    return {
+      day,
+      current: this.earnings.table(q),
+      previous: this.earnings.table(q - 1),
+      next: this.earnings.table(q + 1),
+      thisLevels: this.levelsAt(q),
+      prevLevels: this.levelsAt(q - 1),
+      k0: hash2(this.shortKey, period),
+      k1: hash2(this.shortKey, period - 1),
+      k2: hash2(this.shortKey, period - 2),
+      monday: day - ((((day + 3) % 7) + 7) % 7)
+    }
+  }
+
+  private row(on: DayContext, i: number, out: FundamentalColumns, at: number): void {
+    const p = this.p
+    const { day, current, previous, next, thisLevels, prevLevels, k0, k1, k2, monday } = on
+    const shares = p.shares[i]
+    out.sharesOutstanding[at] = shares
+    out.beta[at] = p.marketBeta[i]
+    const key = p.key[i]
+    const noise =
+      (quickNormal(hash2(k0, key), 0) + quickNormal(hash2(k1, key), 0) + quickNormal(hash2(k2, key), 0)) / Math.sqrt(3)
+    out.sharesShort[at] = shares * p.shortFraction[i] * Math.exp(0.25 * noise - 0.03)
+    const e = current[i]
+    const reported = e >= 0 && e <= day
+    const lv = e >= 0 && !reported ? prevLevels : thisLevels
+    out.eps[at] = lv.eps[i]
+    out.forwardEps[at] = lv.forwardEps[i]
+    out.bookValuePerShare[at] = lv.bookValue[i]
+    out.salesPerShare[at] = lv.sales[i]
+    out.dividendPerShare[at] = lv.dividend[i]
+    if (e < 0) {
+      out.nextEarningsDay[at] = out.lastEarningsDay[at] = out.earningsDay[at] = Number.NaN
+      return
+    }
+    const last = reported ? e : previous[i]
+    const upcoming = reported ? (e === day ? e : next[i]) : e
+    out.lastEarningsDay[at] = last
+    out.nextEarningsDay[at] = upcoming
+    out.earningsDay[at] = last >= monday ? last : upcoming
+  }
+}
+
+/** What `Fundamentals.fill` computes once per day for every ticker. */
+interface DayContext {
+  readonly day: number
+  readonly current: Int32Array
+  readonly previous: Int32Array
+  readonly next: Int32Array
+  readonly thisLevels: QuarterLevels
+  readonly prevLevels: QuarterLevels
+  readonly k0: number
+  readonly k1: number
+  readonly k2: number
+  readonly monday: number
 }

@@ -202,31 +202,46 @@ export const fillNewsColumns = (
   volumeOut: Float64Array,
   sentimentOut: Float64Array
 ): void => {
-  const from = tq - NEWS_WINDOW_MS
   const n = current.offsets.length - 1
-  const both = [previous, current]
-  for (let i = 0; i < n; i++) {
-    let volume = 0
-    let weight = 0
-    let weighted = 0
-    for (const d of both) {
-      const { at, relevance, sentiment } = d
-      const end = d.offsets[i + 1]
-      for (let j = d.offsets[i]; j < end; j++) {
-        const t = at[j]
-        if (t <= from) continue
-        if (t > tq) break
-        const r = relevance[j]
-        if (r >= NEWS_RELEVANCE_MIN) volume++
-        if (r > 0) {
-          weight += r
-          weighted += r * sentiment[j]
-        }
+  for (let i = 0; i < n; i++) fillNewsRow(tq, previous, current, i, volumeOut, sentimentOut, i)
+}
+
+/**
+ * Both columns of ticker `i` alone at `tq`, written at slot `slot` of the
+ * outputs; `previous` and `current` need only hold ticker `i`'s mentions
+ * (as `tickerDayNews` gives them).
+ */
+export const fillNewsRow = (
+  tq: number,
+  previous: DayNews,
+  current: DayNews,
+  i: number,
+  volumeOut: Float64Array,
+  sentimentOut: Float64Array,
+  slot: number
+): void => {
+  const from = tq - NEWS_WINDOW_MS
+  let volume = 0
+  let weight = 0
+  let weighted = 0
+  for (let k = 0; k < 2; k++) {
+    const d = k === 0 ? previous : current
+    const { at, relevance, sentiment } = d
+    const end = d.offsets[i + 1]
+    for (let j = d.offsets[i]; j < end; j++) {
+      const t = at[j]
+      if (t <= from) continue
+      if (t > tq) break
+      const r = relevance[j]
+      if (r >= NEWS_RELEVANCE_MIN) volume++
+      if (r > 0) {
+        weight += r
+        weighted += r * sentiment[j]
       }
     }
-    volumeOut[i] = volume
-    sentimentOut[i] = volume > 0 && weight > 0 ? (weighted / weight) * Math.tanh(volume / NEWS_ATTENUATION) : 0
   }
+  volumeOut[slot] = volume
+  sentimentOut[slot] = volume > 0 && weight > 0 ? (weighted / weight) * Math.tanh(volume / NEWS_ATTENUATION) : 0
 }
 
 /** Ticker `i`'s mentions of one day with from < at <= to, appended to `out` in time order. */

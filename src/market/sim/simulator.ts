@@ -26,7 +26,15 @@ import {
 import { EarningsSchedule } from "./earnings.js"
 import { allocateFundamentals, type FundamentalColumns, Fundamentals } from "./fundamentals.js"
 import { IntradaySession, type SessionKind } from "./intraday.js"
-import { collectMentions, type DayNews, fillNewsColumns, generateDayNews, newsInstant, tickerDayNews } from "./news.js"
+import {
+  collectMentions,
+  type DayNews,
+  fillNewsColumns,
+  fillNewsRow,
+  generateDayNews,
+  newsInstant,
+  tickerDayNews
+} from "./news.js"
 import { type SimTickerSpec, TickerParams } from "./params.js"
 import { hash2 } from "./random.js"
 import {
@@ -170,6 +178,14 @@ export class MarketSimulator {
     return this.fundamentals.fill(epochDay(date), out ?? allocateFundamentals(this.size))
   }
 
+  /**
+   * One ticker's fundamentals on `date` (the values `fundamentalsAt` gives
+   * it), written at slot `at` of `out`: no work for the other tickers.
+   */
+  tickerFundamentalsAt(ticker: number | string, date: string, out: FundamentalColumns, at = 0): FundamentalColumns {
+    return this.fundamentals.fillTicker(epochDay(date), this.slot(ticker), out, at)
+  }
+
   /** Whether the ticker (slot or symbol) reports earnings on `date`. */
   isEarningsDay(ticker: number | string, date: string): boolean {
     return this.earnings.isEarningsDay(this.slot(ticker), epochDay(date))
@@ -206,6 +222,26 @@ export class MarketSimulator {
     const tq = newsInstant(epochMs)
     const day = Math.floor(tq / DAY_MS)
     fillNewsColumns(tq, this.dayNews(day - 1), this.dayNews(day), volumeOut, sentimentOut)
+    return tq
+  }
+
+  /**
+   * One ticker's news columns at `epochMs` (the values `newsColumnsAt` gives
+   * it), written at slot `at` of the outputs: only that ticker's mentions are
+   * generated (unless its days are cached).
+   */
+  tickerNewsColumnsAt(
+    ticker: number | string,
+    epochMs: number,
+    volumeOut: Float64Array,
+    sentimentOut: Float64Array,
+    at = 0
+  ): number {
+    const i = this.slot(ticker)
+    const tq = newsInstant(epochMs)
+    const day = Math.floor(tq / DAY_MS)
+    const of = (d: number) => this.news.get(d) ?? tickerDayNews(this.model(d), this.seedKey, this.scratch, i)
+    fillNewsRow(tq, of(day - 1), of(day), i, volumeOut, sentimentOut, at)
     return tq
   }
 

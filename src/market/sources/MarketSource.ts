@@ -40,6 +40,16 @@ export interface MarketSource {
   /** the minute path of a session consistent with its daily bars */
   intradaySession(bars: DayBars, kind: SessionKind): IntradaySession
   fundamentalsAt(date: string, out?: FundamentalColumns): FundamentalColumns
+  /** one ticker's (slot's) `fundamentalsAt` values, written at index `at` of `out` (per-ticker history walks) */
+  tickerFundamentalsAt(slot: number, date: string, out: FundamentalColumns, at?: number): FundamentalColumns
   /** news columns of every ticker at an instant (quantized to 15 minutes); returns the instant used */
   newsColumnsAt(epochMs: number, volumeOut: Float64Array, sentimentOut: Float64Array): number
+  /** one ticker's (slot's) `newsColumnsAt` values, written at index `at` of the outputs */
+  tickerNewsColumnsAt(
+    slot: number,
+    epochMs: number,
+    volumeOut: Float64Array,
+    sentimentOut: Float64Array,
+    at?: number
+  ): number
 }

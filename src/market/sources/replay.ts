@@ -86,4 +86,18 @@ export class ReplaySource implements MarketSource {
   newsColumnsAt(epochMs: number, volumeOut: Float64Array, sentimentOut: Float64Array): number {
     return this.base.newsColumnsAt(epochMs, volumeOut, sentimentOut)
   }
+
+  tickerFundamentalsAt(slot: number, date: string, out: FundamentalColumns, at?: number): FundamentalColumns {
+    return this.base.tickerFundamentalsAt(slot, date, out, at)
+  }
+
+  tickerNewsColumnsAt(
+    slot: number,
+    epochMs: number,
+    volumeOut: Float64Array,
+    sentimentOut: Float64Array,
+    at?: number
+  ): number {
+    return this.base.tickerNewsColumnsAt(slot, epochMs, volumeOut, sentimentOut, at)
+  }
 }
