@@ -13,6 +13,7 @@ import { HttpApi, type HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServ
 import { Cause, Clock, Effect, MetricLabel, Option } from "effect"
 import { httpRequestDuration, httpRequestsTotal } from "../observability/httpMetrics.js"
 import { VigilApi } from "./Api.js"
+import { requestHazard } from "./bodyGuard.js"
 
 /** Largest request body accepted (the streamed admin import excepted). */
 export const MAX_BODY_BYTES = 1_048_576
@@ -227,7 +228,13 @@ export const requestMiddleware = <E, R>(
       )
     }
 
-    const response = yield* app.pipe(
+    // a NUL in the URL, or a JSON body nested too deep, is refused before any endpoint (see bodyGuard.ts)
+    const guarded = limited
+      ? Effect.flatMap(requestHazard(request), (hazard) =>
+          hazard === undefined ? app : Effect.succeed(envelope(400, "bad_request", hazard, requestId))
+        )
+      : app
+    const response = yield* guarded.pipe(
       limited ? HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)) : (e) => e,
       Effect.catchAllCause((cause) => {
         const squashed: any = Cause.squash(cause)
@@ -240,6 +247,19 @@ export const requestMiddleware = <E, R>(
         ) {
           return Effect.succeed(
             envelope(413, "payload_too_large", `the request body is over ${MAX_BODY_BYTES} bytes`, requestId)
+          )
+        }
+        if (squashed?._tag === "MultipartError" && squashed.reason !== "InternalError") {
+          // no endpoint takes multipart bodies; one that does not parse, or is too big, is the client's error
+          return Effect.succeed(
+            squashed.reason === "Parse"
+              ? envelope(400, "bad_request", "the request body is not valid multipart/form-data", requestId)
+              : envelope(
+                  413,
+                  "payload_too_large",
+                  `the multipart request body is too large (${squashed.reason})`,
+                  requestId
+                )
           )
         }
         if (squashed?._tag === "RequestError") {

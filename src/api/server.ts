@@ -11,6 +11,7 @@ import { AppConfig } from "../config/AppConfig.js"
 import { VigilApi } from "./Api.js"
 import { AccountLive } from "./account/Http.js"
 import { AdminLive } from "./admin/Http.js"
+import { answerClientError } from "./clientError.js"
 import { idempotency } from "./idempotency.js"
 import { MarketLive } from "./market/Http.js"
 import { AdminAuthLive } from "./middleware/AdminAuth.js"
@@ -53,6 +54,8 @@ export const HttpServerLive = Layer.unwrapEffect(
         server.keepAliveTimeout = 5_000
         server.headersTimeout = 10_000
         server.requestTimeout = 30_000
+        // requests refused by the HTTP parser (e.g. headers over 16 KB) get the error envelope too
+        server.on("clientError", answerClientError)
         openServers.add(server)
         server.on("close", () => openServers.delete(server))
         return server
