@@ -10,11 +10,14 @@
  * together with their fires (the outbox) in one transaction. Actors adopt
  * the new state only after that commit.
  *
- * Cost per tick with 100,000 webhooks (docs/benchmarks.md): a pair whose
- * matches did not change since the previous tick, and whose actors are known
- * to hold exactly those matches (`Handle.synced`), costs its evaluation and
- * nothing else — no message, no diff, no write. Match sets are sorted ticker
- * ids (`tickerIds.ts`) shared by reference between a pair and its actors.
+ * Cost per tick with 100,000 webhooks (docs/benchmarks.md): a pair none of
+ * whose columns changed on its rows is not evaluated at all, one with few
+ * changed rows is evaluated on those only (`incremental.ts`); a pair whose
+ * matches did not change, and whose actors are known to hold exactly those
+ * matches (`Handle.synced`, `Group.syncedTo`), costs nothing else — no
+ * message, no diff, no write. Match sets are sorted ticker ids
+ * (`tickerIds.ts`) shared by reference between a pair and its actors; the
+ * store appends match-set deltas (`Webhooks.commitTick`).
  *
  * `evaluated` tells `POST /admin/refresh` when a snapshot has been evaluated
  * and its fires queued.
@@ -57,12 +60,25 @@ import {
   Tick
 } from "./actor.js"
 import { CADENCES, isDue } from "./cadence.js"
-import { firedEvent } from "./payload.js"
+import {
+  ColumnChanges,
+  columnIdsOf,
+  dirtyRows,
+  intersectRows,
+  patchIds,
+  restrictionRows,
+  tickerRestriction
+} from "./incremental.js"
+import { FireRenderer } from "./payload.js"
 import { EMPTY, sameIds, TickerIds } from "./tickerIds.js"
 
 const DAY_MS = 86_400_000
 /** webhooks whose new states (and fires) are written per transaction */
 const COMMIT_CHUNK = 2_000
+/** deltas stored on top of a full write of a match set before it is written in full again */
+const MAX_DELTAS = 16
+/** compiled predicates kept at least (see `compile` in `Alerts`) */
+const MIN_COMPILED = 16_384
 const COLUMNS = columnsOf(CATALOG)
 
 const evaluationDuration = Metric.histogram(
@@ -124,11 +140,27 @@ type Scope =
 interface Group {
   readonly key: string
   readonly scopeKey: string
-  readonly compiled: CompiledQuery
+  /** a member's `q`: compiled again when the pair is evaluated and its compiled form was evicted */
+  readonly q: string
+  /** it reads other tickers' rows (`AAPL.price`): never patched */
+  readonly crossTicker: boolean
   readonly scope: Scope
   readonly members: Set<Handle>
+  /** members per cadence */
+  readonly cadences: Map<Cadence, number>
+  /** every member is known to hold this result (`Handle.synced`): the group's actors need no message */
+  syncedTo: Int32Array | undefined
   /** the ticker ids matching at the last evaluation (the same array while they do not change) */
   result: Int32Array | undefined
+  /** the snapshot `result` was computed on, and the rows of the scope then (undefined: every row) */
+  evaluatedOn: Snapshot | undefined
+  rowsUsed: Int32Array | undefined
+  /** the columns the predicate reads (ids, see `incremental.ts`) */
+  readonly columnIds: Int32Array
+  /** the tickers a `ticker = '…'` conjunct restricts the predicate to (see `incremental.ts`) */
+  readonly restriction: ReadonlyArray<string> | undefined
+  /** the rows it can match in the last snapshot index and scope: `restriction` ∩ scope */
+  candidates: { index: ReadonlyMap<string, number>; scope: Int32Array | undefined; rows: Int32Array } | undefined
 }
 
 const scopeOf = (w: WebhookRecord): readonly [string, Scope] =>
@@ -151,6 +183,25 @@ const rowsOf = (index: ReadonlyMap<string, number>, tickers: ReadonlyArray<strin
   return out.subarray(0, w)
 }
 
+const NO_TICKERS: ReadonlyArray<string> = []
+const NO_ORIGIN = { type: "query", ref: null, condition: null } as const
+/**
+ * A record as a handle keeps it (100,000 of them): the match set lives in the actor (as ticker
+ * ids), and the secrets and the origin are not needed to evaluate and queue fires.
+ */
+const slim = (w: WebhookRecord): WebhookRecord => ({
+  ...w,
+  lastMatchSet: NO_TICKERS,
+  signingSecret: null,
+  previousSecret: null,
+  chatUrl: null,
+  origin: NO_ORIGIN
+})
+
+/** the same rows (both every row, or equal lists) */
+const sameRows = (a: Int32Array | undefined, b: Int32Array | undefined): boolean =>
+  a === b || (a !== undefined && b !== undefined && sameIds(a, b))
+
 export interface EvaluationResult {
   readonly asOf: number
   readonly ok: boolean
@@ -170,6 +221,8 @@ export interface EvaluationResult {
     readonly commit: number
     readonly messaged: number
     readonly changed: number
+    /** (predicate, scope) pairs due: skipped (no column they read changed on their rows), patched, evaluated in full */
+    readonly pairs: { readonly skipped: number; readonly patched: number; readonly full: number }
   }
 }
 
@@ -196,6 +249,8 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
     const lock = yield* Effect.makeSemaphore(1)
     /** the evaluation buffer, reused every tick */
     let buffer = new Int32Array(0)
+    /** the snapshot of the last evaluation: the pairs evaluated on it are patched from it (`incremental.ts`) */
+    let lastSnapshot: Snapshot | undefined
     /** own universes: the digest of the list last read, and its rows in the snapshot index they were made for */
     const ownUniverses = new Map<
       string,
@@ -206,8 +261,19 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
       { ranked: ReadonlyArray<string>; index: ReadonlyMap<string, number>; rows: Int32Array }
     >()
 
+    /**
+     * Compiles a `q`, through a cache of the most recently used ones. A compiled predicate costs
+     * ~6 KB and most pairs are skipped on most ticks (`incremental.ts`), so only about as many as a
+     * tick evaluates are kept (`compiledCap`, at least MIN_COMPILED): with 100,000 webhooks that
+     * is ~350 MB less; a pair evicted is compiled again when it next needs evaluating.
+     */
     const compile = (q: string): CompiledQuery | undefined => {
-      if (compiledByText.has(q)) return compiledByText.get(q)
+      if (compiledByText.has(q)) {
+        const hit = compiledByText.get(q)
+        compiledByText.delete(q)
+        compiledByText.set(q, hit)
+        return hit
+      }
       const r = compileQuery(q, {
         columns: COLUMNS,
         tickers: (s) => market.directory.lookup(s)?.ticker,
@@ -216,13 +282,16 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
       })
       const compiled = r._tag === "Right" ? r.right : undefined
       compiledByText.set(q, compiled)
+      while (compiledByText.size > compiledCap) compiledByText.delete(compiledByText.keys().next().value!)
       return compiled
     }
+    let compiledCap = MIN_COMPILED
 
     const stateOf = (w: WebhookRecord): ActorState => ({
       armedAt: w.armedAt,
       stateSeq: w.stateSeq,
-      lastSet: ids.sortedIds(w.lastMatchSet)
+      lastSet: ids.sortedIds(w.lastMatchSet),
+      deltas: w.matchDeltas
     })
 
     const loadState = (id: string): Effect.Effect<ActorState | undefined> =>
@@ -239,17 +308,41 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
       const key = `${compiled.key}\u0000${scopeKey}`
       let group = groups.get(key)
       if (group === undefined) {
-        group = { key, scopeKey, compiled, scope, members: new Set(), result: undefined }
+        group = {
+          key,
+          scopeKey,
+          q: h.record.q,
+          crossTicker: compiled.tickers.length > 0,
+          scope,
+          members: new Set(),
+          cadences: new Map(),
+          syncedTo: undefined,
+          result: undefined,
+          evaluatedOn: undefined,
+          rowsUsed: undefined,
+          columnIds: columnIdsOf(compiled.columns),
+          restriction: tickerRestriction(compiled.ir),
+          candidates: undefined
+        }
         groups.set(key, group)
       }
       group.members.add(h)
+      group.cadences.set(h.record.cadence, (group.cadences.get(h.record.cadence) ?? 0) + 1)
+      group.syncedTo = undefined
       h.group = group
+    }
+
+    /** the actor is no longer known to hold its pair's result: it is messaged on the next tick */
+    const unsync = (h: Handle) => {
+      h.synced = undefined
+      if (h.group !== undefined) h.group.syncedTo = undefined
     }
 
     const detach = (h: Handle) => {
       const group = h.group
       if (group === undefined) return
       group.members.delete(h)
+      group.cadences.set(h.record.cadence, (group.cadences.get(h.record.cadence) ?? 1) - 1)
       if (group.members.size === 0) groups.delete(group.key)
       h.group = undefined
     }
@@ -271,12 +364,13 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
 
     /** the actor takes the stored state `w` (it is no longer known to hold its pair's result) */
     const reset = (h: Handle, w: WebhookRecord) => {
-      h.synced = undefined
+      unsync(h)
       h.mailbox.offer({
         _tag: "Reset",
         armedAt: w.armedAt,
         stateSeq: w.stateSeq,
-        matchSet: ids.sortedIds(w.lastMatchSet)
+        matchSet: ids.sortedIds(w.lastMatchSet),
+        deltas: w.matchDeltas
       })
     }
 
@@ -292,7 +386,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
         if (current !== undefined) {
           const rearmed = current.record.armedAt !== w.armedAt
           detach(current)
-          current.record = w
+          current.record = slim(w)
           attach(current, compile(w.q))
           if (rearmed) reset(current, w)
           return
@@ -304,7 +398,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
             Effect.annotateLogs({ webhook_id: w.id })
           )
         }
-        const h: Handle = { record: w, mailbox, group: undefined, synced: undefined }
+        const h: Handle = { record: slim(w), mailbox, group: undefined, synced: undefined }
         handles.set(w.id, h)
         attach(h, compiled)
         // the first life starts from the row just read: no query per actor
@@ -400,22 +494,76 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
         return out
       })
 
-    /** Evaluates a pair: its matches as sorted ticker ids, the previous array when they did not change. */
-    const evaluateGroup = (
+    /** the rows a pair can match: its ticker restriction within its scope, else the scope (undefined: all) */
+    const candidatesOf = (g: Group, snapshot: Snapshot, rows: Int32Array | undefined): Int32Array | undefined => {
+      if (g.restriction === undefined) return rows
+      const c = g.candidates
+      if (c !== undefined && c.index === snapshot.index && c.scope === rows) return c.rows
+      const own = restrictionRows(snapshot, g.restriction)
+      const cand = rows === undefined ? own : intersectRows(own, rows)
+      g.candidates = { index: snapshot.index, scope: rows, rows: cand }
+      return cand
+    }
+
+    /** Evaluates a pair in full: its matches as sorted ticker ids. */
+    const evaluateFull = (
       g: Group,
       snapshot: Snapshot,
       rowIds: { readonly ids: Int32Array; readonly monotonic: boolean },
       rows: Int32Array | undefined
     ): Int32Array => {
-      let next: Int32Array
-      if (rows !== undefined && rows.length === 0) next = EMPTY
-      else {
-        const n = g.compiled.evaluateInto(snapshot, buffer, rows)
-        next = new Int32Array(n)
-        for (let i = 0; i < n; i++) next[i] = rowIds.ids[buffer[i]!]!
-        if (!rowIds.monotonic) next.sort()
+      if (rows !== undefined && rows.length === 0) return EMPTY
+      const compiled = compile(g.q)
+      if (compiled === undefined) return EMPTY
+      const n = compiled.evaluateInto(snapshot, buffer, rows)
+      const next = new Int32Array(n)
+      for (let i = 0; i < n; i++) next[i] = rowIds.ids[buffer[i]!]!
+      if (!rowIds.monotonic) next.sort()
+      return next
+    }
+
+    /**
+     * Evaluates a pair: its matches as sorted ticker ids, the previous array when they did not
+     * change. With the column changes since the snapshot it was last evaluated on (`changes`), only
+     * the rows it covers where a column it reads changed are evaluated (none: skipped).
+     */
+    const evaluateGroup = (
+      g: Group,
+      snapshot: Snapshot,
+      rowIds: { readonly ids: Int32Array; readonly monotonic: boolean },
+      rows: Int32Array | undefined,
+      changes: ColumnChanges | undefined,
+      counts: { skipped: number; patched: number; full: number }
+    ): Int32Array => {
+      const previous = g.result
+      let next: Int32Array | undefined
+      if (
+        previous !== undefined &&
+        changes !== undefined &&
+        g.evaluatedOn === lastSnapshot &&
+        !g.crossTicker &&
+        sameRows(g.rowsUsed, rows)
+      ) {
+        const candidates = candidatesOf(g, snapshot, rows)
+        const limit = Math.max(16, (candidates?.length ?? snapshot.size) >> 2)
+        const dirty = dirtyRows(changes, g.columnIds, candidates, limit)
+        if (dirty !== undefined && dirty.length === 0) {
+          counts.skipped++
+          next = previous
+        } else if (dirty !== undefined) {
+          counts.patched++
+          const compiled = compile(g.q)
+          const n = compiled === undefined ? 0 : compiled.evaluateInto(snapshot, buffer, dirty)
+          next = patchIds(previous, dirty, buffer, n, rowIds.ids, rowIds.monotonic)
+        }
       }
-      return g.result !== undefined && sameIds(g.result, next) ? g.result : next
+      if (next === undefined) {
+        counts.full++
+        next = evaluateFull(g, snapshot, rowIds, rows)
+      }
+      g.evaluatedOn = snapshot
+      g.rowsUsed = rows
+      return previous !== undefined && sameIds(previous, next) ? previous : next
     }
 
     const evaluateSnapshot = (snapshot: Snapshot) =>
@@ -445,8 +593,8 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
         // each distinct (predicate, scope) pair with a due webhook, once
         const dueGroups: Array<Group> = []
         for (const g of groups.values()) {
-          for (const h of g.members)
-            if (due.has(h.record.cadence)) {
+          for (const c of due)
+            if ((g.cadences.get(c) ?? 0) > 0) {
               dueGroups.push(g)
               break
             }
@@ -454,7 +602,14 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
         const scopes = yield* scopeRows(snapshot, dueGroups)
         if (buffer.length < snapshot.size) buffer = new Int32Array(snapshot.size)
         const rowIds = ids.ofSnapshot(snapshot)
-        for (const g of dueGroups) g.result = evaluateGroup(g, snapshot, rowIds, scopes.get(g.scopeKey))
+        const columnChanges = lastSnapshot === undefined ? undefined : ColumnChanges.between(lastSnapshot, snapshot)
+        const pairs = { skipped: 0, patched: 0, full: 0 }
+        for (const g of dueGroups)
+          g.result = evaluateGroup(g, snapshot, rowIds, scopes.get(g.scopeKey), columnChanges, pairs)
+        lastSnapshot = snapshot
+        // keep about as many compiled predicates as a tick evaluates (a live market may need them all)
+        compiledCap = Math.max(MIN_COMPILED, Math.ceil(1.25 * (pairs.patched + pairs.full)))
+        while (compiledByText.size > compiledCap) compiledByText.delete(compiledByText.keys().next().value!)
         const t2 = performance.now()
 
         // the actors whose state may differ from their pair's matches
@@ -465,15 +620,25 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
         let depth = 0
         for (const g of dueGroups) {
           const matched = g.result!
+          if (g.syncedTo === matched) {
+            // every member holds these matches already (the common case: nothing moved)
+            for (const c of due) evaluatedCount += g.cadences.get(c) ?? 0
+            continue
+          }
+          let all = true
           for (const h of g.members) {
-            if (!due.has(h.record.cadence)) continue
+            if (!due.has(h.record.cadence)) {
+              if (h.synced !== matched) all = false
+              continue
+            }
             evaluatedCount++
             if (h.synced === matched) continue
-            h.synced = matched // provisional: undone below when the actor's change is not stored
+            h.synced = matched // provisional: undone below (`unsync`) when the actor's change is not stored
             sent.push(h)
             tick.pending++
             h.mailbox.offer({ _tag: "Evaluate", tick, matched })
           }
+          if (all) g.syncedTo = matched
         }
         for (const h of handles.values()) depth += h.mailbox.size
         yield* Metric.set(mailboxDepth, depth)
@@ -483,7 +648,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
         const persisted = Effect.gen(function* () {
           for (const id of tick.failed) {
             const h = handles.get(id)
-            if (h !== undefined) h.synced = undefined
+            if (h !== undefined) unsync(h)
           }
           // the fires, then the new states with them, in transactions of at most COMMIT_CHUNK webhooks
           // (a webhook's state and its fire always in the same one), so a huge tick (every webhook's
@@ -491,21 +656,41 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
           let changed = 0
           let fires = 0
           let commitMs = 0
+          const renderer = new FireRenderer(snapshot, now)
+          /** a set in full, comma-separated: once per distinct array (members of a pair share theirs) */
+          const joined = new Map<Int32Array, string>()
+          const joinedNames = (set: Int32Array) => {
+            let text = joined.get(set)
+            if (text === undefined) {
+              text = ids.namesOf(set).join(",")
+              joined.set(set, text)
+            }
+            return text
+          }
           for (let from = 0; from === 0 || from < tick.outcomes.length; from += COMMIT_CHUNK) {
             const chunk = tick.outcomes.slice(from, from + COMMIT_CHUNK)
             const changes: Array<MatchChange> = []
             const deliveries: Array<NewDelivery> = []
+            /** the delta count each written state will have */
+            const deltasAfter = new Map<string, number>()
             for (const o of chunk) {
               const h = handles.get(o.id)
               if (h === undefined) continue
               const fired = o.added.length > 0
+              // a few changed tickers go into the stored delta; the whole set is written again after
+              // MAX_DELTAS deltas, or when the change is as big as the set (a first evaluation)
+              const full = o.deltas >= MAX_DELTAS || 2 * (o.added.length + o.removed.length) >= o.matchSet.length + 8
+              const matchSet = () => joinedNames(o.matchSet)
               changes.push({
                 id: o.id,
                 armedAt: o.armedAt,
                 stateSeq: o.stateSeq,
-                matchSet: ids.namesOf(o.matchSet),
+                write: full
+                  ? { _tag: "Full", matchSet: matchSet() }
+                  : { _tag: "Delta", added: ids.namesOf(o.added), removed: ids.namesOf(o.removed), matchSet },
                 fired
               })
+              deltasAfter.set(o.id, full ? 0 : o.deltas + 1)
               if (!fired) continue
               const w = h.record
               deliveries.push({
@@ -516,18 +701,13 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
                 channel: w.channel,
                 targetUrl: displayTarget(w),
                 test: false,
-                payload: JSON.stringify(
-                  firedEvent({
-                    webhookId: w.id,
-                    name: w.name,
-                    q: w.q,
-                    snapshot,
-                    added: ids.namesOf(o.added),
-                    fields: w.fields,
-                    test: false,
-                    now
-                  })
-                ),
+                payload: renderer.render({
+                  webhookId: w.id,
+                  name: w.name,
+                  q: w.q,
+                  added: ids.namesOf(o.added),
+                  fields: w.fields
+                }),
                 dueAt: now
               })
             }
@@ -551,9 +731,15 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
               const h = handles.get(o.id)
               if (h === undefined) continue
               if (written.has(o.id)) {
-                h.mailbox.offer({ _tag: "Adopt", armedAt: o.armedAt, stateSeq: o.stateSeq, matchSet: o.matchSet })
+                h.mailbox.offer({
+                  _tag: "Adopt",
+                  armedAt: o.armedAt,
+                  stateSeq: o.stateSeq,
+                  matchSet: o.matchSet,
+                  deltas: deltasAfter.get(o.id) ?? 0
+                })
               } else {
-                h.synced = undefined
+                unsync(h)
                 lost.push(o.id)
               }
             }
@@ -572,7 +758,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
           // nothing stored: every actor messaged this tick diffs again on the next one
           Effect.onError(() =>
             Effect.sync(() => {
-              for (const h of sent) h.synced = undefined
+              for (const h of sent) unsync(h)
             })
           )
         )
@@ -598,7 +784,8 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
             persist: t4 - t3,
             commit: commitMs,
             messaged: sent.length,
-            changed: changes
+            changed: changes,
+            pairs
           }
         } satisfies EvaluationResult
       })

@@ -20,7 +20,7 @@
  * as failed so the tick never waits for it.
  */
 import { Deferred, Effect, Exit, Metric } from "effect"
-import { addedIds } from "./tickerIds.js"
+import { addedIds, EMPTY } from "./tickerIds.js"
 
 /** What one actor reports for one tick. */
 export interface Outcome {
@@ -31,6 +31,10 @@ export interface Outcome {
   readonly matchSet: Int32Array
   /** ticker ids that newly match (empty: no fire) */
   readonly added: Int32Array
+  /** ticker ids that no longer match */
+  readonly removed: Int32Array
+  /** deltas stored on top of the last full write of the set (the store decides how to write the new one) */
+  readonly deltas: number
   /** the set differs from `last_match_set` (something to store) */
   readonly changed: boolean
 }
@@ -50,14 +54,28 @@ export class Tick {
 
 export type Message =
   | { readonly _tag: "Evaluate"; readonly tick: Tick; readonly matched: Int32Array }
-  | { readonly _tag: "Adopt"; readonly armedAt: number; readonly stateSeq: number; readonly matchSet: Int32Array }
-  | { readonly _tag: "Reset"; readonly armedAt: number; readonly stateSeq: number; readonly matchSet: Int32Array }
+  | {
+      readonly _tag: "Adopt"
+      readonly armedAt: number
+      readonly stateSeq: number
+      readonly matchSet: Int32Array
+      readonly deltas: number
+    }
+  | {
+      readonly _tag: "Reset"
+      readonly armedAt: number
+      readonly stateSeq: number
+      readonly matchSet: Int32Array
+      readonly deltas: number
+    }
 
 export interface ActorState {
   armedAt: number
   stateSeq: number
   /** sorted ticker ids */
   lastSet: Int32Array
+  /** deltas stored on top of the last full write of the set */
+  deltas: number
 }
 
 export const actorsAlive = Metric.gauge("webhook_actors_alive", { description: "Webhook actors running" })
@@ -69,13 +87,16 @@ export const actorRestarts = Metric.counter("webhook_actor_restarts_total", {
 /** Diffs a tick's matches with the actor's state. */
 export const diff = (id: string, state: ActorState, matched: Int32Array): Outcome => {
   const added = addedIds(state.lastSet, matched)
+  const changed = added.length > 0 || matched.length !== state.lastSet.length
   return {
     id,
     armedAt: state.armedAt,
     stateSeq: state.stateSeq,
     matchSet: matched,
     added,
-    changed: added.length > 0 || matched.length !== state.lastSet.length
+    removed: changed ? addedIds(matched, state.lastSet) : EMPTY,
+    deltas: state.deltas,
+    changed
   }
 }
 
@@ -170,12 +191,14 @@ export const runActor = (
           if (message.armedAt === state.armedAt && message.stateSeq === state.stateSeq) {
             state.lastSet = message.matchSet
             state.stateSeq++
+            state.deltas = message.deltas
           }
           break
         case "Reset":
           state.armedAt = message.armedAt
           state.stateSeq = message.stateSeq
           state.lastSet = message.matchSet
+          state.deltas = message.deltas
           break
       }
     }

@@ -13,6 +13,7 @@ import universes from "./migrations/0005_universes.js"
 import rules from "./migrations/0006_rules.js"
 import idempotencyKeys from "./migrations/0007_idempotency_keys.js"
 import webhooks from "./migrations/0008_webhooks.js"
+import webhookStates from "./migrations/0009_webhook_states.js"
 
 export const migrations = {
   "0001_accounts": accounts,
@@ -22,7 +23,8 @@ export const migrations = {
   "0005_universes": universes,
   "0006_rules": rules,
   "0007_idempotency_keys": idempotencyKeys,
-  "0008_webhooks": webhooks
+  "0008_webhooks": webhooks,
+  "0009_webhook_states": webhookStates
 }
 
 export const runMigrations = Migrator.make({})({

@@ -48,6 +48,8 @@ export interface WebhookRecord extends WebhookConfig {
   /** epoch ms: when the webhook last became active */
   readonly armedAt: number
   readonly lastMatchSet: ReadonlyArray<string>
+  /** deltas stored on top of the last full write of the set (see migration 0009) */
+  readonly matchDeltas: number
   /** epoch ms, frozen at the last state change (see `effectiveLastEvaluated`) */
   readonly lastEvaluatedAt: number | null
   /** epoch seconds */
@@ -82,8 +84,11 @@ interface Row {
   created_at: number | string
   updated_at: number | string
   armed_at: number | string
-  last_match_set: ReadonlyArray<string>
+  match_base: string
+  match_delta: string
+  match_deltas: number | string
   last_evaluated_at: number | string | null
+  state_evaluated_at: number | string | null
   last_fired: number | string | null
   version: number | string
   created_seq: number | string
@@ -91,6 +96,36 @@ interface Row {
 }
 
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v))
+const maxOrNull = (a: number | null, b: number | null): number | null =>
+  a === null ? b : b === null ? a : Math.max(a, b)
+
+/**
+ * The stored match set: `base` (comma-separated tickers) with `delta` applied
+ * (`;>A,B;<C`: entries in order, `>` tickers that came in, `<` tickers that
+ * left; see migration 0009). Ascending.
+ */
+export const decodeMatchSet = (base: string, delta: string): Array<string> => {
+  const set = new Set(base === "" ? [] : base.split(","))
+  if (delta !== "") {
+    for (const entry of delta.split(";")) {
+      if (entry === "") continue
+      const names = entry.slice(1).split(",")
+      if (entry[0] === ">") for (const n of names) set.add(n)
+      else for (const n of names) set.delete(n)
+    }
+  }
+  return [...set].sort()
+}
+
+/** a ticker symbol that can be written into a delta (no separator in it) */
+const DELTA_SAFE = /^[^,;<>]+$/
+
+/** The delta entry for a change of the match set (`undefined` when a symbol cannot be written so). */
+export const encodeDelta = (added: ReadonlyArray<string>, removed: ReadonlyArray<string>): string | undefined => {
+  for (const n of added) if (!DELTA_SAFE.test(n)) return undefined
+  for (const n of removed) if (!DELTA_SAFE.test(n)) return undefined
+  return `${added.length > 0 ? `;>${added.join(",")}` : ""}${removed.length > 0 ? `;<${removed.join(",")}` : ""}`
+}
 
 const toRecord = (r: Row): WebhookRecord => ({
   id: r.id,
@@ -113,8 +148,9 @@ const toRecord = (r: Row): WebhookRecord => ({
   createdAt: Number(r.created_at),
   updatedAt: Number(r.updated_at),
   armedAt: Number(r.armed_at),
-  lastMatchSet: r.last_match_set,
-  lastEvaluatedAt: num(r.last_evaluated_at),
+  lastMatchSet: decodeMatchSet(r.match_base, r.match_delta),
+  matchDeltas: Number(r.match_deltas),
+  lastEvaluatedAt: maxOrNull(num(r.last_evaluated_at), num(r.state_evaluated_at)),
   lastFired: num(r.last_fired),
   version: Number(r.version),
   seq: Number(r.created_seq),
@@ -128,7 +164,19 @@ export interface MatchChange {
   readonly armedAt: number
   /** the `state_seq` the diff started from: a state written meanwhile (another instance) is left alone */
   readonly stateSeq: number
-  readonly matchSet: ReadonlyArray<string>
+  /**
+   * the new match set in full (tickers, or already comma-separated), or only its change since the
+   * state `stateSeq` (appended to the stored delta: a few bytes instead of the whole set)
+   */
+  readonly write:
+    | { readonly _tag: "Full"; readonly matchSet: ReadonlyArray<string> | string }
+    | {
+        readonly _tag: "Delta"
+        readonly added: ReadonlyArray<string>
+        readonly removed: ReadonlyArray<string>
+        /** the new set in full, written instead when a symbol cannot go into a delta */
+        readonly matchSet: () => ReadonlyArray<string> | string
+      }
   readonly fired: boolean
 }
 
@@ -197,24 +245,24 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
         const now = Math.floor(ms / 1000)
         const active = yield* lockAndCount(accountId)
         if (cap !== null && active >= cap) return { _tag: "LimitReached", active } as CreateOutcome
-        const rows = yield* sql<Row>`INSERT INTO webhooks (id, account_id, name, q, universe_id, cadence, channel,
+        yield* sql`INSERT INTO webhooks (id, account_id, name, q, universe_id, cadence, channel,
             target_url, chat_url, device_id, signing_secret, fields, status, origin_type, origin_ref, origin_condition,
             created_at, updated_at, armed_at)
           VALUES (${id}, ${accountId}, ${config.name}, ${config.q}, ${config.universeId}, ${config.cadence},
             ${config.channel}, ${config.targetUrl}, ${config.chatUrl}, ${config.deviceId}, ${config.signingSecret},
             ${config.fields}::text[], 'active', ${config.origin.type}, ${config.origin.ref}, ${config.origin.condition},
-            ${now}, ${now}, ${ms})
-          RETURNING *`
-        return { _tag: "Created", record: toRecord(rows[0]!) } as CreateOutcome
+            ${now}, ${now}, ${ms})`
+        yield* sql`INSERT INTO webhook_states (webhook_id, armed_at) VALUES (${id}, ${ms})`
+        return { _tag: "Created", record: (yield* getById(id))! } as CreateOutcome
       }).pipe(sql.withTransaction)
 
     const get = (accountId: string, id: string) =>
-      Effect.map(sql<Row>`SELECT * FROM webhooks WHERE account_id = ${accountId} AND id = ${id}`, (rows) =>
+      Effect.map(sql<Row>`SELECT * FROM webhook_records WHERE account_id = ${accountId} AND id = ${id}`, (rows) =>
         rows.length === 0 ? undefined : toRecord(rows[0]!)
       )
 
     const getById = (id: string) =>
-      Effect.map(sql<Row>`SELECT * FROM webhooks WHERE id = ${id}`, (rows) =>
+      Effect.map(sql<Row>`SELECT * FROM webhook_records WHERE id = ${id}`, (rows) =>
         rows.length === 0 ? undefined : toRecord(rows[0]!)
       )
 
@@ -223,7 +271,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
       ids.length === 0
         ? Effect.succeed(new Map<string, WebhookRecord>())
         : Effect.map(
-            sql<Row>`SELECT * FROM webhooks WHERE id = ANY(${ids}::text[])`,
+            sql<Row>`SELECT * FROM webhook_records WHERE id = ANY(${ids}::text[])`,
             (rows) => new Map(rows.map((r) => [r.id, toRecord(r)] as const))
           )
 
@@ -231,9 +279,9 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
     const list = (accountId: string, limit: number, afterSeq?: number) =>
       Effect.map(
         afterSeq === undefined
-          ? sql<Row>`SELECT * FROM webhooks WHERE account_id = ${accountId}
+          ? sql<Row>`SELECT * FROM webhook_records WHERE account_id = ${accountId}
               ORDER BY created_seq DESC LIMIT ${limit}`
-          : sql<Row>`SELECT * FROM webhooks WHERE account_id = ${accountId} AND created_seq < ${afterSeq}
+          : sql<Row>`SELECT * FROM webhook_records WHERE account_id = ${accountId} AND created_seq < ${afterSeq}
               ORDER BY created_seq DESC LIMIT ${limit}`,
         (rows) => rows.map(toRecord)
       )
@@ -243,27 +291,27 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
         const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
         const current = yield* get(accountId, id)
         if (current === undefined) return undefined
-        const rows = yield* sql<Row>`UPDATE webhooks SET
+        const rows = yield* sql<{ id: string }>`UPDATE webhooks SET
             name = ${patch.name ?? current.name},
             target_url = ${patch.targetUrl !== undefined ? patch.targetUrl : current.targetUrl},
             chat_url = ${patch.chatUrl !== undefined ? patch.chatUrl : current.chatUrl},
             cadence = ${patch.cadence ?? current.cadence},
             fields = ${patch.fields ?? current.fields}::text[],
             updated_at = ${now}, version = nextval('webhook_version')
-          WHERE account_id = ${accountId} AND id = ${id} RETURNING *`
-        return rows.length === 0 ? undefined : toRecord(rows[0]!)
+          WHERE account_id = ${accountId} AND id = ${id} RETURNING id`
+        return rows.length === 0 ? undefined : yield* getById(id)
       }).pipe(sql.withTransaction)
 
     /** Disables; the effective `last_evaluated_at` is frozen into the row. */
     const disable = (accountId: string | undefined, id: string, reason: string, lastEvaluatedAt: number | null) =>
       Effect.gen(function* () {
         const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-        const rows = yield* sql<Row>`UPDATE webhooks SET status = 'disabled', disabled_reason = ${reason},
+        const rows = yield* sql<{ id: string }>`UPDATE webhooks SET status = 'disabled', disabled_reason = ${reason},
             last_evaluated_at = ${lastEvaluatedAt}, updated_at = ${now}, version = nextval('webhook_version')
           WHERE id = ${id} AND status = 'active' ${accountId === undefined ? sql`` : sql`AND account_id = ${accountId}`}
-          RETURNING *`
-        return rows.length === 0 ? undefined : toRecord(rows[0]!)
-      })
+          RETURNING id`
+        return rows.length === 0 ? undefined : yield* getById(id)
+      }).pipe(sql.withTransaction)
 
     /**
      * Enables a disabled webhook unless that would exceed `cap` active ones:
@@ -278,12 +326,15 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
         if (current === undefined) return { _tag: "NotFound" } as EnableOutcome
         if (current.status === "active") return { _tag: "Enabled", record: current } as EnableOutcome
         if (cap !== null && active >= cap) return { _tag: "LimitReached", active } as EnableOutcome
-        const rows = yield* sql<Row>`UPDATE webhooks SET status = 'active', disabled_reason = NULL,
-            last_match_set = '{}', state_seq = state_seq + 1, last_evaluated_at = NULL, armed_at = ${ms},
-            updated_at = ${Math.floor(ms / 1000)},
+        yield* sql`UPDATE webhooks SET status = 'active', disabled_reason = NULL,
+            last_evaluated_at = NULL, armed_at = ${ms}, updated_at = ${Math.floor(ms / 1000)},
             version = nextval('webhook_version')
-          WHERE account_id = ${accountId} AND id = ${id} RETURNING *`
-        return { _tag: "Enabled", record: toRecord(rows[0]!) } as EnableOutcome
+          WHERE account_id = ${accountId} AND id = ${id}`
+        // the match state cleared (a new state_seq, so a write computed before is refused)
+        yield* sql`INSERT INTO webhook_states (webhook_id, armed_at, state_seq) VALUES (${id}, ${ms}, 1)
+          ON CONFLICT (webhook_id) DO UPDATE SET armed_at = EXCLUDED.armed_at, state_seq = webhook_states.state_seq + 1,
+            base = '', delta = '', deltas = 0, evaluated_at = NULL`
+        return { _tag: "Enabled", record: (yield* getById(id))! } as EnableOutcome
       }).pipe(sql.withTransaction)
 
     const remove = (accountId: string, id: string) =>
@@ -296,12 +347,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
     const rotateSecret = (accountId: string, id: string, secret: string, previousUntil: number) =>
       Effect.gen(function* () {
         const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-        const rows = yield* sql<Row>`UPDATE webhooks SET previous_secret = signing_secret,
+        const rows = yield* sql<{ id: string }>`UPDATE webhooks SET previous_secret = signing_secret,
             previous_secret_until = ${previousUntil}, signing_secret = ${secret}, updated_at = ${now},
             version = nextval('webhook_version')
-          WHERE account_id = ${accountId} AND id = ${id} AND channel = 'webhook' RETURNING *`
-        return rows.length === 0 ? undefined : toRecord(rows[0]!)
-      })
+          WHERE account_id = ${accountId} AND id = ${id} AND channel = 'webhook' RETURNING id`
+        return rows.length === 0 ? undefined : yield* getById(id)
+      }).pipe(sql.withTransaction)
 
     /**
      * A plan downgrade: keeps the `cap` oldest active webhooks and disables the
@@ -331,7 +382,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
           const top = yield* sql<{ v: number | string | null }>`SELECT max(version) AS v FROM webhooks`
           if (Number(top[0]?.v ?? 0) <= version) return [] as Array<WebhookRecord>
         }
-        const rows = yield* sql<Row>`SELECT * FROM webhooks WHERE version > ${version} ORDER BY version`
+        // a webhook inserted without its state row (by hand) gets one: the evaluator writes states there
+        yield* sql`INSERT INTO webhook_states (webhook_id, armed_at)
+          SELECT w.id, w.armed_at FROM webhooks w
+          WHERE w.version > ${version} AND NOT EXISTS (SELECT 1 FROM webhook_states s WHERE s.webhook_id = w.id)
+          ON CONFLICT (webhook_id) DO NOTHING`
+        const rows = yield* sql<Row>`SELECT * FROM webhook_records WHERE version > ${version} ORDER BY version`
         return rows.map(toRecord)
       })
 
@@ -370,30 +426,66 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
             RETURNING until`
           writerSeq = Number(rows[0]!.until)
         }
-        if (cadences.length > 0) {
-          yield* sql`INSERT INTO evaluation_ticks (cadence, evaluated_at)
-            SELECT c, ${evaluatedAt} FROM unnest(${cadences}::text[]) AS c
-            ON CONFLICT (cadence) DO UPDATE SET evaluated_at = EXCLUDED.evaluated_at`
+        const ticks =
+          cadences.length > 0
+            ? sql`INSERT INTO evaluation_ticks (cadence, evaluated_at)
+                SELECT c, ${evaluatedAt} FROM unnest(${cadences}::text[]) AS c
+                ON CONFLICT (cadence) DO UPDATE SET evaluated_at = EXCLUDED.evaluated_at`
+            : undefined
+        if (changes.length === 0) {
+          if (ticks !== undefined) yield* ticks
+          return { written: new Set<string>(), writerSeq }
         }
-        if (changes.length === 0) return { written: new Set<string>(), writerSeq }
-        const written = yield* sql<{ id: string }>`UPDATE webhooks w SET
-            last_match_set = CASE WHEN i.match_set = '' THEN '{}'::text[] ELSE string_to_array(i.match_set, ',') END,
-            last_evaluated_at = ${evaluatedAt},
-            last_fired = CASE WHEN i.fired THEN ${nowS} ELSE w.last_fired END,
-            state_seq = w.state_seq + 1
-          FROM unnest(${changes.map((c) => c.id)}::text[], ${changes.map((c) => c.armedAt)}::bigint[],
-            ${changes.map((c) => c.stateSeq)}::bigint[],
-            ${changes.map((c) => c.matchSet.join(","))}::text[], ${changes.map((c) => c.fired)}::boolean[])
-            AS i(id, armed_at, state_seq, match_set, fired)
-          WHERE w.id = i.id AND w.armed_at = i.armed_at AND w.state_seq = i.state_seq AND w.status = 'active'
-          RETURNING w.id`
-        const ids = new Set(written.map((r) => r.id))
-        yield* insertDeliveries(
-          sql,
-          deliveries.filter((d) => ids.has(d.webhookId)),
-          nowS
-        )
-        return { written: ids, writerSeq }
+        // each change appends its delta to the state row (or writes the set in full): a short row,
+        // updated in place, never the whole set (see migration 0009)
+        const full: Array<boolean> = []
+        const text: Array<string> = []
+        for (const c of changes) {
+          const delta = c.write._tag === "Delta" ? encodeDelta(c.write.added, c.write.removed) : undefined
+          if (delta !== undefined) {
+            full.push(false)
+            text.push(delta)
+          } else {
+            full.push(true)
+            const m = c.write._tag === "Full" ? c.write.matchSet : c.write.matchSet()
+            text.push(typeof m === "string" ? m : m.join(","))
+          }
+        }
+        // one statement: the tick, the states written (where still active, armed as assumed and at
+        // the state_seq the diff started from), and the fires of exactly those webhooks
+        const d = deliveries
+        const rows = yield* sql<{ written: ReadonlyArray<string> | null }>`WITH
+          ${ticks === undefined ? sql`` : sql`tick AS (${ticks}),`}
+          written AS (
+            UPDATE webhook_states s SET
+              base = CASE WHEN i.whole THEN i.body ELSE s.base END,
+              delta = CASE WHEN i.whole THEN '' ELSE s.delta || i.body END,
+              deltas = CASE WHEN i.whole THEN 0 ELSE s.deltas + 1 END,
+              evaluated_at = ${evaluatedAt},
+              fired_at = CASE WHEN i.fired THEN ${nowS} ELSE s.fired_at END,
+              state_seq = s.state_seq + 1
+            FROM unnest(${changes.map((c) => c.id)}::text[], ${changes.map((c) => c.armedAt)}::bigint[],
+              ${changes.map((c) => c.stateSeq)}::bigint[], ${full}::boolean[], ${text}::text[],
+              ${changes.map((c) => c.fired)}::boolean[])
+              AS i(id, armed_at, state_seq, whole, body, fired)
+            WHERE s.webhook_id = i.id AND s.armed_at = i.armed_at AND s.state_seq = i.state_seq
+              AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = i.id AND w.status = 'active' AND w.armed_at = i.armed_at)
+            RETURNING s.webhook_id AS id),
+          queued AS (
+            INSERT INTO deliveries (id, webhook_id, account_id, event, event_id, channel, target_url, test, payload,
+              attempt, status, due_at, created_at)
+            SELECT d.id, d.webhook_id, d.account_id, 'webhook.fired', d.event_id, d.channel, d.target_url, d.test,
+              d.payload, 0, 'pending', d.due_at, ${nowS}
+            FROM unnest(${d.map((x) => x.id)}::text[], ${d.map((x) => x.webhookId)}::text[],
+              ${d.map((x) => x.accountId)}::text[], ${d.map((x) => x.eventId)}::text[],
+              ${d.map((x) => x.channel)}::text[], ${d.map((x) => x.targetUrl)}::text[],
+              ${d.map((x) => x.test)}::boolean[], ${d.map((x) => x.payload)}::text[],
+              ${d.map((x) => x.dueAt)}::bigint[])
+              AS d(id, webhook_id, account_id, event_id, channel, target_url, test, payload, due_at)
+            WHERE d.webhook_id IN (SELECT id FROM written)
+            RETURNING 1)
+          SELECT (SELECT array_agg(id) FROM written) AS written, (SELECT count(*) FROM queued) AS queued`
+        return { written: new Set<string>(rows[0]?.written ?? []), writerSeq }
       }).pipe(sql.withTransaction)
 
     /**
@@ -413,7 +505,9 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
     const states = (ids: ReadonlyArray<string>) =>
       ids.length === 0
         ? Effect.succeed([] as ReadonlyArray<WebhookRecord>)
-        : Effect.map(sql<Row>`SELECT * FROM webhooks WHERE id = ANY(${ids}::text[])`, (rows) => rows.map(toRecord))
+        : Effect.map(sql<Row>`SELECT * FROM webhook_records WHERE id = ANY(${ids}::text[])`, (rows) =>
+            rows.map(toRecord)
+          )
 
     /**
      * The last writer of match states (a `leases` row used as a counter): the

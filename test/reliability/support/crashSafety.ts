@@ -107,18 +107,40 @@ const AUDIT_SQL = [
   `CREATE TABLE audit_states (seq bigserial PRIMARY KEY, webhook_id text NOT NULL, tx bigint NOT NULL,
     old_set text[] NOT NULL, new_set text[] NOT NULL, old_seq bigint, new_seq bigint,
     old_status text, new_status text, old_armed bigint, new_armed bigint)`,
-  `CREATE FUNCTION audit_state() RETURNS trigger LANGUAGE plpgsql AS $$
+  // match states live in webhook_states as a base set plus appended deltas (migration 0009): decode both sides
+  `CREATE FUNCTION audit_decode(base text, delta text) RETURNS text[] LANGUAGE plpgsql AS $$
+  DECLARE
+    s text[] := CASE WHEN base = '' THEN ARRAY[]::text[] ELSE string_to_array(base, ',') END;
+    e text;
+    names text[];
   BEGIN
-    IF NEW.last_match_set IS DISTINCT FROM OLD.last_match_set OR NEW.state_seq IS DISTINCT FROM OLD.state_seq
-       OR NEW.status IS DISTINCT FROM OLD.status OR NEW.armed_at IS DISTINCT FROM OLD.armed_at THEN
+    IF delta <> '' THEN
+      FOREACH e IN ARRAY string_to_array(delta, ';') LOOP
+        CONTINUE WHEN e = '';
+        names := string_to_array(substr(e, 2), ',');
+        IF left(e, 1) = '>' THEN
+          s := array(SELECT DISTINCT x FROM unnest(s || names) AS x);
+        ELSE
+          s := array(SELECT x FROM unnest(s) AS x EXCEPT SELECT y FROM unnest(names) AS y);
+        END IF;
+      END LOOP;
+    END IF;
+    RETURN array(SELECT DISTINCT x FROM unnest(s) AS x ORDER BY 1);
+  END $$`,
+  `CREATE FUNCTION audit_state() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE st text;
+  BEGIN
+    IF NEW.base IS DISTINCT FROM OLD.base OR NEW.delta IS DISTINCT FROM OLD.delta
+       OR NEW.state_seq IS DISTINCT FROM OLD.state_seq OR NEW.armed_at IS DISTINCT FROM OLD.armed_at THEN
+      SELECT status INTO st FROM webhooks WHERE id = NEW.webhook_id;
       INSERT INTO audit_states (webhook_id, tx, old_set, new_set, old_seq, new_seq, old_status, new_status,
         old_armed, new_armed)
-      VALUES (NEW.id, txid_current(), OLD.last_match_set, NEW.last_match_set, OLD.state_seq, NEW.state_seq,
-        OLD.status, NEW.status, OLD.armed_at, NEW.armed_at);
+      VALUES (NEW.webhook_id, txid_current(), audit_decode(OLD.base, OLD.delta), audit_decode(NEW.base, NEW.delta),
+        OLD.state_seq, NEW.state_seq, st, st, OLD.armed_at, NEW.armed_at);
     END IF;
     RETURN NULL;
   END $$`,
-  `CREATE TRIGGER audit_state AFTER UPDATE ON webhooks FOR EACH ROW EXECUTE FUNCTION audit_state()`,
+  `CREATE TRIGGER audit_state AFTER UPDATE ON webhook_states FOR EACH ROW EXECUTE FUNCTION audit_state()`,
   `CREATE TABLE audit_deliveries (delivery_id text PRIMARY KEY, tx bigint NOT NULL)`,
   `CREATE FUNCTION audit_delivery() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
