@@ -104,8 +104,8 @@ const storesLayer = (db: ReturnType<ReturnType<typeof backends>[number]["layer"]
     Layer.provideMerge(db)
   )
 
-/** Lets forked fibers and the database catch up without moving the clock. */
-const settle = Effect.promise(() => new Promise((r) => setTimeout(r, 50)))
+/** Lets forked fibers and the database catch up without moving the clock (50 ms was too short on a loaded machine). */
+const settle = Effect.promise(() => new Promise((r) => setTimeout(r, 150)))
 
 const record = (id: string) => Effect.flatMap(Deliveries, (d) => d.get("acc_w", "wh_test", id))
 
