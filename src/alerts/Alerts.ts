@@ -853,7 +853,14 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
           Effect.map(Option.getOrThrow)
         ),
       /** applies a webhook row changed through this instance now (others pick changes up on the next tick) */
-      changed: (w: WebhookRecord) => lock.withPermits(1)(apply(w)),
+      changed: (w: WebhookRecord) =>
+        lock.withPermits(1)(
+          // an API change starts or stops an actor outside `sync`: keep the gauge true
+          Effect.zipRight(
+            apply(w),
+            Effect.suspend(() => Metric.set(actorsAlive, handles.size))
+          )
+        ),
       /** picks up every webhook change from the store now */
       resync: lock.withPermits(1)(sync),
       /** forgets a deleted webhook */

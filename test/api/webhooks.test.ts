@@ -98,6 +98,9 @@ describe("webhook subscriptions and delivery over HTTP", () => {
       last_fired: null,
       fields: ["rsi_14"]
     })
+    // its actor runs, and the gauge says so without waiting for a refresh
+    const metrics = await (await fetch(`${server.url}/metrics`)).text()
+    expect(Number(/^webhook_actors_alive (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1)
     expect(sub.body.id).toMatch(/^wh_/)
     expect(sub.body.signing_secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/)
     expect(sub.body.test_url).toBe(`/v2/webhooks/${sub.body.id}/test`)
