@@ -70,10 +70,13 @@ if (DATABASE_URL !== undefined && DATABASE_URL !== "" && REDIS_URL !== undefined
         REFRESH_INTERVAL: "1h",
         WEBHOOK_ALLOW_INSECURE_TARGETS: "true"
       }
-      // both start at once: the migrations take a lock, so one runs them and the other waits
-      ;[a, b] = await Promise.all([startServer(env, 120_000), startServer(env, 120_000)])
-      await Promise.all([waitReady(a, 120_000), waitReady(b, 120_000)])
-    }, 240_000)
+      // one after the other (each start loads the whole market: two at once on a CI machine already
+      // running other files' servers took over 4 minutes); generous bounds for the same reason
+      a = await startServer(env, 300_000)
+      await waitReady(a, 300_000)
+      b = await startServer(env, 300_000)
+      await waitReady(b, 300_000)
+    }, 1_200_000)
 
     afterAll(async () => {
       await Promise.all([a?.stop(), b?.stop()])
