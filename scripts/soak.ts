@@ -527,7 +527,8 @@ const main = async () => {
           {
             id: `c${c}_${universeSeq++}`,
             name: "soak",
-            tickers: Array.from({ length: 10 + Math.floor(rand() * 40) }, () => pick(tickers))
+            // distinct: a universe with a ticker twice is a 400 (by design), not what the soak measures
+            tickers: [...new Set(Array.from({ length: 10 + Math.floor(rand() * 40) }, () => pick(tickers)))]
           },
           true
         ]
