@@ -30,4 +30,16 @@ export class VigilApi extends HttpApi.make("vigil")
   .add(NewsApi)
   .addError(InternalError)
   .annotate(OpenApi.Title, "Vigil API")
+  .annotate(
+    OpenApi.Description,
+    "Market screening and signal alerts. Send `Authorization: Bearer <API_KEY>`; GET endpoints take their " +
+      "parameters in the query string (unknown ones are 400). Request bodies are JSON: `Content-Type: " +
+      "application/json` (parameters such as `charset`, and structured `+json` types, are accepted; no type " +
+      "at all is read as JSON). A body in any other media type is 415 `unsupported_media_type`; a request " +
+      "without a body may carry any type. Bodies over 1 MB are 413 `payload_too_large`, JSON nested deeper " +
+      "than 64 levels or holding a NUL character is 400. Every 4xx/5xx answer is the envelope " +
+      "`{error: {code, message, request_id}}`; the request id is also in `X-Request-Id` (send your own, " +
+      "1–64 of `A-Za-z0-9._:-`, to have it echoed). When the database cannot answer, requests get 503 " +
+      "`service_unavailable` with `Retry-After` within seconds, never a hang."
+  )
   .annotate(OpenApi.Version, "2.2.1") {}

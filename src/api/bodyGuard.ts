@@ -9,6 +9,32 @@
 import { HttpMethod, type HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
 
+/** `application/json`, or a structured `+json` type (`application/merge-patch+json`), parameters allowed. */
+const JSON_TYPE = /^application\/([a-z0-9.!#$&^_-]+\+)?json\s*(;|$)/
+
+/**
+ * What a request's declared media type means for it, the spec sending every
+ * body as JSON: `undefined` when it is JSON (or not given: read as JSON),
+ * `"no-body"` when the request has no body at all, so the type is dropped
+ * (`curl -X POST -d ''` labels nothing as a form: an empty multipart body left
+ * the multipart decoder waiting forever), or `"refuse"`: a body in any other
+ * type is answered 415 before an endpoint tries to decode it. `"as-json"`: a
+ * structured `+json` type, relabelled `application/json` for the decoders.
+ */
+export const mediaTypeVerdict = (
+  method: string,
+  headers: Readonly<Record<string, string | undefined>>
+): "refuse" | "no-body" | "as-json" | undefined => {
+  if (!HttpMethod.hasBody(method as HttpMethod.HttpMethod)) return undefined
+  const type = headers["content-type"]?.trim().toLowerCase()
+  if (type === undefined || type === "") return undefined
+  // the endpoint decoders read JSON only when the type names `application/json`
+  if (JSON_TYPE.test(type)) return type.includes("application/json") ? undefined : "as-json"
+  const length = headers["content-length"]?.trim()
+  const empty = headers["transfer-encoding"] === undefined && (length === undefined || length === "0")
+  return empty ? "no-body" : "refuse"
+}
+
 /** Deepest nesting of arrays and objects a JSON body may have (payloads use three levels). */
 export const MAX_JSON_DEPTH = 64
 
@@ -35,8 +61,8 @@ export const jsonHazard = (text: string): string | undefined => {
 
 /**
  * Why a request is refused before its endpoint runs, if it is: a NUL (`%00`)
- * in its URL or its form body, or a JSON body (the default when no content
- * type is given) that `jsonHazard` refuses. Reads the body (cached for the
+ * in its URL, or a JSON body (the one media type accepted, see
+ * `mediaTypeVerdict`) that `jsonHazard` refuses. Reads the body (cached for the
  * endpoint).
  */
 export const requestHazard = (
@@ -44,13 +70,6 @@ export const requestHazard = (
 ): Effect.Effect<string | undefined, unknown> => {
   if (request.url.includes("%00")) return Effect.succeed("the URL must not contain the NUL character (%00)")
   if (!HttpMethod.hasBody(request.method)) return Effect.succeed(undefined)
-  // the same choice of body decoding as HttpApiBuilder's
-  const type = request.headers["content-type"]?.toLowerCase() ?? "application/json"
-  if (type.includes("application/json")) return Effect.map(request.text, jsonHazard)
-  if (!type.includes("multipart/form-data") && type.includes("x-www-form-urlencoded")) {
-    return Effect.map(request.text, (text) =>
-      /%00/.test(text) ? "the form body must not contain the NUL character (%00)" : undefined
-    )
-  }
-  return Effect.succeed(undefined)
+  // every other media type was refused or dropped by `mediaTypeVerdict`
+  return Effect.map(request.text, jsonHazard)
 }

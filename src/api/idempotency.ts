@@ -35,13 +35,7 @@ export const idempotency = <E, R>(
     }
     const authorization = request.headers.authorization
     if (authorization === undefined) return yield* app // unauthenticated: the 401 needs no replay
-    // a body the endpoint reads as bytes or multipart (no endpoint takes one: it is refused) cannot be
-    // read as text here first, the stream is read once: reading it hung the request
-    const type = request.headers["content-type"]?.toLowerCase().trim() ?? "application/json"
-    const textual =
-      type.includes("application/json") ||
-      (!type.includes("multipart/form-data") && (type.includes("x-www-form-urlencoded") || type.startsWith("text/")))
-    if (!textual) return yield* app
+    // every body that reaches this far is JSON (other media types are refused first, see bodyGuard.ts)
     const sql = yield* SqlClient.SqlClient
     const scope = sha256(authorization)
     const body = yield* Effect.orElseSucceed(request.text, () => "")

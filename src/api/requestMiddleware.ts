@@ -9,11 +9,18 @@
  */
 
 import { randomFillSync } from "node:crypto"
-import { HttpApi, type HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  Headers,
+  HttpApi,
+  type HttpApp,
+  HttpIncomingMessage,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
 import { Cause, Clock, Effect, MetricLabel, Option } from "effect"
 import { httpRequestDuration, httpRequestsTotal } from "../observability/httpMetrics.js"
 import { VigilApi } from "./Api.js"
-import { requestHazard } from "./bodyGuard.js"
+import { mediaTypeVerdict, requestHazard } from "./bodyGuard.js"
 
 /** Largest request body accepted (the streamed admin import excepted). */
 export const MAX_BODY_BYTES = 1_048_576
@@ -117,6 +124,13 @@ const decodeMessage = (body: any): string => {
       const literals = messages.map((m) => /^Expected (".*"|\d+|true|false), actual (.*)$/.exec(m))
       if (messages.length > 1 && literals.every((l) => l !== null)) {
         return `${where}: expected one of ${literals.map((l) => l![1]).join(", ")}; got ${literals[0]![2]}`
+      }
+      // the whole body is not an object: say so, not the schema's type
+      const whole = where === "request" ? /^Expected \{.*\}, actual (.*)$/.exec(messages[0]!) : null
+      if (whole !== null) {
+        return whole[1] === "null" || whole[1] === "undefined"
+          ? "the request body is missing: send a JSON object with Content-Type: application/json"
+          : `the request body must be a JSON object, not ${whole[1]!.slice(0, 60)}`
       }
       return `${where}: ${messages[0]}`
     })
@@ -228,10 +242,32 @@ export const requestMiddleware = <E, R>(
       )
     }
 
+    // bodies are JSON (the spec): another media type is refused, or dropped when there is no body (see bodyGuard.ts)
+    const verdict = limited ? mediaTypeVerdict(method, request.headers) : undefined
+    if (verdict === "refuse") {
+      const type = request.headers["content-type"]!.split(";")[0]!.trim()
+      return yield* finish(
+        envelope(
+          415,
+          "unsupported_media_type",
+          `request bodies are JSON: send Content-Type: application/json, not ${JSON.stringify(type.slice(0, 100))}`,
+          requestId
+        )
+      )
+    }
+    // the same request object for the guard and the endpoint: it caches the body it read
+    const relabelled =
+      verdict === "no-body"
+        ? request.modify({ headers: Headers.remove(request.headers, "content-type") })
+        : verdict === "as-json"
+          ? request.modify({ headers: Headers.set(request.headers, "content-type", "application/json") })
+          : undefined
+    const served =
+      relabelled === undefined ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, relabelled)
     // a NUL in the URL, or a JSON body nested too deep, is refused before any endpoint (see bodyGuard.ts)
     const guarded = limited
-      ? Effect.flatMap(requestHazard(request), (hazard) =>
-          hazard === undefined ? app : Effect.succeed(envelope(400, "bad_request", hazard, requestId))
+      ? Effect.flatMap(requestHazard(relabelled ?? request), (hazard) =>
+          hazard === undefined ? served : Effect.succeed(envelope(400, "bad_request", hazard, requestId))
         )
       : app
     const response = yield* guarded.pipe(

@@ -6,10 +6,10 @@
 
 import { mkdirSync } from "node:fs"
 import { resolve } from "node:path"
-import type * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlError } from "@effect/sql/SqlError"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { Duration, Effect, Layer, Option, type Redacted } from "effect"
+import { Context, Duration, Effect, Layer, Option, type Redacted } from "effect"
 import pg from "pg"
 import { AppConfig } from "../config/AppConfig.js"
 import * as PgliteClient from "./PgliteClient.js"
@@ -22,6 +22,24 @@ const pgTypes = {
     oid === 20 ? (v: string) => Number(v) : (pg.types.getTypeParser as any)(oid, format)
 }
 
+/**
+ * A URL whose `search_path` (`?options=-csearch_path%3D<schema>`) names no
+ * existing schema leaves `current_schema()` NULL: every table would be created
+ * nowhere. Refuse to start with a message that says so.
+ */
+const requireSchema = (context: Context.Context<SqlClient.SqlClient>) =>
+  Effect.gen(function* () {
+    const sql = Context.get(context, SqlClient.SqlClient)
+    const [row] = yield* sql<{ schema: string | null }>`SELECT current_schema() AS schema`
+    if (row?.schema == null) {
+      return yield* new SqlError({
+        cause: undefined,
+        message:
+          "DATABASE_URL's search_path names no existing schema: create the schema first (CREATE SCHEMA <name>) or drop search_path from the URL"
+      })
+    }
+  })
+
 export const postgresLayer = (url: Redacted.Redacted<string>): Layer.Layer<SqlClient.SqlClient, SqlError> =>
   PgClient.layer({
     url,
@@ -30,7 +48,7 @@ export const postgresLayer = (url: Redacted.Redacted<string>): Layer.Layer<SqlCl
     idleTimeout: Duration.seconds(30),
     applicationName: "vigil",
     types: pgTypes as any
-  })
+  }).pipe(Layer.tap(requireSchema))
 
 export const pgliteLayer = (dataDir: string | undefined): Layer.Layer<SqlClient.SqlClient, SqlError> =>
   Layer.unwrapEffect(

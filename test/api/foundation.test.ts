@@ -164,6 +164,48 @@ describe("foundation over HTTP", () => {
     expect(future.body.error.message).toContain("not before the current session")
   })
 
+  it("takes bodies as JSON only: another media type is 415, a bodiless request's type is ignored", async () => {
+    const created = await admin(server, "POST", "/admin/accounts", { plan: "pro" })
+    const key = created.body.api_key
+    const raw = async (type: string, body: string, path = "/v2/rules") => {
+      const res = await fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": type, "idempotency-key": `k-${Math.random()}` },
+        body,
+        signal: AbortSignal.timeout(10_000)
+      })
+      return { status: res.status, body: (await res.json()) as any }
+    }
+    const rule = JSON.stringify({ name: "r", q: "price > 5" })
+    for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=xyz"]) {
+      const refused = await raw(type, rule)
+      expect(refused.status).toBe(415)
+      expectEnvelope(refused.body, "unsupported_media_type")
+      expect(refused.body.error.message).toContain("application/json")
+    }
+    // an empty multipart body once left the request without an answer
+    const empty = await raw("multipart/form-data; boundary=xyz", "")
+    expect(empty.status).toBe(400)
+    expect(empty.body.error.message).toBe(
+      "the request body is missing: send a JSON object with Content-Type: application/json"
+    )
+    expect((await raw("application/json", "[1]")).body.error.message).toBe(
+      "the request body must be a JSON object, not [1]"
+    )
+    // `curl -X POST -d ''` labels an empty body as a form: endpoints without a body still work
+    const hook = await api(server, key, "/v2/webhooks", {
+      method: "POST",
+      body: JSON.stringify({ q: "price > 5", channel: "in_app" })
+    })
+    expect(hook.status).toBe(201)
+    const disabled = await raw("application/x-www-form-urlencoded", "", `/v2/webhooks/${hook.body.id}/disable`)
+    expect(disabled.status).toBe(200)
+    expect(disabled.body.status).toBe("disabled")
+    // JSON with parameters, and structured +json types, are JSON
+    expect((await raw("application/json; charset=utf-8", rule)).status).toBe(201)
+    expect((await raw("application/merge-patch+json", JSON.stringify({ name: "r2", q: "price > 6" }))).status).toBe(201)
+  })
+
   it("refuses a body over 1 MB with 413 in the envelope", async () => {
     const big = JSON.stringify({ plan: "pro", padding: "x".repeat(1_100_000) })
     const res = await fetch(`${server.url}/admin/accounts`, {
@@ -243,6 +285,19 @@ describe("process lifecycle", () => {
     })
     expect(result.status).not.toBe(0)
     expect(result.stderr).toContain("REFRESH_INTERVAL must be a duration")
+  })
+
+  it.runIf(process.env.DATABASE_URL)("refuses a DATABASE_URL whose search_path names no schema", () => {
+    const url = new URL(process.env.DATABASE_URL!)
+    url.searchParams.set("options", "-csearch_path=no_such_schema_here")
+    const result = spawnSync(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      cwd: resolve(import.meta.dirname, "../.."),
+      env: { PATH: process.env.PATH ?? "", DATABASE_URL: url.toString(), PORT: "0" },
+      encoding: "utf8",
+      timeout: 60_000
+    })
+    expect(result.status).not.toBe(0)
+    expect(`${result.stdout}${result.stderr}`).toContain("search_path names no existing schema")
   })
 
   it("shuts down on SIGTERM within 10 seconds", async () => {

@@ -26,7 +26,8 @@ export const liveSnapshot: Effect.Effect<Snapshot, ServiceUnavailable, Market> =
 export const isoAsOf = (snapshot: Snapshot): string => new Date(snapshot.asOf).toISOString()
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
-const DATETIME = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/
+/** a time of day 00:00–23:59(:59) and a UTC offset up to ±23:59, as ISO 8601 allows */
+const DATETIME = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d)$/
 
 /**
  * Parses an `asof` (or `from`/`to`) value: `YYYY-MM-DD` or a full ISO
@@ -40,6 +41,8 @@ export const parseDate = (name: string, raw: string): Effect.Effect<string, BadR
   const valid =
     date !== undefined &&
     !Number.isNaN(Date.parse(`${date}T00:00:00Z`)) &&
+    // the whole timestamp is an instant too: callers that keep the time read it with Date.parse
+    (m![0].length === 10 || !Number.isNaN(Date.parse(text))) &&
     new Date(`${date}T00:00:00Z`).toISOString().startsWith(date) &&
     date >= "1990-01-01" &&
     date <= "2100-12-31"
