@@ -40,6 +40,7 @@ export class VigilApi extends HttpApi.make("vigil")
       "than 64 levels or holding a NUL character is 400. Every 4xx/5xx answer is the envelope " +
       "`{error: {code, message, request_id}}`; the request id is also in `X-Request-Id` (send your own, " +
       "1–64 of `A-Za-z0-9._:-`, to have it echoed). When the database cannot answer, requests get 503 " +
-      "`service_unavailable` with `Retry-After` within seconds, never a hang."
+      "`service_unavailable` with `Retry-After` within seconds, never a hang; any /v2 request not answered " +
+      "within 20 s is answered 503 `service_unavailable` with `Retry-After` and its work cancelled."
   )
   .annotate(OpenApi.Version, "2.2.1") {}

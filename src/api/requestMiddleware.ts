@@ -17,13 +17,16 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Cause, Clock, Effect, MetricLabel, Option } from "effect"
+import { Cause, Clock, Duration, Effect, MetricLabel, Option } from "effect"
 import { httpRequestDuration, httpRequestsTotal } from "../observability/httpMetrics.js"
 import { VigilApi } from "./Api.js"
 import { mediaTypeVerdict, requestHazard } from "./bodyGuard.js"
 
 /** Largest request body accepted (the streamed admin import excepted). */
 export const MAX_BODY_BYTES = 1_048_576
+
+/** Longest a /v2 request is worked on before it is answered 503 (the admin API waits as long as its work takes). */
+export const REQUEST_DEADLINE = Duration.seconds(20)
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
 
@@ -270,7 +273,23 @@ export const requestMiddleware = <E, R>(
           hazard === undefined ? served : Effect.succeed(envelope(400, "bad_request", hazard, requestId))
         )
       : app
-    const response = yield* guarded.pipe(
+    // whatever a /v2 request waits for (a database that stopped answering mid-query, above all: the pool has
+    // no query timeout), it is answered by the deadline; the interrupted query is cancelled, a transaction rolled back
+    const deadlined = path.startsWith("/v2/")
+      ? Effect.timeoutTo(guarded, {
+          duration: REQUEST_DEADLINE,
+          onSuccess: (r: HttpServerResponse.HttpServerResponse) => r,
+          onTimeout: () =>
+            envelope(
+              503,
+              "service_unavailable",
+              `the request could not be answered within ${Duration.format(REQUEST_DEADLINE)}; retry later`,
+              requestId,
+              { "retry-after": "5" }
+            )
+        })
+      : guarded
+    const response = yield* deadlined.pipe(
       limited ? HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)) : (e) => e,
       Effect.catchAllCause((cause) => {
         const squashed: any = Cause.squash(cause)
