@@ -50,7 +50,6 @@
  *
  * Figures depend on the machine's load: the load average is printed first.
  */
-import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { loadavg } from "node:os"
@@ -58,7 +57,6 @@ import { performance } from "node:perf_hooks"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Either, Layer, Redacted, Stream } from "effect"
-import pg from "pg"
 import { Agent, request } from "undici"
 import { Alerts, type EvaluationResult } from "../src/alerts/Alerts.js"
 import { AppConfig } from "../src/config/AppConfig.js"
@@ -78,6 +76,7 @@ import { Deliveries } from "../src/store/deliveries.js"
 import { runMigrations } from "../src/store/migrate.js"
 import { Universes } from "../src/store/universes.js"
 import { type NewDelivery, Webhooks } from "../src/store/webhooks.js"
+import { isolatedSchemaUrl } from "../test/support/backends.js"
 import { conditionMaker, NUMERIC_COLUMNS } from "./support/conditions.js"
 
 const args = new Map(
@@ -254,35 +253,12 @@ const makeSpecs = (): Array<Spec> => {
 
 // ---- databases -----------------------------------------------------------------------------
 
-const withSchema = (url: string, schema: string) => {
-  const u = new URL(url)
-  u.searchParams.set("options", `-c search_path=${schema}`)
-  return u.toString()
-}
-
 /** a fresh, migrated database: PGlite in memory, or a schema of its own on PostgreSQL (dropped after) */
 const database = (backend: string): Layer.Layer<SqlClient.SqlClient, SqlError> => {
   const base =
     backend === "pglite"
       ? pgliteLayer(undefined)
-      : Layer.unwrapScoped(
-          Effect.gen(function* () {
-            const schema = `bench_${randomBytes(5).toString("hex")}`
-            const admin = new pg.Client({ connectionString: DATABASE_URL })
-            yield* Effect.acquireRelease(
-              Effect.promise(async () => {
-                await admin.connect()
-                await admin.query(`CREATE SCHEMA ${schema}`)
-              }),
-              () =>
-                Effect.promise(async () => {
-                  await admin.query(`DROP SCHEMA ${schema} CASCADE`)
-                  await admin.end()
-                })
-            )
-            return postgresLayer(Redacted.make(withSchema(DATABASE_URL, schema)))
-          }).pipe(Effect.orDie)
-        )
+      : Layer.unwrapScoped(Effect.map(isolatedSchemaUrl(DATABASE_URL), (url) => postgresLayer(Redacted.make(url))))
   return Layer.effectDiscard(runMigrations.pipe(Effect.orDie)).pipe(Layer.provideMerge(base))
 }
 

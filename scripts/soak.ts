@@ -43,18 +43,19 @@
  * --create-concurrency --sample --backend. The server's log goes to a file
  * whose path is printed.
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { loadavg, tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import pg from "pg"
 import { Pool } from "undici"
 import { conditionMaker, NUMERIC_COLUMNS } from "../bench/support/conditions.js"
 import { isAvailableAt, SIGNALS } from "../src/market/catalog.js"
+import { startServer } from "../test/support/server.js"
 
 // ---- options -----------------------------------------------------------------------------------
 
@@ -84,7 +85,6 @@ const BACKEND = args.get("backend") ?? "postgres"
 if (BACKEND !== "postgres" && BACKEND !== "pglite") throw new Error("--backend is postgres or pglite")
 if (WARMUP_MIN + WINDOW_MIN > MINUTES) throw new Error("--warmup leaves no window to measure")
 const BASE_DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
-const ROOT = resolve(import.meta.dirname, "..")
 const ADMIN_TOKEN = `soak-${randomBytes(8).toString("hex")}`
 const REQUEST_TIMEOUT_MS = 30_000
 
@@ -188,48 +188,39 @@ process.on("SIGINT", () => {
 })
 
 const startService = async (databaseUrl: string | undefined) => {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "",
-      PORT: "0",
-      DATA_DIR: dataDir,
-      ADMIN_TOKEN,
-      HISTORY_DAYS: "260",
-      REFRESH_INTERVAL: "2s",
-      WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
-      ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl })
-    },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  server = child
-  let head = ""
-  const onData = (d: Buffer) => {
+  const started = performance.now()
+  const onOutput = (d: Buffer) => {
     log.write(d)
-    const text = d.toString()
-    if (head.length < 100_000) head += text
-    for (const line of text.split("\n")) {
+    for (const line of d.toString().split("\n")) {
       if (/"logLevel":"(ERROR|FATAL)"/.test(line)) logCounts.error++
       else if (/"logLevel":"WARN/.test(line)) logCounts.warn++
     }
   }
-  child.stdout!.on("data", onData)
-  child.stderr!.on("data", onData)
-  child.on("exit", (code) => {
+  const svc = await startServer(
+    {
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+      REFRESH_INTERVAL: "2s",
+      SIGNAL_FLAG_HISTORY: "eager",
+      WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
+      ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl })
+    },
+    600_000,
+    { onOutput, keepOutput: 100_000 }
+  )
+  server = svc.process
+  svc.process.on("exit", (code: number | null) => {
     exitedEarly = code
   })
-  const started = performance.now()
-  let url: string | undefined
   while (performance.now() - started < 600_000) {
-    if (exitedEarly !== undefined) throw new Error(`the service exited with ${exitedEarly}:\n${head.slice(-4000)}`)
-    url ??= /Listening on (http:\/\/[^"\s]+)/.exec(head)?.[1]
-    if (url !== undefined && (await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200) {
-      return { url, pid: child.pid!, readyMs: performance.now() - started }
+    if (exitedEarly !== undefined)
+      throw new Error(`the service exited with ${exitedEarly}:\n${svc.logs().slice(-4000)}`)
+    if ((await fetch(`${svc.url}/readyz`).catch(() => undefined))?.status === 200) {
+      return { url: svc.url, pid: svc.process.pid!, readyMs: performance.now() - started }
     }
     await sleep(200)
   }
-  throw new Error(`the service was not ready in 10 minutes:\n${head.slice(-4000)}`)
+  throw new Error(`the service was not ready in 10 minutes:\n${svc.logs().slice(-4000)}`)
 }
 
 const rssKb = (pid: number) => {

@@ -1,38 +1,7 @@
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Received, startReceiver } from "../support/receiver.js"
 import { admin, api, expectError, type RunningServer, startServer, waitReady } from "../support/server.js"
-
-interface Received {
-  readonly path: string
-  readonly headers: IncomingHttpHeaders
-  readonly body: string
-}
-
-/** A local receiver: records every POST; `respond` decides the status per path. */
-const startReceiver = async () => {
-  const received: Array<Received> = []
-  const statusFor = new Map<string, number>()
-  const server: Server = createServer((req, res) => {
-    let body = ""
-    req.on("data", (d) => (body += d))
-    req.on("end", () => {
-      const path = req.url ?? "/"
-      received.push({ path, headers: req.headers, body })
-      res.writeHead(statusFor.get(path) ?? 200, { "content-type": "text/plain" }).end("ok")
-    })
-  })
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
-  const port = (server.address() as AddressInfo).port
-  return {
-    url: (path: string) => `http://127.0.0.1:${port}${path}`,
-    received,
-    at: (path: string) => received.filter((r) => r.path === path),
-    respond: (path: string, status: number) => statusFor.set(path, status),
-    close: () => new Promise<void>((r) => server.close(() => r()))
-  }
-}
 
 const waitFor = async (check: () => boolean | Promise<boolean>, timeoutMs = 15_000) => {
   const deadline = Date.now() + timeoutMs

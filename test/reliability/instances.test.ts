@@ -14,39 +14,13 @@
  * Needs DATABASE_URL and REDIS_URL (CI sets both); without them the instances
  * could not share anything, so the suite is not defined.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type LocalReceiver, startReceiver } from "../support/receiver.js"
 import { admin, api, expectError, type RunningServer, startServer, waitReady } from "../support/server.js"
 import { privateSchema } from "./support/database.js"
 
 const DATABASE_URL = process.env.DATABASE_URL
 const REDIS_URL = process.env.REDIS_URL
-
-interface Received {
-  readonly path: string
-  readonly headers: IncomingHttpHeaders
-  readonly body: any
-}
-
-const startReceiver = async () => {
-  const received: Array<Received> = []
-  const server: Server = createServer((req, res) => {
-    let body = ""
-    req.on("data", (d) => (body += d))
-    req.on("end", () => {
-      received.push({ path: req.url ?? "/", headers: req.headers, body: JSON.parse(body) })
-      res.writeHead(200).end()
-    })
-  })
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
-  const port = (server.address() as AddressInfo).port
-  return {
-    url: (path: string) => `http://127.0.0.1:${port}${path}`,
-    at: (path: string) => received.filter((r) => r.path === path),
-    close: () => new Promise<void>((r) => server.close(() => r()))
-  }
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -54,7 +28,7 @@ if (DATABASE_URL !== undefined && DATABASE_URL !== "" && REDIS_URL !== undefined
   describe("two instances on one PostgreSQL and one Redis", () => {
     let a: RunningServer
     let b: RunningServer
-    let receiver: Awaited<ReturnType<typeof startReceiver>>
+    let receiver: LocalReceiver
     let drop: () => Promise<void>
 
     const call = (server: RunningServer, key: string, method: string, path: string, body?: unknown) =>
@@ -166,7 +140,7 @@ if (DATABASE_URL !== undefined && DATABASE_URL !== "" && REDIS_URL !== undefined
         await sleep(1_500)
         const events = receiver.at("/once")
         expect(events.length).toBe(round)
-        const latest = events[round - 1]!.body
+        const latest = JSON.parse(events[round - 1]!.body)
         expect(latest.data.webhook_id).toBe(id)
         expect(latest.data.matches.length).toBe(10)
       }

@@ -20,7 +20,18 @@ const ROOT = resolve(import.meta.dirname, "../..")
 
 export const ADMIN_TOKEN = "test-admin-token"
 
-export const startServer = async (env: Record<string, string> = {}, timeoutMs = 60_000): Promise<RunningServer> => {
+export interface StartOptions {
+  /** every chunk the service writes to stdout or stderr, as it comes */
+  readonly onOutput?: (chunk: Buffer) => void
+  /** keep at most this many characters of output for `logs()` (a long run writes more than a test wants kept) */
+  readonly keepOutput?: number
+}
+
+export const startServer = async (
+  env: Record<string, string> = {},
+  timeoutMs = 60_000,
+  options: StartOptions = {}
+): Promise<RunningServer> => {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), "vigil-test-"))
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
@@ -38,8 +49,13 @@ export const startServer = async (env: Record<string, string> = {}, timeoutMs = 
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""
-  child.stdout!.on("data", (d) => (output += d))
-  child.stderr!.on("data", (d) => (output += d))
+  const keep = options.keepOutput ?? Number.POSITIVE_INFINITY
+  const onData = (d: Buffer) => {
+    options.onOutput?.(d)
+    if (output.length < keep) output += d
+  }
+  child.stdout!.on("data", onData)
+  child.stderr!.on("data", onData)
   const url = await new Promise<string>((resolvePromise, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${output}`)), timeoutMs)
     const check = () => {
