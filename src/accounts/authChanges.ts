@@ -32,7 +32,7 @@ import { Context, Deferred, Duration, Effect, Exit, Layer, Option, Redacted, Sch
 import type { Redis as IORedis } from "ioredis"
 import pg from "pg"
 import { AppConfig } from "../config/AppConfig.js"
-import { Redis } from "../store/Redis.js"
+import { Redis, redisBreaker } from "../store/Redis.js"
 
 export interface AuthChangesShape {
   /** whether changes made through other instances reach this one as they happen */
@@ -91,8 +91,6 @@ export const postgresAuthChanges = (
       const echoes = new Map<string, () => void>()
       let generation = 0
       let live = false
-      /** real time, as the rate limiter's cooldown: an outage is real whatever the Clock says */
-      let skipRedisUntil = 0
 
       const onNotification = (message: pg.Notification) => {
         if (message.channel !== channel) return
@@ -169,13 +167,14 @@ export const postgresAuthChanges = (
         onSome: (client) =>
           Effect.suspend(() => {
             // not listening: the database may be unreachable or hung, so let lookups meet it
-            if (!live || Date.now() < skipRedisUntil) return Effect.succeed(Option.none<string>())
+            // the connection's breaker is shared with the rate limiter: one outage, one wait per request
+            if (!live || redisBreaker(client).open()) return Effect.succeed(Option.none<string>())
             return Effect.tryPromise(() => client.get(epochKey)).pipe(
               Effect.timeout(Duration.millis(EPOCH_TIMEOUT_MS)),
               Effect.map((epoch) => Option.some(`${generation}:${epoch ?? 0}`)),
               Effect.orElse(() =>
                 Effect.sync(() => {
-                  skipRedisUntil = Date.now() + EPOCH_COOLDOWN_MS
+                  redisBreaker(client).trip(EPOCH_COOLDOWN_MS)
                   return Option.none<string>()
                 })
               )

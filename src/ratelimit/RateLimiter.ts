@@ -14,7 +14,7 @@
  */
 import { Clock, Context, Duration, Effect, Layer, Metric, Option } from "effect"
 import type { Redis as IORedis } from "ioredis"
-import { Redis } from "../store/Redis.js"
+import { Redis, redisBreaker } from "../store/Redis.js"
 import { makeRedisWindow } from "./redisStore.js"
 import { BUCKET_MS, makeMemoryWindow, type Outcome } from "./window.js"
 
@@ -109,7 +109,8 @@ export interface RedisLimiterOptions {
    */
   readonly timeout?: Duration.DurationInput
   /**
-   * after a failure or a timeout, skip Redis for this long (real clock); default 5 s. Longer than
+   * after a failure or a timeout, skip Redis for this long (real clock; the connection's
+   * `redisBreaker`, so every caller on it skips); default 5 s. Longer than
    * the timeout, so with Redis hung only the requests of one timeout in six wait for it (a 1 s
    * cooldown after a 1 s timeout made a steady client wait on nearly every request)
    */
@@ -133,7 +134,8 @@ export const makeRedisLimiter = (client: IORedis, options: RedisLimiterOptions =
     const logIntervalMs = Duration.toMillis(options.logInterval ?? Duration.seconds(30))
     const redisWindow = makeRedisWindow(client, timeoutMs)
     const fallback = makeMemoryWindow()
-    let skipRedisUntil = Number.NEGATIVE_INFINITY
+    // shared with the key-change epoch (src/accounts/authChanges.ts): one outage, one wait
+    const breaker = redisBreaker(client)
     let lastLogAt = Number.NEGATIVE_INFINITY
     let unlogged = 0
 
@@ -164,13 +166,13 @@ export const makeRedisLimiter = (client: IORedis, options: RedisLimiterOptions =
         const lim = normalizeLimit(limit)
         return Effect.clockWith((clock) => {
           const now = Math.floor(clock.unsafeCurrentTimeMillis())
-          if (realClock.unsafeCurrentTimeMillis() < skipRedisUntil) {
+          if (breaker.open()) {
             return useFallback(key, lim, windowMs, now, "cooldown after a Redis failure")
           }
           return redisWindow(key, lim, windowMs, now).pipe(
             Effect.map((outcome) => toDecision(lim, windowMs, outcome)),
             Effect.catchAll((error) => {
-              skipRedisUntil = realClock.unsafeCurrentTimeMillis() + cooldownMs
+              breaker.trip(cooldownMs)
               return useFallback(key, lim, windowMs, now, error.reason)
             })
           )

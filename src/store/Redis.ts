@@ -13,6 +13,39 @@ import { AppConfig } from "../config/AppConfig.js"
 
 export class Redis extends Context.Tag("vigil/Redis")<Redis, Option.Option<IORedis>>() {}
 
+/**
+ * One view of a Redis connection's health, shared by everything on this
+ * instance that asks Redis something on a request's path (the rate limiter,
+ * the key-change epoch): after one of them saw a failure or a timeout, all of
+ * them skip Redis for the cooldown, so a request waits for a hung Redis once
+ * rather than once per caller. Real time: an outage is real whatever the
+ * Effect Clock says.
+ */
+export interface RedisBreaker {
+  /** Redis is being skipped (a call failed within the cooldown) */
+  readonly open: () => boolean
+  /** a call failed or timed out: skip Redis for the next `cooldownMs` */
+  readonly trip: (cooldownMs: number) => void
+}
+
+const breakers = new WeakMap<IORedis, RedisBreaker>()
+
+/** The breaker of a connection (one per client, created on first use). */
+export const redisBreaker = (client: IORedis): RedisBreaker => {
+  let breaker = breakers.get(client)
+  if (breaker === undefined) {
+    let skipUntil = Number.NEGATIVE_INFINITY
+    breaker = {
+      open: () => Date.now() < skipUntil,
+      trip: (cooldownMs) => {
+        skipUntil = Math.max(skipUntil, Date.now() + cooldownMs)
+      }
+    }
+    breakers.set(client, breaker)
+  }
+  return breaker
+}
+
 export const makeRedis = (url: string) =>
   Effect.acquireRelease(
     Effect.sync(

@@ -16,7 +16,7 @@ import {
   RateLimiterLive,
   redisFallbackTotal
 } from "../../src/ratelimit/RateLimiter.js"
-import { makeRedis, Redis } from "../../src/store/Redis.js"
+import { makeRedis, Redis, redisBreaker } from "../../src/store/Redis.js"
 
 const fallbacks = Effect.map(Metric.value(redisFallbackTotal), (s) => s.count)
 
@@ -78,28 +78,33 @@ describe("RateLimiter Redis outage policy", () => {
     }).pipe(Effect.provide(warnings(logged)))
   })
 
+  /** a client connected to a Redis that accepts and never answers */
+  const hungClient = Effect.gen(function* () {
+    const port = yield* silentServer
+    return yield* Effect.acquireRelease(
+      Effect.promise(async () => {
+        const c = new IORedis({
+          host: "127.0.0.1",
+          port,
+          lazyConnect: true,
+          enableOfflineQueue: false,
+          // ioredis waits for CLIENT SETINFO and INFO replies before it is ready: skip both
+          enableReadyCheck: false,
+          disableClientInfo: true,
+          maxRetriesPerRequest: 1,
+          commandTimeout: 10_000
+        })
+        c.on("error", () => {})
+        await c.connect()
+        return c
+      }),
+      (c) => Effect.sync(() => c.disconnect())
+    )
+  })
+
   it.scopedLive("hung Redis (accepts, never answers): the check answers within the timeout", () =>
     Effect.gen(function* () {
-      const port = yield* silentServer
-      const client = yield* Effect.acquireRelease(
-        Effect.promise(async () => {
-          const c = new IORedis({
-            host: "127.0.0.1",
-            port,
-            lazyConnect: true,
-            enableOfflineQueue: false,
-            // ioredis waits for CLIENT SETINFO and INFO replies before it is ready: skip both
-            enableReadyCheck: false,
-            disableClientInfo: true,
-            maxRetriesPerRequest: 1,
-            commandTimeout: 10_000
-          })
-          c.on("error", () => {})
-          await c.connect()
-          return c
-        }),
-        (c) => Effect.sync(() => c.disconnect())
-      )
+      const client = yield* hungClient
       const limiter = yield* makeRedisLimiter(client, { timeout: "100 millis", cooldown: "300 millis" })
       const before = yield* fallbacks
 
@@ -121,6 +126,29 @@ describe("RateLimiter Redis outage policy", () => {
       expect(ms4).toBeGreaterThanOrEqual(95)
       expect(ms4).toBeLessThan(400)
       expect((yield* fallbacks) - before).toBe(4)
+    })
+  )
+
+  it.scopedLive("one breaker per connection: what one caller saw hung, every caller skips at once", () =>
+    Effect.gen(function* () {
+      const client = yield* hungClient
+      // two callers on one connection, as the limiter and the key-change epoch are
+      const a = yield* makeRedisLimiter(client, { timeout: "100 millis", cooldown: "2 seconds" })
+      const b = yield* makeRedisLimiter(client, { timeout: "100 millis", cooldown: "2 seconds" })
+      const [, waited] = yield* timed(a.check("breaker:a", 5))
+      expect(waited).toBeGreaterThanOrEqual(95)
+      expect(redisBreaker(client).open()).toBe(true)
+      const [fromB, skipped] = yield* timed(b.check("breaker:b", 5))
+      expect(fromB.allowed).toBe(true)
+      expect(skipped).toBeLessThan(50)
+
+      // tripped by another caller (the epoch read timing out): the limiter does not try Redis either
+      const other = yield* hungClient
+      const c = yield* makeRedisLimiter(other, { timeout: "100 millis" })
+      expect(redisBreaker(other).open()).toBe(false)
+      redisBreaker(other).trip(2_000)
+      const [, atOnce] = yield* timed(c.check("breaker:c", 5))
+      expect(atOnce).toBeLessThan(50)
     })
   )
 
