@@ -262,6 +262,8 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
     /** the snapshot of the last evaluation: the pairs evaluated on it are patched from it (`incremental.ts`) */
     let lastSnapshot: Snapshot | undefined
     /** own universes: the digest of the list last read, and its rows in the snapshot index they were made for */
+    /** digests of own universes (null: none by that id) as of `version` of the universes' change counter */
+    const digests = { version: -1, known: new Map<string, string | null>() }
     const ownUniverses = new Map<
       string,
       { digest: string; tickers: ReadonlyArray<string>; index: ReadonlyMap<string, number>; rows: Int32Array }
@@ -460,8 +462,24 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
         for (const g of due) if (g.scope._tag === "Own") own.set(g.scopeKey, [g.scope.accountId, g.scope.universeId])
         if (own.size > 0) {
           const keys = [...own.values()]
-          const digests = yield* webhooks.universeDigests(keys)
-          const current = new Map<string, string>(digests.map((d) => [`${d.account_id}/${d.id}`, d.digest]))
+          // the digests are asked again only after some universe changed (a counter bumped in the
+          // changing transaction), and for universes not asked about since
+          const version = yield* webhooks.universesVersion
+          if (version !== digests.version) {
+            digests.known.clear()
+            digests.version = version
+          }
+          const unknown = keys.filter(([a, u]) => !digests.known.has(`${a}/${u}`))
+          if (unknown.length > 0) {
+            const found = new Map<string, string>()
+            for (const d of yield* webhooks.universeDigests(unknown)) found.set(`${d.account_id}/${d.id}`, d.digest)
+            for (const [a, u] of unknown) digests.known.set(`${a}/${u}`, found.get(`${a}/${u}`) ?? null)
+          }
+          const current = new Map<string, string>()
+          for (const [a, u] of keys) {
+            const digest = digests.known.get(`${a}/${u}`)
+            if (digest != null) current.set(`${a}/${u}`, digest)
+          }
           const stale = keys.filter(([a, u]) => {
             const key = `${a}/${u}`
             const digest = current.get(key)

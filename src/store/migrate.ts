@@ -14,6 +14,7 @@ import rules from "./migrations/0006_rules.js"
 import idempotencyKeys from "./migrations/0007_idempotency_keys.js"
 import webhooks from "./migrations/0008_webhooks.js"
 import webhookStates from "./migrations/0009_webhook_states.js"
+import universesVersion from "./migrations/0010_universes_version.js"
 
 export const migrations = {
   "0001_accounts": accounts,
@@ -24,7 +25,8 @@ export const migrations = {
   "0006_rules": rules,
   "0007_idempotency_keys": idempotencyKeys,
   "0008_webhooks": webhooks,
-  "0009_webhook_states": webhookStates
+  "0009_webhook_states": webhookStates,
+  "0010_universes_version": universesVersion
 }
 
 export const runMigrations = Migrator.make({})({

@@ -521,6 +521,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
       (rows) => (rows.length === 0 ? undefined : { holder: rows[0]!.holder, seq: Number(rows[0]!.until) })
     )
 
+    /** The counter of changes to any universe (migration 0010): the digests need asking only when it moved. */
+    const universesVersion = Effect.map(
+      sql<{ version: number | string }>`SELECT version FROM universes_version`,
+      (rows) => Number(rows[0]?.version ?? 0)
+    )
+
     /**
      * For the evaluator, each tick: of the universes `keys` (account id, universe id), those that
      * exist, with an md5 digest of their ticker lists (so only changed lists are read again).
@@ -578,6 +584,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
       acquireLease,
       stateWriter,
       universeDigests,
+      universesVersion,
       universeLists,
       activeSummary,
       states,

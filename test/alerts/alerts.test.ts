@@ -301,6 +301,32 @@ for (const backend of backends()) {
           yield* alerts.evaluate(snapshot(3_000, all))
           expect((yield* queued("wh_h")).map((d) => d.match_count)).toEqual([3])
           expect(Option.isSome(Option.fromNullable(alerts.lastCadenceAt("hourly")))).toBe(true)
+
+          // universe changes reach the next tick (the evaluator asks for the lists only after the
+          // universes' change counter moved): an edit, a creation, a deletion
+          const universes = yield* Universes
+          yield* universes.update("acc_a", "mine", { tickers: ["AAA", "BBB", "CCC"] })
+          yield* universes.create({ accountId: "acc_a", id: "nope", name: "Now", description: null, tickers: ["CCC"] })
+          yield* alerts.evaluate(snapshot(4_000, all))
+          expect((yield* queued("wh_u")).map((d) => d.matches.map((m) => m.ticker).sort())).toEqual([
+            ["BBB", "CCC"],
+            ["AAA"]
+          ])
+          expect((yield* queued("wh_gone")).map((d) => d.matches.map((m) => m.ticker))).toEqual([["CCC"]])
+          // nothing changed: no fire
+          yield* alerts.evaluate(snapshot(5_000, all))
+          expect(yield* queued("wh_u")).toHaveLength(2)
+          yield* universes.remove("acc_a", "mine")
+          yield* alerts.evaluate(snapshot(6_000, all))
+          expect((yield* stored("wh_u"))?.lastMatchSet).toEqual([])
+          // back again: every ticker newly matches
+          yield* universes.create({ accountId: "acc_a", id: "mine", name: "M", description: null, tickers: ["AAA"] })
+          yield* alerts.evaluate(snapshot(7_000, all))
+          expect((yield* queued("wh_u")).map((d) => d.matches.map((m) => m.ticker).sort())).toEqual([
+            ["BBB", "CCC"],
+            ["AAA"],
+            ["AAA"]
+          ])
         }).pipe(Effect.provide(layerFor(backend.layer()))),
       60_000
     )
