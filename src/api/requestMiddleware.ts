@@ -274,9 +274,10 @@ export const requestMiddleware = <E, R>(
         )
       : app
     // whatever a /v2 request waits for (a database that stopped answering mid-query, above all: the pool has
-    // no query timeout), it is answered by the deadline; the interrupted query is cancelled, a transaction rolled back
+    // no query timeout), it is answered by the deadline; the interrupted query is cancelled, a transaction rolled
+    // back — in the background (`disconnect`): cancelling a query on a frozen server can itself take seconds
     const deadlined = path.startsWith("/v2/")
-      ? Effect.timeoutTo(guarded, {
+      ? Effect.timeoutTo(Effect.disconnect(guarded), {
           duration: REQUEST_DEADLINE,
           onSuccess: (r: HttpServerResponse.HttpServerResponse) => r,
           onTimeout: () =>
