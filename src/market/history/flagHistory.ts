@@ -148,6 +148,8 @@ export class FlagHistory {
         trues[k].set(this.trues[i].subarray(0, this.done[i] * W))
         known[k].set(this.known[i].subarray(0, this.done[i] * W))
       }
+      // every ticker's bit arrays at once is ~100 MB to allocate: in slices too
+      if (k % 256 === 255) yield
     }
     const columns = this.flags.map((name) => {
       const col = walk.row.get(name)
