@@ -164,22 +164,24 @@ export const postgresAuthChanges = (
 
       const stamp: Effect.Effect<Option.Option<string>> = Option.match(redis, {
         onNone: () => Effect.sync(() => (live ? Option.some(`${generation}`) : Option.none())),
-        onSome: (client) =>
-          Effect.suspend(() => {
+        onSome: (client) => {
+          // the connection's breaker is shared with the rate limiter: one outage, one wait per request
+          const breaker = redisBreaker(client)
+          return Effect.suspend(() => {
             // not listening: the database may be unreachable or hung, so let lookups meet it
-            // the connection's breaker is shared with the rate limiter: one outage, one wait per request
-            if (!live || redisBreaker(client).open()) return Effect.succeed(Option.none<string>())
+            if (!live || breaker.open()) return Effect.succeed(Option.none<string>())
             return Effect.tryPromise(() => client.get(epochKey)).pipe(
               Effect.timeout(Duration.millis(EPOCH_TIMEOUT_MS)),
               Effect.map((epoch) => Option.some(`${generation}:${epoch ?? 0}`)),
               Effect.orElse(() =>
                 Effect.sync(() => {
-                  redisBreaker(client).trip(EPOCH_COOLDOWN_MS)
+                  breaker.trip(EPOCH_COOLDOWN_MS)
                   return Option.none<string>()
                 })
               )
             )
           })
+        }
       })
 
       const bumpEpoch = Option.match(redis, {

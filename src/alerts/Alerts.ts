@@ -136,7 +136,6 @@ type Scope =
   | { readonly _tag: "Top"; readonly size: 10 | 100 }
   | { readonly _tag: "Own"; readonly accountId: string; readonly universeId: string }
 
-/** One distinct (predicate, scope) pair and the webhooks that share it. */
 /** adds `delta` members of `cadence` to a group's counts and bits */
 const countCadence = (g: Group, cadence: Cadence, delta: number) => {
   const i = CADENCES.indexOf(cadence)
@@ -145,6 +144,7 @@ const countCadence = (g: Group, cadence: Cadence, delta: number) => {
   else g.cadenceBits &= ~(1 << i)
 }
 
+/** One distinct (predicate, scope) pair and the webhooks that share it. */
 interface Group {
   readonly key: string
   readonly scopeKey: string
@@ -261,9 +261,9 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
     let buffer = new Int32Array(0)
     /** the snapshot of the last evaluation: the pairs evaluated on it are patched from it (`incremental.ts`) */
     let lastSnapshot: Snapshot | undefined
-    /** own universes: the digest of the list last read, and its rows in the snapshot index they were made for */
     /** digests of own universes (null: none by that id) as of `version` of the universes' change counter */
     const digests = { version: -1, known: new Map<string, string | null>() }
+    /** own universes: the digest of the list last read, and its rows in the snapshot index they were made for */
     const ownUniverses = new Map<
       string,
       { digest: string; tickers: ReadonlyArray<string>; index: ReadonlyMap<string, number>; rows: Int32Array }
@@ -475,15 +475,10 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
             for (const d of yield* webhooks.universeDigests(unknown)) found.set(`${d.account_id}/${d.id}`, d.digest)
             for (const [a, u] of unknown) digests.known.set(`${a}/${u}`, found.get(`${a}/${u}`) ?? null)
           }
-          const current = new Map<string, string>()
-          for (const [a, u] of keys) {
-            const digest = digests.known.get(`${a}/${u}`)
-            if (digest != null) current.set(`${a}/${u}`, digest)
-          }
           const stale = keys.filter(([a, u]) => {
             const key = `${a}/${u}`
-            const digest = current.get(key)
-            return digest !== undefined && ownUniverses.get(key)?.digest !== digest
+            const digest = digests.known.get(key)
+            return digest != null && ownUniverses.get(key)?.digest !== digest
           })
           for (const u of yield* webhooks.universeLists(stale)) {
             ownUniverses.set(`${u.account_id}/${u.id}`, {
@@ -495,7 +490,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
           }
           for (const key of own.keys()) {
             const u = ownUniverses.get(key)
-            if (u === undefined || !current.has(key)) {
+            if (u === undefined || digests.known.get(key) == null) {
               // deleted (or never existed): matches nothing until it exists again
               ownUniverses.delete(key)
               out.set(key, EMPTY)
