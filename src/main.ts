@@ -4,6 +4,7 @@ import { AppLive } from "./App.js"
 import { openServers } from "./api/server.js"
 import { AppConfig, appConfig, describeConfigError } from "./config/AppConfig.js"
 import { Fatal } from "./Fatal.js"
+import { jsonLinesLogger } from "./observability/logSink.js"
 
 const SHUTDOWN_GRACE_MS = 8_000
 
@@ -37,6 +38,6 @@ const main = Effect.gen(function* () {
       Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("vigil stopped", cause)
     )
   )
-}).pipe(Effect.provide(Logger.json), Effect.asVoid)
+}).pipe(Effect.provide(jsonLinesLogger), Effect.asVoid)
 
 NodeRuntime.runMain(main, { disablePrettyLogger: true })

@@ -143,6 +143,16 @@ export class Accounts extends Effect.Service<Accounts>()("vigil/Accounts", {
         return Option.some(key)
       })
 
-    return { create, find, update, createKey, revokeKey, authenticate } as const
+    /**
+     * `authenticate`'s answer when it is a cache hit that needs no waiting (the stamp is known at
+     * once: not with Redis); undefined when only `authenticate` can tell.
+     */
+    const authenticateCached = (apiKey: string, nowMs: number): AuthenticatedKey | undefined => {
+      if (changes.stampNow === undefined || !isWellFormedKey(apiKey)) return undefined
+      const stamp = changes.stampNow()
+      return Option.isSome(stamp) ? cache.get(hashApiKey(apiKey).toString("hex"), stamp.value, nowMs) : undefined
+    }
+
+    return { create, find, update, createKey, revokeKey, authenticate, authenticateCached } as const
   })
 }) {}

@@ -39,6 +39,8 @@ export interface AuthChangesShape {
   readonly listening: () => boolean
   /** what this instance can vouch for about changes to keys and accounts; None when it cannot */
   readonly stamp: Effect.Effect<Option.Option<string>>
+  /** `stamp` when it can be known without waiting (not with Redis, whose epoch is read per lookup) */
+  readonly stampNow?: () => Option.Option<string>
   /** makes `change` in a transaction and announces it to every instance before returning */
   readonly announce: <A, E, R>(what: string, change: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
 }
@@ -54,6 +56,7 @@ export const localAuthChanges: Layer.Layer<AuthChanges, never, SqlClient.SqlClie
     return {
       listening: () => true,
       stamp: Effect.sync(() => Option.some(`${generation}`)),
+      stampNow: () => Option.some(`${generation}`),
       announce: (_what, change) => sql.withTransaction(change).pipe(Effect.ensuring(Effect.sync(() => generation++)))
     } satisfies AuthChangesShape
   })
@@ -203,6 +206,7 @@ export const postgresAuthChanges = (
       return {
         listening: () => live,
         stamp,
+        ...(Option.isNone(redis) ? { stampNow: () => (live ? Option.some(`${generation}`) : Option.none()) } : {}),
         announce: (what, change) => {
           const id = randomBytes(9).toString("base64url")
           return Effect.gen(function* () {

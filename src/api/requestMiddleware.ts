@@ -28,7 +28,7 @@ export const MAX_BODY_BYTES = 1_048_576
 /** Longest a /v2 request is worked on before it is answered 503 (the admin API waits as long as its work takes). */
 export const REQUEST_DEADLINE = Duration.seconds(20)
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
+export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
 
 /**
  * Request ids carry 96 random bits. The bytes come from a pooled CSPRNG buffer
@@ -93,7 +93,7 @@ export const routeLabel = (method: string, path: string): string => {
  */
 const labelCache = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
 
-const labelsFor = (method: string, route: string, status: number) => {
+export const labelsFor = (method: string, route: string, status: number) => {
   const key = `${method} ${route} ${status}`
   let labels = labelCache.get(key)
   if (labels === undefined) {
@@ -198,7 +198,13 @@ const normalizeError = (
 }
 
 export const requestMiddleware = <E, R>(
-  app: HttpApp.Default<E, R>
+  app: HttpApp.Default<E, R>,
+  /** sees every final response (the hot-read lane's cache fills from it) */
+  onResponse?: (
+    request: HttpServerRequest.HttpServerRequest,
+    response: HttpServerResponse.HttpServerResponse,
+    requestId: string
+  ) => void
 ): HttpApp.Default<never, R | HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -215,6 +221,7 @@ export const requestMiddleware = <E, R>(
         )
         const elapsedNs = (yield* Clock.currentTimeNanos) - started
         const seconds = Number(elapsedNs) / 1e9
+        if (onResponse !== undefined) onResponse(request, final, requestId)
         const route = routeLabel(method, path)
         const labels = labelsFor(method, route, final.status)
         yield* Effect.sync(() => {

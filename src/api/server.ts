@@ -12,6 +12,7 @@ import { VigilApi } from "./Api.js"
 import { AccountLive } from "./account/Http.js"
 import { AdminLive } from "./admin/Http.js"
 import { answerClientError } from "./clientError.js"
+import { HotLane, HotLaneLive } from "./hotLane.js"
 import { idempotency } from "./idempotency.js"
 import { MarketLive } from "./market/Http.js"
 import { AdminAuthLive } from "./middleware/AdminAuth.js"
@@ -47,10 +48,14 @@ export const ApiLive = HttpApiBuilder.api(VigilApi).pipe(
 export const openServers = new Set<Server>()
 
 export const HttpServerLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) =>
-    NodeHttpServer.layer(
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const lane = yield* HotLane
+    return NodeHttpServer.layer(
       () => {
         const server = createServer()
+        // repeated hot reads are answered before the API's router (see hotLane.ts)
+        lane.install(server)
         server.keepAliveTimeout = 5_000
         server.headersTimeout = 10_000
         server.requestTimeout = 30_000
@@ -62,7 +67,7 @@ export const HttpServerLive = Layer.unwrapEffect(
       },
       { port: config.port, host: config.host }
     )
-  )
+  })
 )
 
 /**
@@ -70,8 +75,11 @@ export const HttpServerLive = Layer.unwrapEffect(
  * *before* the server sends the response (a middleware given to `serve` runs
  * after the response is written, too late to add headers or the envelope).
  */
-export const ServerLive = HttpApiBuilder.httpApp.pipe(
-  Effect.map((app) => HttpServer.serve(requestMiddleware(idempotency(app)))),
+export const ServerLive = Effect.gen(function* () {
+  const app = yield* HttpApiBuilder.httpApp
+  const lane = yield* HotLane
+  return HttpServer.serve(requestMiddleware(idempotency(app), lane.fill))
+}).pipe(
   Layer.unwrapEffect,
   Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
   HttpServer.withLogAddress,
@@ -79,5 +87,6 @@ export const ServerLive = HttpApiBuilder.httpApp.pipe(
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v2/openapi.json" })),
   Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
   Layer.provide(ApiLive),
-  Layer.provide(HttpServerLive)
+  Layer.provide(HttpServerLive),
+  Layer.provide(HotLaneLive)
 )

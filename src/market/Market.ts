@@ -64,8 +64,12 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
     let market: MarketData | undefined
     const lock = yield* Effect.makeSemaphore(1)
 
+    // counts publications; moved *after* the new snapshot is visible, so a reader that saw the
+    // same count before and after reading the snapshot read that count's snapshot (or a newer one)
+    let publications = 0
     const publish = (snapshot: Snapshot) =>
       SubscriptionRef.set(current, Option.some(snapshot)).pipe(
+        Effect.zipRight(Effect.sync(() => publications++)),
         Effect.zipRight(Metric.set(snapshotTickers, snapshot.size)),
         Effect.zipRight(Metric.increment(refreshesTotal))
       )
@@ -213,7 +217,9 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
         ),
       tickers,
       directory,
-      refreshInterval: Duration.toMillis(config.refreshInterval)
+      refreshInterval: Duration.toMillis(config.refreshInterval),
+      /** how many snapshots were published so far (0 while the market loads): what a response cache keys on */
+      publications: (): number => publications
     } as const
   })
 }) {}

@@ -10,3 +10,9 @@ export const httpRequestDuration = Metric.histogram(
   MetricBoundaries.fromIterable([0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]),
   "HTTP request duration in seconds by method, route and status"
 )
+
+export const hotLaneTotal = Metric.counter("http_hot_lane_total", {
+  description:
+    "Hot reads (a ticker's live row, cacheable live scans) by outcome: hit (answered from the cache), miss (answered by the API), filled (the API's answer cached), bypass (answered by the API: not cacheable, unknown key or rate limited)",
+  incremental: true
+})

@@ -41,6 +41,8 @@ export interface RateLimiterShape {
    * limiter within the timeout.
    */
   readonly check: (key: string, limit: number, windowMs?: number) => Effect.Effect<Decision>
+  /** `check` at once, for the in-process store (`nowMs` from the Effect Clock); absent for Redis */
+  readonly checkNow?: (key: string, limit: number, nowMs: number, windowMs?: number) => Decision
 }
 
 export class RateLimiter extends Context.Tag("vigil/RateLimiter")<RateLimiter, RateLimiterShape>() {}
@@ -96,6 +98,11 @@ export const makeMemoryLimiter: Effect.Effect<RateLimiterShape> = Effect.sync(()
           toDecision(lim, windowMs, window.take(key, lim, windowMs, Math.floor(clock.unsafeCurrentTimeMillis())))
         )
       )
+    },
+    checkNow: (key, limit, nowMs, windowMs = DEFAULT_WINDOW_MS) => {
+      if (!validWindow(windowMs)) throw new Error(`rate limiter: windowMs must be an integer of at least ${BUCKET_MS}`)
+      const lim = normalizeLimit(limit)
+      return toDecision(lim, windowMs, window.take(key, lim, windowMs, Math.floor(nowMs)))
     }
   }
 })

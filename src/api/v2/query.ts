@@ -56,7 +56,8 @@ const COMPILED_CACHE_SIZE = 512
  */
 const compiledCache = new WeakMap<TickerDirectory, Map<string, CompiledQuery>>()
 
-const compileWithoutSignals = (text: string, directory: TickerDirectory): CompiledQuery | undefined => {
+/** The compilation of a `q` that names no custom signal (cached), or undefined when it does not compile without them. */
+export const compileWithoutSignals = (text: string, directory: TickerDirectory): CompiledQuery | undefined => {
   let cache = compiledCache.get(directory)
   if (cache === undefined) {
     cache = new Map()

@@ -1,0 +1,439 @@
+/**
+ * The hot-read lane: repeated reads of a ticker's live row and repeated live
+ * scans are answered with the bytes the API answered them with before,
+ * without the HttpApi request path (router, fibers, schema decoding and
+ * encoding), which costs ~0.5 ms of CPU per request before any work. See
+ * docs/hot-lane.md.
+ *
+ * Every request passes here first (the server's `request` event). One that is
+ * not a hot read goes on to the API at once, untouched. A hot read is
+ * authenticated (`Accounts.authenticate`, the in-process key cache, as the API
+ * does) and looked up in the response cache under what its answer depends on;
+ * on a hit it is rate limited (the API's limiter, key and limit) and answered
+ * with the cached bytes and the per-request headers (`X-Request-Id`,
+ * `X-RateLimit-*`), one log line and the HTTP metrics, as the API writes them.
+ * A miss, a refusal by the limiter, an unknown key, or any failure goes on to
+ * the API, which answers as always and, for a 200, fills the cache (`fill`,
+ * called by the request middleware): one implementation of every rule, the
+ * lane only replays its answers.
+ *
+ * What an answer depends on — the cache key:
+ * - `GET /v2/tickers/{ticker}` without a query string: the URL and the live
+ *   snapshot (no plan gates it; any account may read it).
+ * - live scans, `POST /v2/scan` (a JSON body of at most 16 KiB) and
+ *   `GET /v2/scan?…`, whose parameters are among q, order, dir, fields, limit,
+ *   cursor and universe `top_10`/`top_100`, and whose `q` names no custom
+ *   signal: the account and its plan (cursors are bound to the account), the
+ *   exact body or URL, and the live snapshot. Saved rules, own universes,
+ *   custom signals and as-of dates are read from the database, or change
+ *   without a new snapshot: such scans always take the API path.
+ * The live snapshot is the market's publication count: an entry filled under
+ * an older count is never served.
+ */
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import { Readable } from "node:stream"
+import type { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import {
+  Cause,
+  Context,
+  Effect,
+  FiberId,
+  FiberRef,
+  FiberRefs,
+  HashMap,
+  Layer,
+  List,
+  LogLevel,
+  MetricLabel,
+  Option,
+  Runtime
+} from "effect"
+import { Accounts, type AuthenticatedKey } from "../accounts/Accounts.js"
+import { Market } from "../market/Market.js"
+import { Tickers } from "../market/tickers/index.js"
+import { hotLaneTotal, httpRequestDuration, httpRequestsTotal } from "../observability/httpMetrics.js"
+import { limitFor, rateLimitKey } from "../ratelimit/policy.js"
+import { type Decision, RateLimiter } from "../ratelimit/RateLimiter.js"
+import { labelsFor, newRequestId, REQUEST_ID } from "./requestMiddleware.js"
+import { isSystemId } from "./universes/resolve.js"
+import { compileWithoutSignals } from "./v2/query.js"
+
+/** Largest scan body the lane reads (a `q` is at most 4,000 characters); larger ones go to the API unread. */
+export const HOT_BODY_MAX = 16_384
+/** Cached answers: at most this many, and this many bytes (least recently used out). */
+export const HOT_CACHE_ENTRIES = 4_096
+export const HOT_CACHE_BYTES = 64 * 1_048_576
+
+export interface HotLaneShape {
+  /** puts the lane in front of the server's `request` listeners */
+  readonly install: (server: Server) => void
+  /** offers the API's answer to a request the lane passed on (the request middleware calls it for every response) */
+  readonly fill: (
+    request: HttpServerRequest.HttpServerRequest,
+    response: HttpServerResponse.HttpServerResponse,
+    requestId: string
+  ) => void
+}
+
+export class HotLane extends Context.Tag("vigil/HotLane")<HotLane, HotLaneShape>() {}
+
+const SCAN_PARAMETERS: ReadonlySet<string> = new Set(["q", "order", "dir", "fields", "limit", "cursor", "universe"])
+const TICKER_PATH = /^\/v2\/tickers\/[^/?#]+$/
+const BEARER = /^Bearer[ ]+(\S+)\s*$/i
+const JSON_TYPE = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i
+
+type Kind = "ticker" | "scan-get" | "scan-post"
+
+/** Whether a request may be a hot read, from its line and headers alone (no body read). */
+const classify = (req: IncomingMessage): Kind | undefined => {
+  const url = req.url
+  if (url === undefined || req.headers.authorization === undefined) return undefined
+  if (req.method === "GET") {
+    if (url.startsWith("/v2/tickers/")) return TICKER_PATH.test(url) ? "ticker" : undefined
+    return url.startsWith("/v2/scan?") ? "scan-get" : undefined
+  }
+  if (req.method !== "POST" || url !== "/v2/scan") return undefined
+  const h = req.headers
+  if (h["idempotency-key"] !== undefined || h["transfer-encoding"] !== undefined || h.expect !== undefined) {
+    return undefined
+  }
+  if (h["content-encoding"] !== undefined || h["content-type"] === undefined || !JSON_TYPE.test(h["content-type"])) {
+    return undefined
+  }
+  const length = Number(h["content-length"])
+  return Number.isInteger(length) && length > 0 && length <= HOT_BODY_MAX ? "scan-post" : undefined
+}
+
+/** Whether a scan's parameters make its answer a function of (account, parameters, live snapshot). */
+const cacheableScan = (params: Record<string, unknown>, directory: Context.Tag.Service<typeof Tickers>): boolean => {
+  for (const name of Object.keys(params)) if (!SCAN_PARAMETERS.has(name)) return false
+  const universe = params.universe
+  if (universe !== undefined && (typeof universe !== "string" || !isSystemId(universe))) return false
+  const q = params.q
+  return typeof q === "string" && q.length <= 4_000 && compileWithoutSignals(q, directory) !== undefined
+}
+
+const scanParamsOfQuery = (url: string): Record<string, unknown> | undefined => {
+  const params: Record<string, unknown> = {}
+  for (const [name, value] of new URLSearchParams(url.slice(url.indexOf("?") + 1))) {
+    if (name in params) return undefined
+    params[name] = value
+  }
+  return params
+}
+
+const scanParamsOfBody = (body: string): Record<string, unknown> | undefined => {
+  try {
+    const parsed: unknown = JSON.parse(body)
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The request the API reads when the lane consumed the body: the same message, its body replayed. */
+const replay = (req: IncomingMessage, body: Buffer): IncomingMessage => {
+  const copy = new Readable({ read() {} }) as unknown as Record<string, unknown>
+  for (const name of [
+    "headers",
+    "headersDistinct",
+    "rawHeaders",
+    "trailers",
+    "rawTrailers",
+    "method",
+    "url",
+    "httpVersion",
+    "httpVersionMajor",
+    "httpVersionMinor",
+    "socket"
+  ] as const) {
+    copy[name] = (req as unknown as Record<string, unknown>)[name]
+  }
+  copy.connection = req.socket
+  copy.complete = true
+  copy.aborted = false
+  ;(copy as unknown as Readable).push(body)
+  ;(copy as unknown as Readable).push(null)
+  return copy as unknown as IncomingMessage
+}
+
+interface Entry {
+  readonly publication: number
+  readonly body: Uint8Array
+  readonly contentType: string
+}
+
+/** Answers by key, least recently used out beyond `HOT_CACHE_ENTRIES` or `HOT_CACHE_BYTES`. */
+const makeCache = () => {
+  const entries = new Map<string, Entry>()
+  let bytes = 0
+  let publication = -1
+  const drop = (key: string, entry: Entry) => {
+    entries.delete(key)
+    bytes -= entry.body.length
+  }
+  return {
+    get: (key: string, current: number): Entry | undefined => {
+      const entry = entries.get(key)
+      if (entry === undefined) return undefined
+      if (entry.publication !== current) {
+        drop(key, entry)
+        return undefined
+      }
+      // most recently used last
+      entries.delete(key)
+      entries.set(key, entry)
+      return entry
+    },
+    set: (key: string, entry: Entry) => {
+      if (entry.publication !== publication) {
+        // a new snapshot: every older answer is stale
+        entries.clear()
+        bytes = 0
+        publication = entry.publication
+      }
+      const old = entries.get(key)
+      if (old !== undefined) drop(key, old)
+      entries.set(key, entry)
+      bytes += entry.body.length
+      for (const [k, e] of entries) {
+        if (entries.size <= HOT_CACHE_ENTRIES && bytes <= HOT_CACHE_BYTES) break
+        drop(k, e)
+      }
+    },
+    size: () => entries.size
+  }
+}
+
+const outcomeLabels = {
+  hit: [MetricLabel.make("outcome", "hit")],
+  miss: [MetricLabel.make("outcome", "miss")],
+  filled: [MetricLabel.make("outcome", "filled")],
+  bypass: [MetricLabel.make("outcome", "bypass")]
+} as const
+
+/** What the lane attached to a request it passed on, for `fill`. */
+interface Pending {
+  readonly key: string
+  readonly publication: number
+}
+
+export const HotLaneLive: Layer.Layer<HotLane, never, Accounts | RateLimiter | Market | Tickers> = Layer.effect(
+  HotLane,
+  Effect.gen(function* () {
+    const accounts = yield* Accounts
+    const limiter = yield* RateLimiter
+    const market = yield* Market
+    const directory = yield* Tickers
+    const runtime = yield* Effect.runtime<never>()
+    const runFork = Runtime.runFork(runtime)
+    const cache = makeCache()
+    const pending = new WeakMap<object, Pending>()
+
+    const clock = yield* Effect.clock
+    // the request log line is written as the API's middleware writes it (`Effect.logInfo`), by the
+    // runtime's loggers and minimum level, without a fiber per request
+    const loggers = FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentLoggers)
+    const logs = !LogLevel.greaterThan(
+      FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel),
+      LogLevel.Info
+    )
+    const logRequest = (annotations: Record<string, unknown>) => {
+      if (!logs) return
+      const options = {
+        fiberId: FiberId.none,
+        logLevel: LogLevel.Info,
+        message: ["request"],
+        cause: Cause.empty,
+        context: runtime.fiberRefs,
+        spans: List.empty(),
+        annotations: HashMap.fromIterable(Object.entries(annotations)),
+        date: new Date(clock.unsafeCurrentTimeMillis())
+      }
+      for (const logger of loggers) logger.log(options)
+    }
+
+    interface Lookup {
+      readonly kind: Kind
+      readonly req: IncomingMessage
+      /** what the API gets when the lane passes the request on: `req`, or a replay of its body */
+      readonly target: IncomingMessage
+      readonly res: ServerResponse
+      readonly body: string | undefined
+      readonly startedNs: bigint
+      readonly passOn: () => void
+    }
+
+    const bypass = (l: Lookup) => {
+      hotLaneTotal.unsafeUpdate(1, outcomeLabels.bypass)
+      l.passOn()
+    }
+
+    /** The cached answer for an authenticated hot read; undefined when the lane passed the request on. */
+    const lookup = (l: Lookup, key: AuthenticatedKey): Entry | undefined => {
+      // plan `none`: the API answers 402
+      if (key.account.plan === "none") return void bypass(l)
+      const url = l.req.url!
+      let cacheKey: string
+      if (l.kind === "ticker") cacheKey = `T ${url}`
+      else {
+        const params = l.kind === "scan-get" ? scanParamsOfQuery(url) : scanParamsOfBody(l.body!)
+        if (params === undefined || !cacheableScan(params, directory)) return void bypass(l)
+        cacheKey = `S ${key.account.id} ${key.account.plan} ${l.kind === "scan-get" ? url : l.body}`
+      }
+      const publication = market.publications()
+      const entry = cache.get(cacheKey, publication)
+      if (entry === undefined) {
+        hotLaneTotal.unsafeUpdate(1, outcomeLabels.miss)
+        pending.set(l.target, { key: cacheKey, publication })
+        l.passOn()
+      }
+      return entry
+    }
+
+    /** Writes a cached answer as the API writes a 200: same bytes, same headers, log line, metrics. */
+    const answer = (l: Lookup, entry: Entry, decision: Decision) => {
+      // a refusal is not counted: the API checks again and answers the 429
+      if (!decision.allowed) return bypass(l)
+      const { req, res } = l
+      const incoming = req.headers["x-request-id"]
+      const requestId = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : newRequestId()
+      res.writeHead(200, {
+        "content-type": entry.contentType,
+        "content-length": String(entry.body.length),
+        "x-request-id": requestId,
+        "x-ratelimit-limit": String(decision.limit),
+        "x-ratelimit-remaining": String(Math.max(0, decision.remaining)),
+        "x-ratelimit-reset": String(decision.resetSeconds)
+      })
+      res.end(entry.body)
+      hotLaneTotal.unsafeUpdate(1, outcomeLabels.hit)
+      const seconds = Number(process.hrtime.bigint() - l.startedNs) / 1e9
+      const route = l.kind === "ticker" ? "/v2/tickers/:ticker" : "/v2/scan"
+      const metricLabels = labelsFor(req.method!, route, 200)
+      httpRequestsTotal.unsafeUpdate(1, metricLabels)
+      httpRequestDuration.unsafeUpdate(seconds, metricLabels)
+      logRequest({
+        request_id: requestId,
+        method: req.method!,
+        path: req.url!.split("?")[0],
+        route,
+        status: 200,
+        duration_ms: Math.round(seconds * 1e6) / 1e3,
+        cache: "hit"
+      })
+    }
+
+    const rateLimit = (key: AuthenticatedKey) =>
+      [
+        rateLimitKey.apiKey("general", key.keyId),
+        limitFor("general", key.account.plan, key.account.customRateLimit)
+      ] as const
+
+    /** A hot read: at once when the key is cached and the limiter in process, else through a fiber. Never fails. */
+    const serve = (l: Lookup, token: string) => {
+      const now = clock.unsafeCurrentTimeMillis()
+      const known = accounts.authenticateCached(token, now)
+      if (known !== undefined && limiter.checkNow !== undefined) {
+        try {
+          const entry = lookup(l, known)
+          if (entry !== undefined) answer(l, entry, limiter.checkNow(...rateLimit(known), now))
+        } catch (error) {
+          if (!l.res.headersSent) l.passOn()
+          runFork(Effect.logError("hot lane failed", Cause.die(error)))
+        }
+        return
+      }
+      runFork(
+        Effect.gen(function* () {
+          const found = yield* Effect.orElseSucceed(accounts.authenticate(token), () => Option.none())
+          // unknown or revoked keys, database trouble: the API answers those
+          if (Option.isNone(found)) return bypass(l)
+          const entry = lookup(l, found.value)
+          if (entry === undefined) return
+          answer(l, entry, yield* limiter.check(...rateLimit(found.value)))
+        }).pipe(
+          // a defect must not lose the request: the API answers it unless the answer started
+          Effect.catchAllCause((cause) =>
+            l.res.headersSent ? Effect.logError("hot lane failed after answering", cause) : Effect.sync(l.passOn)
+          )
+        )
+      )
+    }
+
+    const install = (server: Server) => {
+      const emit = server.emit.bind(server) as (event: string | symbol, ...args: Array<unknown>) => boolean
+      // at most once per request, whatever path passes it on
+      const passOn = (req: IncomingMessage, res: ServerResponse) => {
+        let passed = false
+        return () => {
+          if (passed) return
+          passed = true
+          emit("request", req, res)
+        }
+      }
+      server.emit = ((event: string | symbol, ...args: Array<any>): boolean => {
+        if (event !== "request") return emit(event, ...args)
+        const req = args[0] as IncomingMessage
+        const res = args[1] as ServerResponse
+        const kind = classify(req)
+        const token = kind === undefined ? undefined : BEARER.exec(req.headers.authorization!)?.[1]
+        if (kind === undefined || token === undefined || market.publications() === 0) {
+          return emit(event, ...args)
+        }
+        const startedNs = process.hrtime.bigint()
+        if (kind !== "scan-post") {
+          serve({ kind, req, target: req, res, body: undefined, startedNs, passOn: passOn(req, res) }, token)
+          return true
+        }
+        // the body, then the API gets a replay of it when the lane does not answer
+        const chunks: Array<Buffer> = []
+        let size = 0
+        const expected = Number(req.headers["content-length"])
+        const onData = (chunk: Buffer) => {
+          chunks.push(chunk)
+          size += chunk.length
+        }
+        const onEnd = () => {
+          cleanup()
+          const body = Buffer.concat(chunks, size)
+          const target = replay(req, body)
+          const forward = passOn(target, res)
+          if (size !== expected) return forward()
+          serve({ kind, req, target, res, body: body.toString("utf8"), startedNs, passOn: forward }, token)
+        }
+        const onAbort = () => cleanup()
+        const cleanup = () => {
+          req.off("data", onData)
+          req.off("end", onEnd)
+          req.off("error", onAbort)
+        }
+        req.on("data", onData)
+        req.once("end", onEnd)
+        req.once("error", onAbort)
+        return true
+      }) as typeof server.emit
+    }
+
+    const fill: HotLaneShape["fill"] = (request, response) => {
+      if (response.status !== 200 || response.body._tag !== "Uint8Array") return
+      const source = NodeHttpServerRequest.toIncomingMessage(request)
+      const wanted = pending.get(source)
+      if (wanted === undefined) return
+      pending.delete(source)
+      // the snapshot has not moved since the request was tagged, so the API answered from it
+      if (market.publications() !== wanted.publication) return
+      cache.set(wanted.key, {
+        publication: wanted.publication,
+        body: response.body.body,
+        contentType: response.body.contentType
+      })
+      hotLaneTotal.unsafeUpdate(1, outcomeLabels.filled)
+    }
+
+    return { install, fill } satisfies HotLaneShape
+  })
+)

@@ -1,0 +1,270 @@
+/**
+ * The hot-read lane (src/api/hotLane.ts) against a real server: a cached
+ * answer is byte for byte the API's, with fresh per-request headers, a log
+ * line and metrics; it is never served after the snapshot moved, to a key
+ * that stopped being valid, past the rate limit, to another account (scans),
+ * nor for scans whose answer depends on the database (custom signals, own
+ * universes, saved rules). Runs with the in-process limiter (the lane answers
+ * without a fiber) and, with REDIS_URL, the Redis limiter (through a fiber).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { admin, api, expectError, type RunningServer, startServer, waitReady } from "../support/server.js"
+
+const configs: ReadonlyArray<{ name: string; env: Record<string, string> }> = [
+  { name: "in-process limiter", env: {} },
+  ...(process.env.REDIS_URL ? [{ name: "Redis limiter", env: { REDIS_URL: process.env.REDIS_URL } }] : [])
+]
+
+interface Raw {
+  readonly status: number
+  readonly text: string
+  readonly headers: Headers
+}
+
+describe.each(configs)("hot-read lane ($name)", ({ env }) => {
+  let server: RunningServer
+  let key: string
+  let accountId: string
+
+  const raw = async (path: string, init: { key?: string; body?: string; headers?: Record<string, string> } = {}) => {
+    const res = await fetch(`${server.url}${path}`, {
+      method: init.body === undefined ? "GET" : "POST",
+      headers: {
+        authorization: `Bearer ${init.key ?? key}`,
+        ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+        ...init.headers
+      },
+      ...(init.body === undefined ? {} : { body: init.body })
+    })
+    return { status: res.status, text: await res.text(), headers: res.headers } satisfies Raw
+  }
+
+  const hits = async () => {
+    const text = (await (await fetch(`${server.url}/metrics`)).text()).split("\n")
+    const line = text.find((l) => l.startsWith('http_hot_lane_total{outcome="hit"}'))
+    return line === undefined ? 0 : Number(line.split(" ")[1])
+  }
+
+  /** The same request twice: the API's answer, then the lane's. */
+  const twice = async (path: string, body?: string) => {
+    const first = await raw(path, body === undefined ? {} : { body })
+    const before = await hits()
+    const second = await raw(path, body === undefined ? {} : { body })
+    expect(await hits()).toBe(before + 1)
+    return { first, second }
+  }
+
+  const expectSameAnswer = (a: Raw, b: Raw) => {
+    expect(b.status).toBe(200)
+    expect(a.status).toBe(200)
+    expect(b.text).toBe(a.text)
+    for (const h of ["content-type", "content-length", "x-ratelimit-limit", "x-ratelimit-reset"]) {
+      expect(b.headers.get(h), h).toBe(a.headers.get(h))
+    }
+    expect(Number(b.headers.get("x-ratelimit-remaining"))).toBe(Number(a.headers.get("x-ratelimit-remaining")) - 1)
+    expect(b.headers.get("x-request-id")).toMatch(/^req_/)
+    expect(b.headers.get("x-request-id")).not.toBe(a.headers.get("x-request-id"))
+  }
+
+  beforeAll(async () => {
+    server = await startServer({ REFRESH_INTERVAL: "1h", ...env })
+    await waitReady(server, 120_000)
+    const created = (await admin(server, "POST", "/admin/accounts", { plan: "pro" })).body
+    key = created.api_key
+    accountId = created.account_id
+  }, 180_000)
+  afterAll(async () => {
+    await server?.stop()
+  })
+
+  it("answers a repeated read with the API's bytes and fresh per-request headers", async () => {
+    const scan = JSON.stringify({ q: "price > 5 AND rsi_14 < 70", limit: 20, fields: "rsi_14,sector" })
+    const cases: Array<[string, string | undefined]> = [
+      ["/v2/tickers/AAPL", undefined],
+      ["/v2/scan", scan],
+      ["/v2/scan?q=price%20%3E%2010&order=price&dir=asc&limit=5", undefined],
+      ["/v2/scan", JSON.stringify({ q: "price > 0", universe: "top_100", fields: ["*"], limit: 3 })]
+    ]
+    for (const [path, body] of cases) {
+      const { first, second } = await twice(path, body)
+      expectSameAnswer(first, second)
+    }
+    // a cursor walk: the second page is cached per account like the first
+    const page1 = JSON.parse((await raw("/v2/scan", { body: scan })).text)
+    expect(page1.next_cursor).toEqual(expect.any(String))
+    const next = JSON.stringify({
+      q: "price > 5 AND rsi_14 < 70",
+      limit: 20,
+      fields: "rsi_14,sector",
+      cursor: page1.next_cursor
+    })
+    const { first, second } = await twice("/v2/scan", next)
+    expectSameAnswer(first, second)
+    expect(JSON.parse(second.text).results[0].ticker).not.toBe(page1.results[0].ticker)
+  })
+
+  it("echoes X-Request-Id and writes the request's log line and metrics", async () => {
+    await raw("/v2/tickers/MSFT")
+    const before = (await (await fetch(`${server.url}/metrics`)).text()).match(
+      /http_requests_total\{method="GET",route="\/v2\/tickers\/:ticker",status="200"\} (\d+)/
+    )
+    const res = await raw("/v2/tickers/MSFT", { headers: { "x-request-id": "hot-lane-probe-1" } })
+    expect(res.status).toBe(200)
+    expect(res.headers.get("x-request-id")).toBe("hot-lane-probe-1")
+    const after = (await (await fetch(`${server.url}/metrics`)).text()).match(
+      /http_requests_total\{method="GET",route="\/v2\/tickers\/:ticker",status="200"\} (\d+)/
+    )
+    expect(Number(after![1])).toBe(Number(before![1]) + 1)
+    await new Promise((r) => setTimeout(r, 50))
+    const line = server
+      .logs()
+      .split("\n")
+      .find((l) => l.includes('"hot-lane-probe-1"'))
+    expect(line).toBeDefined()
+    const parsed = JSON.parse(line!)
+    expect(parsed.message).toBe("request")
+    expect(parsed.annotations).toMatchObject({
+      request_id: "hot-lane-probe-1",
+      method: "GET",
+      path: "/v2/tickers/MSFT",
+      route: "/v2/tickers/:ticker",
+      status: 200,
+      cache: "hit"
+    })
+  })
+
+  it("never serves an answer from an older snapshot", async () => {
+    const { first } = await twice("/v2/tickers/NVDA")
+    expect((await admin(server, "POST", "/admin/refresh")).status).toBe(200)
+    const before = await hits()
+    const after = await raw("/v2/tickers/NVDA")
+    expect(after.status).toBe(200)
+    expect(await hits()).toBe(before)
+    expect(JSON.parse(after.text).as_of).not.toBe(JSON.parse(first.text).as_of)
+  })
+
+  it("rate limits cached answers with the API's limiter, then answers 429 with the envelope", async () => {
+    const acct = (await admin(server, "POST", "/admin/accounts", { plan: "enterprise" })).body
+    expect(
+      (
+        await admin(server, "PATCH", `/admin/accounts/${acct.account_id}`, {
+          plan: "enterprise",
+          rate_limit_per_minute: 4
+        })
+      ).status
+    ).toBe(200)
+    const remaining: Array<number> = []
+    for (let i = 0; i < 4; i++) {
+      const res = await raw("/v2/tickers/AMD", { key: acct.api_key })
+      expect(res.status).toBe(200)
+      remaining.push(Number(res.headers.get("x-ratelimit-remaining")))
+    }
+    expect(remaining).toEqual([3, 2, 1, 0])
+    const refused = await raw("/v2/tickers/AMD", { key: acct.api_key })
+    expectError({ status: refused.status, body: JSON.parse(refused.text) }, 429, "rate_limited")
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+    expect(refused.headers.get("x-ratelimit-remaining")).toBe("0")
+  })
+
+  it("refuses a revoked key, and a plan without access, though the answer is cached", async () => {
+    const acct = (await admin(server, "POST", "/admin/accounts", { plan: "pro" })).body
+    expect((await raw("/v2/tickers/AAPL", { key: acct.api_key })).status).toBe(200)
+    expect((await admin(server, "PATCH", `/admin/accounts/${acct.account_id}`, { plan: "none" })).status).toBe(200)
+    const none = await raw("/v2/tickers/AAPL", { key: acct.api_key })
+    expectError({ status: none.status, body: JSON.parse(none.text) }, 402, "subscription_required")
+    expect((await admin(server, "PATCH", `/admin/accounts/${acct.account_id}`, { plan: "pro" })).status).toBe(200)
+    expect((await raw("/v2/tickers/AAPL", { key: acct.api_key })).status).toBe(200)
+    expect((await admin(server, "DELETE", `/admin/keys/${acct.key_id}`)).status).toBe(200)
+    const revoked = await raw("/v2/tickers/AAPL", { key: acct.api_key })
+    expectError({ status: revoked.status, body: JSON.parse(revoked.text) }, 401, "unauthenticated")
+    const unknown = await raw("/v2/tickers/AAPL", { key: `vigil_test_${"x".repeat(43)}` })
+    expect(unknown.status).toBe(401)
+  })
+
+  it("keeps scans per account: another account's cursor is refused", async () => {
+    const other = (await admin(server, "POST", "/admin/accounts", { plan: "pro" })).body
+    const body = JSON.stringify({ q: "price > 1", limit: 2 })
+    const mine = JSON.parse((await raw("/v2/scan", { body })).text)
+    const theirs = await twice("/v2/scan", body).then(() => raw("/v2/scan", { key: other.api_key, body }))
+    expect(theirs.status).toBe(200)
+    expect(JSON.parse(theirs.text).next_cursor).not.toBe(mine.next_cursor)
+    const stolen = await raw("/v2/scan", {
+      key: other.api_key,
+      body: JSON.stringify({ q: "price > 1", limit: 2, cursor: mine.next_cursor })
+    })
+    expect(stolen.status).toBe(400)
+  })
+
+  it("does not cache scans whose answer the database decides: custom signals, own universes, rules", async () => {
+    const signal = await api(server, key, "/v2/signals", {
+      method: "POST",
+      body: JSON.stringify({ name: "hot_cheap", expr: "price < 20" })
+    })
+    expect(signal.status).toBe(201)
+    const universe = await api(server, key, "/v2/universes", {
+      method: "POST",
+      body: JSON.stringify({ name: "hot set", tickers: ["AAPL", "MSFT"] })
+    })
+    expect(universe.status).toBe(201)
+    const slug = universe.body.id
+    const rule = await api(server, key, "/v2/rules", {
+      method: "POST",
+      body: JSON.stringify({ name: "hot rule", q: "price > 0", universe: slug })
+    })
+    expect(rule.status).toBe(201)
+
+    const bySignal = JSON.stringify({ q: "hot_cheap", order: "ticker", dir: "asc", limit: 100 })
+    const byUniverse = JSON.stringify({ q: "price > 0", universe: slug, order: "ticker", dir: "asc" })
+    const byRule = JSON.stringify({ rule: rule.body.id, order: "ticker", dir: "asc" })
+    const before = await hits()
+    for (const body of [bySignal, bySignal, byUniverse, byUniverse, byRule, byRule]) {
+      expect((await raw("/v2/scan", { body })).status).toBe(200)
+    }
+    expect(await hits()).toBe(before)
+
+    // each change shows at once
+    const cheapBefore = JSON.parse((await raw("/v2/scan", { body: bySignal })).text).total
+    expect(
+      (
+        await api(server, key, "/v2/signals/hot_cheap", {
+          method: "PATCH",
+          body: JSON.stringify({ expr: "price < 0" })
+        })
+      ).status
+    ).toBe(200)
+    expect(cheapBefore).toBeGreaterThan(0)
+    expect(JSON.parse((await raw("/v2/scan", { body: bySignal })).text).total).toBe(0)
+    expect(
+      (await api(server, key, `/v2/universes/${slug}`, { method: "PATCH", body: JSON.stringify({ add: ["NVDA"] }) }))
+        .status
+    ).toBe(200)
+    const tickers = JSON.parse((await raw("/v2/scan", { body: byUniverse })).text).results.map((r: any) => r.ticker)
+    expect(tickers).toEqual(["AAPL", "MSFT", "NVDA"])
+    const viaRule = JSON.parse((await raw("/v2/scan", { body: byRule })).text).results.map((r: any) => r.ticker)
+    expect(viaRule).toEqual(["AAPL", "MSFT", "NVDA"])
+  })
+
+  it("passes bodies it read on to the API intact, good and bad", async () => {
+    const bad = await raw("/v2/scan", { body: '{"q": "price > 5",' })
+    expectError({ status: bad.status, body: JSON.parse(bad.text) }, 400, "bad_request")
+    expect(JSON.parse(bad.text).error.message).toContain("not valid JSON")
+    const unknown = await raw("/v2/scan", { body: JSON.stringify({ q: "price > 5", bogus: 1 }) })
+    expect(unknown.status).toBe(400)
+    expect(JSON.parse(unknown.text).error.message).toContain("bogus")
+    const asof = await raw("/v2/scan", { body: JSON.stringify({ q: "price > 5", asof: "2026-01-05", limit: 1 }) })
+    expect(asof.status).toBe(200)
+    expect(JSON.parse(asof.text).query.asof).toBe("2026-01-05")
+    const deep = await raw("/v2/scan", { body: `{"q":${"[".repeat(100)}${"]".repeat(100)}}` })
+    expect(deep.status).toBe(400)
+  })
+
+  it("fills the cache for the account that asked only (plan and account in the key)", async () => {
+    expect(accountId).toMatch(/^acc_/)
+    const hobby = (await admin(server, "POST", "/admin/accounts", { plan: "hobby" })).body
+    const body = JSON.stringify({ q: "price > 2", limit: 1 })
+    await twice("/v2/scan", body)
+    const before = await hits()
+    expect((await raw("/v2/scan", { key: hobby.api_key, body })).status).toBe(200)
+    expect(await hits()).toBe(before)
+  })
+})
