@@ -134,8 +134,14 @@ const scanParamsOfBody = (body: string): Record<string, unknown> | undefined => 
   }
 }
 
-/** The request the API reads when the lane consumed the body: the same message, its body replayed. */
-const replay = (req: IncomingMessage, body: Buffer): IncomingMessage => {
+/** How long the lane waits for a scan body before it hands the request to the API as it stands. */
+const BODY_WAIT_MS = 1_000
+
+/**
+ * The request the API reads when the lane consumed (part of) the body: the same message, the
+ * bytes read so far replayed, and — when the body had not ended — the rest streamed on from it.
+ */
+const replay = (req: IncomingMessage, read: ReadonlyArray<Buffer>, ended: boolean): IncomingMessage => {
   const copy = new Readable({ read() {} }) as unknown as Record<string, unknown>
   for (const name of [
     "headers",
@@ -153,10 +159,19 @@ const replay = (req: IncomingMessage, body: Buffer): IncomingMessage => {
     copy[name] = (req as unknown as Record<string, unknown>)[name]
   }
   copy.connection = req.socket
-  copy.complete = true
+  copy.complete = ended
   copy.aborted = false
-  ;(copy as unknown as Readable).push(body)
-  ;(copy as unknown as Readable).push(null)
+  const stream = copy as unknown as Readable
+  for (const chunk of read) stream.push(chunk)
+  if (ended) stream.push(null)
+  else {
+    req.on("data", (chunk: Buffer) => stream.push(chunk))
+    req.once("end", () => {
+      copy.complete = true
+      stream.push(null)
+    })
+    req.once("error", (error) => stream.destroy(error))
+  }
   return copy as unknown as IncomingMessage
 }
 
@@ -389,7 +404,8 @@ export const HotLaneLive: Layer.Layer<HotLane, never, Accounts | RateLimiter | M
           serve({ kind, req, target: req, res, body: undefined, startedNs, passOn: passOn(req, res) }, token)
           return true
         }
-        // the body, then the API gets a replay of it when the lane does not answer
+        // the body, then the API gets a replay of it when the lane does not answer; a body that
+        // is slow to come is handed over as it stands (the API's deadline then applies)
         const chunks: Array<Buffer> = []
         let size = 0
         const expected = Number(req.headers["content-length"])
@@ -400,13 +416,20 @@ export const HotLaneLive: Layer.Layer<HotLane, never, Accounts | RateLimiter | M
         const onEnd = () => {
           cleanup()
           const body = Buffer.concat(chunks, size)
-          const target = replay(req, body)
+          const target = replay(req, [body], true)
           const forward = passOn(target, res)
           if (size !== expected) return forward()
           serve({ kind, req, target, res, body: body.toString("utf8"), startedNs, passOn: forward }, token)
         }
+        const onSlow = () => {
+          cleanup()
+          hotLaneTotal.unsafeUpdate(1, outcomeLabels.bypass)
+          passOn(replay(req, chunks, false), res)()
+        }
         const onAbort = () => cleanup()
+        const timer = setTimeout(onSlow, BODY_WAIT_MS)
         const cleanup = () => {
+          clearTimeout(timer)
           req.off("data", onData)
           req.off("end", onEnd)
           req.off("error", onAbort)

@@ -7,6 +7,7 @@
  * universes, saved rules). Runs with the in-process limiter (the lane answers
  * without a fiber) and, with REDIS_URL, the Redis limiter (through a fiber).
  */
+import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { admin, api, expectError, type RunningServer, startServer, waitReady } from "../support/server.js"
 
@@ -39,11 +40,12 @@ describe.each(configs)("hot-read lane ($name)", ({ env }) => {
     return { status: res.status, text: await res.text(), headers: res.headers } satisfies Raw
   }
 
-  const hits = async () => {
+  const outcome = async (name: "hit" | "miss" | "bypass") => {
     const text = (await (await fetch(`${server.url}/metrics`)).text()).split("\n")
-    const line = text.find((l) => l.startsWith('http_hot_lane_total{outcome="hit"}'))
+    const line = text.find((l) => l.startsWith(`http_hot_lane_total{outcome="${name}"}`))
     return line === undefined ? 0 : Number(line.split(" ")[1])
   }
+  const hits = () => outcome("hit")
 
   /** The same request twice: the API's answer, then the lane's. */
   const twice = async (path: string, body?: string) => {
@@ -256,6 +258,30 @@ describe.each(configs)("hot-read lane ($name)", ({ env }) => {
     expect(JSON.parse(asof.text).query.asof).toBe("2026-01-05")
     const deep = await raw("/v2/scan", { body: `{"q":${"[".repeat(100)}${"]".repeat(100)}}` })
     expect(deep.status).toBe(400)
+  })
+
+  it("hands a body that is slow to come to the API as it stands, the rest streamed on", async () => {
+    const body = JSON.stringify({ q: "price > 3", limit: 1 })
+    const { hostname, port } = new URL(server.url)
+    const [missed, bypassed] = [await outcome("miss"), await outcome("bypass")]
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => {
+        socket.write(
+          `POST /v2/scan HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
+            `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`
+        )
+        // past the lane's 1 s wait for the body
+        setTimeout(() => socket.write(body.slice(10)), 1_500)
+      })
+      let text = ""
+      socket.on("data", (d) => (text += d))
+      socket.on("end", () => resolve(text))
+      socket.on("error", reject)
+    })
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /)
+    expect(answer).toContain('"q":"price > 3"')
+    // handed over unread, not waited for
+    expect([await outcome("miss"), await outcome("bypass")]).toEqual([missed, bypassed + 1])
   })
 
   it("fills the cache for the account that asked only (plan and account in the key)", async () => {
