@@ -175,14 +175,14 @@ const replay = (req: IncomingMessage, read: ReadonlyArray<Buffer>, ended: boolea
   return copy as unknown as IncomingMessage
 }
 
-interface Entry {
+export interface Entry {
   readonly publication: number
   readonly body: Uint8Array
   readonly contentType: string
 }
 
 /** Answers by key, least recently used out beyond `HOT_CACHE_ENTRIES` or `HOT_CACHE_BYTES`. */
-const makeCache = () => {
+export const makeResponseCache = (maxEntries = HOT_CACHE_ENTRIES, maxBytes = HOT_CACHE_BYTES) => {
   const entries = new Map<string, Entry>()
   let bytes = 0
   let publication = -1
@@ -215,11 +215,12 @@ const makeCache = () => {
       entries.set(key, entry)
       bytes += entry.body.length
       for (const [k, e] of entries) {
-        if (entries.size <= HOT_CACHE_ENTRIES && bytes <= HOT_CACHE_BYTES) break
+        if (entries.size <= maxEntries && bytes <= maxBytes) break
         drop(k, e)
       }
     },
-    size: () => entries.size
+    size: () => entries.size,
+    bytes: () => bytes
   }
 }
 
@@ -245,7 +246,7 @@ export const HotLaneLive: Layer.Layer<HotLane, never, Accounts | RateLimiter | M
     const directory = yield* Tickers
     const runtime = yield* Effect.runtime<never>()
     const runFork = Runtime.runFork(runtime)
-    const cache = makeCache()
+    const cache = makeResponseCache()
     const pending = new WeakMap<object, Pending>()
 
     const clock = yield* Effect.clock
@@ -274,12 +275,11 @@ export const HotLaneLive: Layer.Layer<HotLane, never, Accounts | RateLimiter | M
     interface Lookup {
       readonly kind: Kind
       readonly req: IncomingMessage
-      /** what the API gets when the lane passes the request on: `req`, or a replay of its body */
-      readonly target: IncomingMessage
       readonly res: ServerResponse
       readonly body: string | undefined
       readonly startedNs: bigint
-      readonly passOn: () => void
+      /** hands the request to the API (once), asking for its answer to be cached under `wanted` */
+      readonly passOn: (wanted?: Pending) => void
     }
 
     const bypass = (l: Lookup) => {
@@ -292,21 +292,21 @@ export const HotLaneLive: Layer.Layer<HotLane, never, Accounts | RateLimiter | M
       // plan `none`: the API answers 402
       if (key.account.plan === "none") return void bypass(l)
       const url = l.req.url!
-      let cacheKey: string
-      if (l.kind === "ticker") cacheKey = `T ${url}`
-      else {
+      const cacheKey =
+        l.kind === "ticker"
+          ? `T ${url}`
+          : `S ${key.account.id} ${key.account.plan} ${l.kind === "scan-get" ? url : l.body}`
+      const publication = market.publications()
+      // only what was cacheable is in the cache (whether a scan is depends on its text alone)
+      const entry = cache.get(cacheKey, publication)
+      if (entry !== undefined) return entry
+      if (l.kind !== "ticker") {
         const params = l.kind === "scan-get" ? scanParamsOfQuery(url) : scanParamsOfBody(l.body!)
         if (params === undefined || !cacheableScan(params, directory)) return void bypass(l)
-        cacheKey = `S ${key.account.id} ${key.account.plan} ${l.kind === "scan-get" ? url : l.body}`
       }
-      const publication = market.publications()
-      const entry = cache.get(cacheKey, publication)
-      if (entry === undefined) {
-        hotLaneTotal.unsafeUpdate(1, outcomeLabels.miss)
-        pending.set(l.target, { key: cacheKey, publication })
-        l.passOn()
-      }
-      return entry
+      hotLaneTotal.unsafeUpdate(1, outcomeLabels.miss)
+      l.passOn({ key: cacheKey, publication })
+      return undefined
     }
 
     /** Writes a cached answer as the API writes a 200: same bytes, same headers, log line, metrics. */
@@ -381,13 +381,16 @@ export const HotLaneLive: Layer.Layer<HotLane, never, Accounts | RateLimiter | M
 
     const install = (server: Server) => {
       const emit = server.emit.bind(server) as (event: string | symbol, ...args: Array<unknown>) => boolean
-      // at most once per request, whatever path passes it on
-      const passOn = (req: IncomingMessage, res: ServerResponse) => {
+      // at most once per request, whatever path passes it on; `target` is what the API reads:
+      // the request itself, or (made only then) a replay of the body the lane read
+      const passOn = (res: ServerResponse, target: () => IncomingMessage) => {
         let passed = false
-        return () => {
+        return (wanted?: Pending) => {
           if (passed) return
           passed = true
-          emit("request", req, res)
+          const message = target()
+          if (wanted !== undefined) pending.set(message, wanted)
+          emit("request", message, res)
         }
       }
       server.emit = ((event: string | symbol, ...args: Array<any>): boolean => {
@@ -401,7 +404,7 @@ export const HotLaneLive: Layer.Layer<HotLane, never, Accounts | RateLimiter | M
         }
         const startedNs = process.hrtime.bigint()
         if (kind !== "scan-post") {
-          serve({ kind, req, target: req, res, body: undefined, startedNs, passOn: passOn(req, res) }, token)
+          serve({ kind, req, res, body: undefined, startedNs, passOn: passOn(res, () => req) }, token)
           return true
         }
         // the body, then the API gets a replay of it when the lane does not answer; a body that
@@ -416,15 +419,14 @@ export const HotLaneLive: Layer.Layer<HotLane, never, Accounts | RateLimiter | M
         const onEnd = () => {
           cleanup()
           const body = Buffer.concat(chunks, size)
-          const target = replay(req, [body], true)
-          const forward = passOn(target, res)
+          const forward = passOn(res, () => replay(req, [body], true))
           if (size !== expected) return forward()
-          serve({ kind, req, target, res, body: body.toString("utf8"), startedNs, passOn: forward }, token)
+          serve({ kind, req, res, body: body.toString("utf8"), startedNs, passOn: forward }, token)
         }
         const onSlow = () => {
           cleanup()
           hotLaneTotal.unsafeUpdate(1, outcomeLabels.bypass)
-          passOn(replay(req, chunks, false), res)()
+          passOn(res, () => replay(req, chunks, false))()
         }
         const onAbort = () => cleanup()
         const timer = setTimeout(onSlow, BODY_WAIT_MS)
