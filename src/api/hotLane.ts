@@ -134,7 +134,7 @@ const scanParamsOfBody = (body: string): Record<string, unknown> | undefined => 
   }
 }
 
-/** How long the lane waits for a scan body before it hands the request to the API as it stands. */
+/** How long (to a quarter more) the lane waits for a scan body before it hands the request to the API as it stands. */
 const BODY_WAIT_MS = 1_000
 
 /**
@@ -381,6 +381,14 @@ export const HotLaneLive: Layer.Layer<HotLane, never, Accounts | RateLimiter | M
 
     const install = (server: Server) => {
       const emit = server.emit.bind(server) as (event: string | symbol, ...args: Array<unknown>) => boolean
+      // bodies being read, by when they must have come: one sweep for all, not a timer per request
+      const waiting = new Map<() => void, number>()
+      const sweep = setInterval(() => {
+        const now = performance.now()
+        for (const [handOver, by] of waiting) if (by <= now) handOver()
+      }, BODY_WAIT_MS / 4)
+      sweep.unref()
+      server.once("close", () => clearInterval(sweep))
       // at most once per request, whatever path passes it on; `target` is what the API reads:
       // the request itself, or (made only then) a replay of the body the lane read
       const passOn = (res: ServerResponse, target: () => IncomingMessage) => {
@@ -429,9 +437,9 @@ export const HotLaneLive: Layer.Layer<HotLane, never, Accounts | RateLimiter | M
           passOn(res, () => replay(req, chunks, false))()
         }
         const onAbort = () => cleanup()
-        const timer = setTimeout(onSlow, BODY_WAIT_MS)
+        waiting.set(onSlow, performance.now() + BODY_WAIT_MS)
         const cleanup = () => {
-          clearTimeout(timer)
+          waiting.delete(onSlow)
           req.off("data", onData)
           req.off("end", onEnd)
           req.off("error", onAbort)
