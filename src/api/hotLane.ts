@@ -37,6 +37,7 @@ import { NodeHttpServerRequest } from "@effect/platform-node"
 import {
   Cause,
   Context,
+  Duration,
   Effect,
   FiberId,
   FiberRef,
@@ -58,6 +59,12 @@ import { type Decision, RateLimiter } from "../ratelimit/RateLimiter.js"
 import { labelsFor, newRequestId, REQUEST_ID } from "./requestMiddleware.js"
 import { isSystemId } from "./universes/resolve.js"
 import { compileWithoutSignals } from "./v2/query.js"
+
+/**
+ * Longest the lane waits to authenticate a key it has not cached (a database that hangs): then
+ * the API takes the request, with its own timeout and 503.
+ */
+const AUTH_WAIT = Duration.seconds(1)
 
 /** Largest scan body the lane reads (a `q` is at most 4,000 characters); larger ones go to the API unread. */
 export const HOT_BODY_MAX = 16_384
@@ -364,8 +371,11 @@ export const HotLaneLive: Layer.Layer<HotLane, never, Accounts | RateLimiter | M
       }
       runFork(
         Effect.gen(function* () {
-          const found = yield* Effect.orElseSucceed(accounts.authenticate(token), () => Option.none())
-          // unknown or revoked keys, database trouble: the API answers those
+          const found = yield* accounts.authenticate(token).pipe(
+            Effect.timeout(AUTH_WAIT),
+            Effect.orElseSucceed(() => Option.none())
+          )
+          // unknown or revoked keys, database trouble (a database that hangs, too): the API answers those
           if (Option.isNone(found)) return bypass(l)
           const entry = lookup(l, found.value)
           if (entry === undefined) return
