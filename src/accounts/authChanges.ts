@@ -53,10 +53,11 @@ export const localAuthChanges: Layer.Layer<AuthChanges, never, SqlClient.SqlClie
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     let generation = 0
+    const stampNow = () => Option.some(`${generation}`)
     return {
       listening: () => true,
-      stamp: Effect.sync(() => Option.some(`${generation}`)),
-      stampNow: () => Option.some(`${generation}`),
+      stamp: Effect.sync(stampNow),
+      stampNow,
       announce: (_what, change) => sql.withTransaction(change).pipe(Effect.ensuring(Effect.sync(() => generation++)))
     } satisfies AuthChangesShape
   })
@@ -165,8 +166,10 @@ export const postgresAuthChanges = (
       )
       yield* Effect.addFinalizer(() => Effect.sync(() => (live = false)))
 
+      /** without Redis: what the listening connection vouches for */
+      const listenedStamp = (): Option.Option<string> => (live ? Option.some(`${generation}`) : Option.none())
       const stamp: Effect.Effect<Option.Option<string>> = Option.match(redis, {
-        onNone: () => Effect.sync(() => (live ? Option.some(`${generation}`) : Option.none())),
+        onNone: () => Effect.sync(listenedStamp),
         onSome: (client) => {
           // the connection's breaker is shared with the rate limiter: one outage, one wait per request
           const breaker = redisBreaker(client)
@@ -206,7 +209,7 @@ export const postgresAuthChanges = (
       return {
         listening: () => live,
         stamp,
-        ...(Option.isNone(redis) ? { stampNow: () => (live ? Option.some(`${generation}`) : Option.none()) } : {}),
+        ...(Option.isNone(redis) ? { stampNow: listenedStamp } : {}),
         announce: (what, change) => {
           const id = randomBytes(9).toString("base64url")
           return Effect.gen(function* () {

@@ -56,7 +56,9 @@ import { Tickers } from "../market/tickers/index.js"
 import { hotLaneTotal, httpRequestDuration, httpRequestsTotal } from "../observability/httpMetrics.js"
 import { limitFor, rateLimitKey } from "../ratelimit/policy.js"
 import { type Decision, RateLimiter } from "../ratelimit/RateLimiter.js"
+import { BEARER } from "./middleware/Authentication.js"
 import { labelsFor, newRequestId, REQUEST_ID } from "./requestMiddleware.js"
+import { MAX_Q_LENGTH } from "./scan/params.js"
 import { isSystemId } from "./universes/resolve.js"
 import { compileWithoutSignals } from "./v2/query.js"
 
@@ -76,18 +78,13 @@ export interface HotLaneShape {
   /** puts the lane in front of the server's `request` listeners */
   readonly install: (server: Server) => void
   /** offers the API's answer to a request the lane passed on (the request middleware calls it for every response) */
-  readonly fill: (
-    request: HttpServerRequest.HttpServerRequest,
-    response: HttpServerResponse.HttpServerResponse,
-    requestId: string
-  ) => void
+  readonly fill: (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) => void
 }
 
 export class HotLane extends Context.Tag("vigil/HotLane")<HotLane, HotLaneShape>() {}
 
 const SCAN_PARAMETERS: ReadonlySet<string> = new Set(["q", "order", "dir", "fields", "limit", "cursor", "universe"])
 const TICKER_PATH = /^\/v2\/tickers\/[^/?#]+$/
-const BEARER = /^Bearer[ ]+(\S+)\s*$/i
 const JSON_TYPE = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i
 
 type Kind = "ticker" | "scan-get" | "scan-post"
@@ -118,7 +115,7 @@ const cacheableScan = (params: Record<string, unknown>, directory: Context.Tag.S
   const universe = params.universe
   if (universe !== undefined && (typeof universe !== "string" || !isSystemId(universe))) return false
   const q = params.q
-  return typeof q === "string" && q.length <= 4_000 && compileWithoutSignals(q, directory) !== undefined
+  return typeof q === "string" && q.length <= MAX_Q_LENGTH && compileWithoutSignals(q, directory) !== undefined
 }
 
 const scanParamsOfQuery = (url: string): Record<string, unknown> | undefined => {

@@ -200,11 +200,7 @@ const normalizeError = (
 export const requestMiddleware = <E, R>(
   app: HttpApp.Default<E, R>,
   /** sees every final response (the hot-read lane's cache fills from it) */
-  onResponse?: (
-    request: HttpServerRequest.HttpServerRequest,
-    response: HttpServerResponse.HttpServerResponse,
-    requestId: string
-  ) => void
+  onResponse?: (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) => void
 ): HttpApp.Default<never, R | HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -221,7 +217,7 @@ export const requestMiddleware = <E, R>(
         )
         const elapsedNs = (yield* Clock.currentTimeNanos) - started
         const seconds = Number(elapsedNs) / 1e9
-        if (onResponse !== undefined) onResponse(request, final, requestId)
+        if (onResponse !== undefined) onResponse(request, final)
         const route = routeLabel(method, path)
         const labels = labelsFor(method, route, final.status)
         yield* Effect.sync(() => {

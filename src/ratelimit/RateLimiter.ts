@@ -88,21 +88,19 @@ const invalidWindow = (windowMs: number) =>
 /** The in-process limiter: a Map of per-key one-second buckets, idle keys evicted as checks go by. */
 export const makeMemoryLimiter: Effect.Effect<RateLimiterShape> = Effect.sync(() => {
   const window = makeMemoryWindow()
+  const decide = (key: string, limit: number, nowMs: number, windowMs: number) => {
+    const lim = normalizeLimit(limit)
+    return toDecision(lim, windowMs, window.take(key, lim, windowMs, Math.floor(nowMs)))
+  }
   return {
     store: "memory",
-    check: (key, limit, windowMs = DEFAULT_WINDOW_MS) => {
-      if (!validWindow(windowMs)) return invalidWindow(windowMs)
-      const lim = normalizeLimit(limit)
-      return Effect.clockWith((clock) =>
-        Effect.sync(() =>
-          toDecision(lim, windowMs, window.take(key, lim, windowMs, Math.floor(clock.unsafeCurrentTimeMillis())))
-        )
-      )
-    },
+    check: (key, limit, windowMs = DEFAULT_WINDOW_MS) =>
+      validWindow(windowMs)
+        ? Effect.clockWith((clock) => Effect.sync(() => decide(key, limit, clock.unsafeCurrentTimeMillis(), windowMs)))
+        : invalidWindow(windowMs),
     checkNow: (key, limit, nowMs, windowMs = DEFAULT_WINDOW_MS) => {
       if (!validWindow(windowMs)) throw new Error(`rate limiter: windowMs must be an integer of at least ${BUCKET_MS}`)
-      const lim = normalizeLimit(limit)
-      return toDecision(lim, windowMs, window.take(key, lim, windowMs, Math.floor(nowMs)))
+      return decide(key, limit, nowMs, windowMs)
     }
   }
 })

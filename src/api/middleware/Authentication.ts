@@ -44,7 +44,7 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("vig
 /** The two history endpoints (and the signal events, a per-ticker history read), with their own, stricter per-minute limit. */
 const HISTORY_ROUTE = /^\/v2\/(signals\/[^/]+\/[^/]+\/(history\/[^/]+|events)|tickers\/[^/]+\/history)\/?$/
 
-const BEARER = /^Bearer[ ]+(\S+)\s*$/i
+export const BEARER = /^Bearer[ ]+(\S+)\s*$/i
 
 export const AuthenticationLive = Layer.effect(
   Authentication,
