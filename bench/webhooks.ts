@@ -54,6 +54,7 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { loadavg } from "node:os"
 import { performance } from "node:perf_hooks"
+import { writeHeapSnapshot } from "node:v8"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Either, Layer, Redacted, Stream } from "effect"
@@ -104,6 +105,11 @@ const quantile = (xs: ReadonlyArray<number>, q: number) => {
 }
 const ms = (x: number) => `${x.toFixed(x < 10 ? 1 : 0)} ms`
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`
+/** the process's memory, split: resident, V8 heap used / reserved, and memory outside the heap (typed arrays' stores) */
+const memText = () => {
+  const m = process.memoryUsage()
+  return `rss ${mb(m.rss)}: heap used ${mb(m.heapUsed)} of ${mb(m.heapTotal)}, external ${mb(m.external)} (array buffers ${mb(m.arrayBuffers)})`
+}
 const goals: Array<string> = []
 const goal = (what: string, met: boolean, detail: string) =>
   goals.push(`${met ? "met   " : "MISSED"}  ${what}: ${detail}`)
@@ -437,6 +443,7 @@ const evaluation = (backend: string) =>
       // startup: the evaluator loads every webhook and starts one actor each
       global.gc?.()
       const rssBefore = process.memoryUsage().rss
+      console.log(`  before the evaluator: ${memText()}`)
       t = performance.now()
       const alerts = yield* Alerts
       yield* alerts.resync
@@ -446,6 +453,10 @@ const evaluation = (backend: string) =>
       console.log(
         `startup: ${actors} actors loaded and started in ${ms(startupMs)} (rss ${mb(rssBefore)} → ${mb(rssStarted)})`
       )
+      global.gc?.()
+      console.log(`  after startup and a full GC: ${memText()}`)
+      // BENCH_HEAP_SNAPSHOT=file: what the started evaluator holds, for a heap profiler
+      if (process.env.BENCH_HEAP_SNAPSHOT) writeHeapSnapshot(process.env.BENCH_HEAP_SNAPSHOT)
 
       t = performance.now()
       const ticks = refreshes()
@@ -455,6 +466,7 @@ const evaluation = (backend: string) =>
       console.log(
         `warm-up tick (every webhook's first evaluation): ${ms(warmMs)}, ${warm.fires} fires ${phasesText(warm)}`
       )
+      console.log(`  after the warm-up tick: ${memText()}`)
 
       const totals: Array<number> = []
       /** CPU time of the process per tick (user + system, every thread): what the tick cost on a loaded machine */
@@ -482,11 +494,13 @@ const evaluation = (backend: string) =>
         changedWebhooks.push(r.phases?.changed ?? Number.NaN)
         rssMax = Math.max(rssMax, process.memoryUsage().rss)
         console.log(
-          `  tick ${k + 1}: ${ms(totals.at(-1)!)} (process CPU ${ms(cpus.at(-1)!)}) ${phasesText(r)}, ${r.fires} fires`
+          `  tick ${k + 1}: ${ms(totals.at(-1)!)} (process CPU ${ms(cpus.at(-1)!)}) ${phasesText(r)}, ${r.fires} fires; rss ${mb(process.memoryUsage().rss)}`
         )
       }
       clearInterval(sampler)
       const heapAfter = process.memoryUsage().heapUsed
+      global.gc?.()
+      console.log(`  after the ticks and a full GC: ${memText()}`)
       const p50 = quantile(totals, 0.5)
       const p99 = quantile(totals, 0.99)
       const split = (f: (p: NonNullable<EvaluationResult["phases"]>) => number) => ms(quantile(phases.map(f), 0.5))

@@ -28,10 +28,11 @@ import {
   Clock,
   Deferred,
   Effect,
-  FiberMap,
+  Fiber,
   Metric,
   MetricBoundaries,
   Option,
+  Runtime,
   Stream,
   SubscriptionRef
 } from "effect"
@@ -56,6 +57,7 @@ import {
   type FaultHook,
   Mailbox,
   type Message,
+  type Outcome,
   runActor,
   Tick
 } from "./actor.js"
@@ -73,13 +75,17 @@ import { FireRenderer } from "./payload.js"
 import { EMPTY, sameIds, TickerIds } from "./tickerIds.js"
 
 const DAY_MS = 86_400_000
-/** webhooks whose new states (and fires) are written per transaction */
+/** webhooks whose new states (and fires) are written per transaction, at most */
 const COMMIT_CHUNK = 2_000
+/** payload characters per transaction, about (one fire more may pass it) */
+const COMMIT_BYTES = 4 * 2 ** 20
 /** deltas stored on top of a full write of a match set before it is written in full again */
 const MAX_DELTAS = 16
 /** compiled predicates kept at least (see `compile` in `Alerts`) */
 const MIN_COMPILED = 16_384
 const COLUMNS = columnsOf(CATALOG)
+/** webhook rows read per query when the evaluator picks up changes (all of them at start) */
+const SYNC_PAGE = 2_000
 
 const evaluationDuration = Metric.histogram(
   "webhook_evaluation_duration_seconds",
@@ -121,6 +127,8 @@ export const displayTarget = (w: Pick<WebhookRecord, "channel" | "targetUrl" | "
 interface Handle {
   record: WebhookRecord
   readonly mailbox: Mailbox<Message>
+  /** the actor (supervised: it ends only when interrupted, or when its webhook is gone at a restart) */
+  readonly fiber: Fiber.RuntimeFiber<void>
   /** its (predicate, scope) pair; undefined when `q` does not compile */
   group: Group | undefined
   /**
@@ -195,12 +203,56 @@ const rowsOf = (index: ReadonlyMap<string, number>, tickers: ReadonlyArray<strin
 
 const NO_TICKERS: ReadonlyArray<string> = []
 const NO_ORIGIN = { type: "query", ref: null, condition: null } as const
+
+/**
+ * One copy of the strings and field lists that many webhooks share (account and universe ids,
+ * `q`, cadence, channel, status, target, fields): every row read from the store brings its own copies.
+ * Cleared when it outgrows the webhooks it serves, so deleted webhooks' values do not pile up
+ * (records keep the copies they have).
+ */
+class Interner {
+  private strings = new Map<string, string>()
+  private lists = new Map<string, ReadonlyArray<string>>()
+  of<S extends string | null>(s: S): S {
+    if (s === null) return s
+    const hit = this.strings.get(s)
+    if (hit !== undefined) return hit as S
+    this.strings.set(s, s)
+    return s
+  }
+  list(xs: ReadonlyArray<string>): ReadonlyArray<string> {
+    const key = xs.join("\u0000")
+    const hit = this.lists.get(key)
+    if (hit !== undefined) return hit
+    const list = xs.map((x) => this.of(x))
+    this.lists.set(key, list)
+    return list
+  }
+  /** forgets every value when it holds more than `bound` */
+  bound(bound: number) {
+    if (this.strings.size + this.lists.size > bound) {
+      this.strings.clear()
+      this.lists.clear()
+    }
+  }
+}
+
 /**
  * A record as a handle keeps it (100,000 of them): the match set lives in the actor (as ticker
- * ids), and the secrets and the origin are not needed to evaluate and queue fires.
+ * ids), the secrets and the origin are not needed to evaluate and queue fires, and shared values
+ * are single copies (`Interner`).
  */
-const slim = (w: WebhookRecord): WebhookRecord => ({
+const slim = (w: WebhookRecord, interner: Interner): WebhookRecord => ({
   ...w,
+  accountId: interner.of(w.accountId),
+  q: interner.of(w.q),
+  universeId: interner.of(w.universeId),
+  cadence: interner.of(w.cadence),
+  channel: interner.of(w.channel),
+  status: interner.of(w.status),
+  targetUrl: interner.of(w.targetUrl),
+  disabledReason: null,
+  fields: interner.list(w.fields),
   lastMatchSet: NO_TICKERS,
   signingSecret: null,
   previousSecret: null,
@@ -241,10 +293,17 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
     const market = yield* Market
     const webhooks = yield* Webhooks
     const wake = yield* DeliveryWake
-    const actors = yield* FiberMap.make<string>()
+    /**
+     * The runtime the actors are forked from (this service's context and logger). Each actor fiber
+     * is kept on its handle, not in a `FiberMap`: ~370 bytes less per actor (docs/benchmarks.md).
+     */
+    const runtime = yield* Effect.runtime<never>()
     const handles = new Map<string, Handle>()
+    // the actors end with the service
+    yield* Effect.addFinalizer(() => Fiber.interruptAll([...handles.values()].map((h) => h.fiber)))
     const groups = new Map<string, Group>()
     const compiledByText = new Map<string, CompiledQuery | undefined>()
+    const interner = new Interner()
     const ids = new TickerIds()
     // the directory first, ascending: id order is ticker order
     for (const t of [...market.directory.all].map((m) => m.ticker).sort()) ids.idOf(t)
@@ -365,7 +424,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
         const h = handles.get(id)
         if (h !== undefined) detach(h)
         handles.delete(id)
-        yield* FiberMap.remove(actors, id)
+        if (h !== undefined) yield* Fiber.interrupt(h.fiber)
         yield* Metric.set(actorsAlive, handles.size)
       })
 
@@ -399,7 +458,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
         if (current !== undefined) {
           const rearmed = current.record.armedAt !== w.armedAt
           detach(current)
-          current.record = slim(w)
+          current.record = slim(w, interner)
           attach(current, compile(w.q))
           if (rearmed) reset(current, w)
           return
@@ -411,24 +470,34 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
             Effect.annotateLogs({ webhook_id: w.id })
           )
         }
-        const h: Handle = { record: slim(w), mailbox, group: undefined, synced: undefined }
+        interner.bound(4 * handles.size + 1_024)
+        // the first life starts from the row just read: no query per actor
+        const fiber = Runtime.runFork(runtime)(
+          runActor(
+            w.id,
+            mailbox,
+            stateOf(w),
+            () => loadState(w.id),
+            (id, m) => fault?.(id, m)
+          )
+        )
+        const h: Handle = { record: slim(w, interner), mailbox, fiber, group: undefined, synced: undefined }
         handles.set(w.id, h)
         attach(h, compiled)
-        // the first life starts from the row just read: no query per actor
-        yield* FiberMap.run(
-          actors,
-          w.id,
-          runActor(w.id, mailbox, stateOf(w), loadState(w.id), (id, m) => fault?.(id, m))
-        )
       })
 
     /** Picks up every webhook change since the last sync (any instance's), and forgets deleted webhooks. */
     const sync = Effect.gen(function* () {
       if (!loaded) known = yield* webhooks.stateWriter
-      const changed = yield* webhooks.changedSince(loaded ? version : 0)
-      loaded = true
-      for (const w of changed) yield* apply(w)
-      if (changed.length > 0) yield* Metric.set(actorsAlive, handles.size)
+      let any = false
+      for (let page = 0; ; page++) {
+        const changed = yield* webhooks.changedSince(loaded ? version : 0, SYNC_PAGE, page === 0)
+        loaded = true
+        for (const w of changed) yield* apply(w)
+        any ||= changed.length > 0
+        if (changed.length < SYNC_PAGE) break
+      }
+      if (any) yield* Metric.set(actorsAlive, handles.size)
     })
 
     /** Stops the actors of webhooks deleted through another instance (a cheap check first). */
@@ -677,31 +746,39 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
             if (h !== undefined) unsync(h)
           }
           // the fires, then the new states with them, in transactions of at most COMMIT_CHUNK webhooks
-          // (a webhook's state and its fire always in the same one), so a huge tick (every webhook's
-          // first evaluation) never holds all its payloads at once
+          // and about COMMIT_BYTES of payloads (a webhook's state and its fire always in the same
+          // one), so a huge tick (every webhook's first evaluation: ~300 MB of payloads with 100,000
+          // webhooks) never holds more than one transaction's payloads and their encoding at once
           let changed = 0
           let fires = 0
           let commitMs = 0
           const renderer = new FireRenderer(snapshot, now)
-          /** a set in full, comma-separated: once per distinct array (members of a pair share theirs) */
-          const joined = new Map<Int32Array, string>()
-          const joinedNames = (set: Int32Array) => {
-            let text = joined.get(set)
-            if (text === undefined) {
-              text = ids.namesOf(set).join(",")
-              joined.set(set, text)
+          const outcomes = tick.outcomes
+          let next = 0
+          do {
+            /** a set in full, comma-separated: once per distinct array (members of a pair share theirs) */
+            const joined = new Map<Int32Array, string>()
+            const joinedNames = (set: Int32Array) => {
+              let text = joined.get(set)
+              if (text === undefined) {
+                text = ids.namesOf(set).join(",")
+                joined.set(set, text)
+              }
+              return text
             }
-            return text
-          }
-          for (let from = 0; from === 0 || from < tick.outcomes.length; from += COMMIT_CHUNK) {
-            const chunk = tick.outcomes.slice(from, from + COMMIT_CHUNK)
+            const chunk: Array<Outcome> = []
             const changes: Array<MatchChange> = []
             const deliveries: Array<NewDelivery> = []
             /** the delta count each written state will have */
             const deltasAfter = new Map<string, number>()
-            for (const o of chunk) {
+            let bytes = 0
+            while (next < outcomes.length && chunk.length < COMMIT_CHUNK && bytes < COMMIT_BYTES) {
+              const o = outcomes[next]!
+              // taken: the tick no longer holds it (its arrays go with this transaction)
+              outcomes[next++] = undefined
               const h = handles.get(o.id)
               if (h === undefined) continue
+              chunk.push(o)
               const fired = o.added.length > 0
               // a few changed tickers go into the stored delta; the whole set is written again after
               // MAX_DELTAS deltas, or when the change is as big as the set (a first evaluation)
@@ -719,6 +796,14 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
               deltasAfter.set(o.id, full ? 0 : o.deltas + 1)
               if (!fired) continue
               const w = h.record
+              const payload = renderer.render({
+                webhookId: w.id,
+                name: w.name,
+                q: w.q,
+                added: ids.namesOf(o.added),
+                fields: w.fields
+              })
+              bytes += payload.length
               deliveries.push({
                 id: newDeliveryId(now),
                 webhookId: w.id,
@@ -727,13 +812,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
                 channel: w.channel,
                 targetUrl: displayTarget(w),
                 test: false,
-                payload: renderer.render({
-                  webhookId: w.id,
-                  name: w.name,
-                  q: w.q,
-                  added: ids.namesOf(o.added),
-                  fields: w.fields
-                }),
+                payload,
                 dueAt: now
               })
             }
@@ -777,7 +856,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
             }
             changed += changes.length
             fires += deliveries.filter((d) => written.has(d.webhookId)).length
-          }
+          } while (next < outcomes.length)
           for (const c of due) lastCadence.set(c, now)
           return { changes: changed, fires, commitMs }
         }).pipe(

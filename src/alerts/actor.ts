@@ -41,7 +41,8 @@ export interface Outcome {
 
 /** One evaluation tick's rendezvous: actors push outcomes; the last one to answer completes `done`. */
 export class Tick {
-  readonly outcomes: Array<Outcome> = []
+  /** the changed outcomes (a slot is emptied when the tick's persist step takes it) */
+  readonly outcomes: Array<Outcome | undefined> = []
   readonly failed: Array<string> = []
   pending = 0
   constructor(readonly done: Deferred.Deferred<void>) {}
@@ -110,13 +111,17 @@ export class Mailbox<A> {
   private items: Array<A | undefined> = []
   private head = 0
   private waiter: ((effect: Effect.Effect<A>) => void) | undefined = undefined
-  /** takes the next message, waiting for one */
+  /**
+   * Takes the next message, waiting for one. It registers no canceler: an
+   * interruptible `Effect.async` with one is wrapped in `onInterrupt`, which
+   * costs a waiting fiber ~1.5 KB more (7 effect nodes, 11 closures). The
+   * runtime ignores a resume after an interruption, and an actor's mailbox
+   * dies with it (a new actor gets a new one), so the waiter left behind by an
+   * interrupted take is never needed.
+   */
   readonly take: Effect.Effect<A> = Effect.async<A>((resume) => {
-    if (this.head < this.items.length) return resume(Effect.succeed(this.shift()))
-    this.waiter = resume
-    return Effect.sync(() => {
-      if (this.waiter === resume) this.waiter = undefined
-    })
+    if (this.head < this.items.length) resume(Effect.succeed(this.shift()))
+    else this.waiter = resume
   })
 
   private shift(): A {
@@ -153,67 +158,97 @@ export type FaultHook = (id: string, message: Message) => void
 /**
  * The actor's loop. It starts from `initial` (the state read with the
  * webhook's row, so starting 100,000 actors costs no query each); `load`
- * reads the stored state after every restart. `undefined` from either
+ * reads the stored state after every restart (made only then: an effect
+ * built per actor up front would cost ~1 KB each). `undefined` from either
  * (webhook gone or disabled) ends the actor.
+ *
+ * Memory is what bounds 100,000 actors, so a suspended actor holds as little
+ * as it can besides its fiber (~3.4 KB alone): one object with its state, one
+ * message handler, and a single `take → handle` effect that the handler
+ * returns to loop — built once, not once per message as an `Effect.gen` loop
+ * is (a generator-based actor held ~5.8 KB; docs/benchmarks.md).
  */
+class ActorLoop {
+  private state: ActorState | undefined
+  /** take a message, handle it, and again (the handler returns this very effect) */
+  readonly next: Effect.Effect<void>
+  constructor(
+    private readonly id: string,
+    mailbox: Mailbox<Message>,
+    initial: ActorState | undefined,
+    private readonly load: () => Effect.Effect<ActorState | undefined>,
+    private readonly fault: FaultHook | undefined
+  ) {
+    this.state = initial
+    this.next = Effect.flatMap(mailbox.take, this.handle)
+  }
+
+  /** one life: from the state it was started with, else the stored one */
+  life(): Effect.Effect<void> {
+    if (this.state !== undefined) return this.next
+    return Effect.flatMap(this.load(), (loaded) => {
+      if (loaded === undefined) return Effect.void
+      this.state = loaded
+      return this.next
+    })
+  }
+
+  private readonly handle = (message: Message): Effect.Effect<void> => {
+    const state = this.state!
+    switch (message._tag) {
+      case "Evaluate": {
+        let answered = false
+        try {
+          this.fault?.(this.id, message)
+          const outcome = diff(this.id, state, message.matched)
+          answered = true
+          message.tick.answer(outcome, this.id)
+        } catch (defect) {
+          // the tick never waits for a failed actor: answered "failed", then the restart reloads
+          if (!answered) message.tick.answer(undefined, this.id)
+          this.state = undefined
+          return Effect.die(defect)
+        }
+        break
+      }
+      case "Adopt":
+        if (message.armedAt === state.armedAt && message.stateSeq === state.stateSeq) {
+          state.lastSet = message.matchSet
+          state.stateSeq++
+          state.deltas = message.deltas
+        }
+        break
+      case "Reset":
+        state.armedAt = message.armedAt
+        state.stateSeq = message.stateSeq
+        state.lastSet = message.matchSet
+        state.deltas = message.deltas
+        break
+    }
+    return this.next
+  }
+
+  /** supervision: log, count, back off, start a new life (its state reloaded from the store) */
+  supervised(restarts: number): Effect.Effect<void> {
+    return Effect.catchAllCause(
+      Effect.suspend(() => this.life()),
+      (cause) => {
+        this.state = undefined
+        return Effect.logWarning("webhook actor failed; restarting", cause).pipe(
+          Effect.annotateLogs({ webhook_id: this.id }),
+          Effect.zipRight(Metric.increment(actorRestarts)),
+          Effect.zipRight(Effect.sleep(restartDelayMs(restarts))),
+          Effect.zipRight(Effect.suspend(() => this.supervised(restarts + 1)))
+        )
+      }
+    )
+  }
+}
+
 export const runActor = (
   id: string,
   mailbox: Mailbox<Message>,
   initial: ActorState | undefined,
-  load: Effect.Effect<ActorState | undefined>,
+  load: () => Effect.Effect<ActorState | undefined>,
   fault?: FaultHook
-): Effect.Effect<void> => {
-  let first: ActorState | undefined = initial
-  const life = Effect.gen(function* () {
-    const state = first ?? (yield* load)
-    first = undefined
-    if (state === undefined) return
-    for (;;) {
-      const message = yield* mailbox.take
-      switch (message._tag) {
-        case "Evaluate": {
-          let answered = false
-          yield* Effect.sync(() => {
-            fault?.(id, message)
-            const outcome = diff(id, state, message.matched)
-            answered = true
-            message.tick.answer(outcome, id)
-          }).pipe(
-            Effect.onExit((exit) =>
-              Effect.sync(() => {
-                if (Exit.isFailure(exit) && !answered) message.tick.answer(undefined, id)
-              })
-            )
-          )
-          break
-        }
-        case "Adopt":
-          if (message.armedAt === state.armedAt && message.stateSeq === state.stateSeq) {
-            state.lastSet = message.matchSet
-            state.stateSeq++
-            state.deltas = message.deltas
-          }
-          break
-        case "Reset":
-          state.armedAt = message.armedAt
-          state.stateSeq = message.stateSeq
-          state.lastSet = message.matchSet
-          state.deltas = message.deltas
-          break
-      }
-    }
-  })
-  // supervision: log, count, back off, start a new life (its state reloaded from the store)
-  const supervised = (restarts: number): Effect.Effect<void> =>
-    life.pipe(
-      Effect.catchAllCause((cause) =>
-        Effect.logWarning("webhook actor failed; restarting", cause).pipe(
-          Effect.annotateLogs({ webhook_id: id }),
-          Effect.zipRight(Metric.increment(actorRestarts)),
-          Effect.zipRight(Effect.sleep(restartDelayMs(restarts))),
-          Effect.zipRight(Effect.suspend(() => supervised(restarts + 1)))
-        )
-      )
-    )
-  return supervised(0)
-}
+): Effect.Effect<void> => new ActorLoop(id, mailbox, initial, load, fault).supervised(0)

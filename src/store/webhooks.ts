@@ -373,21 +373,27 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
       }).pipe(sql.withTransaction)
 
     /**
-     * Every webhook changed after `version` (all when 0), for the evaluator. Every tick asks: the
-     * highest version first (an index probe), so a tick with no change reads no row.
+     * The webhooks changed after `version` (all when 0), for the evaluator, in version order: at
+     * most `limit` of them, so a start with 100,000 webhooks reads them a page at a time instead
+     * of holding every full row at once. Every tick asks: the highest version first (an index
+     * probe), so a tick with no change reads no row. `repair` (the first page of a sync) first
+     * gives a state row to any webhook inserted without one (by hand): the evaluator writes
+     * states there.
      */
-    const changedSince = (version: number) =>
+    const changedSince = (version: number, limit: number, repair: boolean) =>
       Effect.gen(function* () {
         if (version > 0) {
           const top = yield* sql<{ v: number | string | null }>`SELECT max(version) AS v FROM webhooks`
           if (Number(top[0]?.v ?? 0) <= version) return [] as Array<WebhookRecord>
         }
-        // a webhook inserted without its state row (by hand) gets one: the evaluator writes states there
-        yield* sql`INSERT INTO webhook_states (webhook_id, armed_at)
-          SELECT w.id, w.armed_at FROM webhooks w
-          WHERE w.version > ${version} AND NOT EXISTS (SELECT 1 FROM webhook_states s WHERE s.webhook_id = w.id)
-          ON CONFLICT (webhook_id) DO NOTHING`
-        const rows = yield* sql<Row>`SELECT * FROM webhook_records WHERE version > ${version} ORDER BY version`
+        if (repair) {
+          yield* sql`INSERT INTO webhook_states (webhook_id, armed_at)
+            SELECT w.id, w.armed_at FROM webhooks w
+            WHERE w.version > ${version} AND NOT EXISTS (SELECT 1 FROM webhook_states s WHERE s.webhook_id = w.id)
+            ON CONFLICT (webhook_id) DO NOTHING`
+        }
+        const rows = yield* sql<Row>`SELECT * FROM webhook_records WHERE version > ${version}
+          ORDER BY version LIMIT ${limit}`
         return rows.map(toRecord)
       })
 
