@@ -338,7 +338,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
      * tick evaluates are kept (`compiledCap`, at least MIN_COMPILED): with 100,000 webhooks that
      * is ~350 MB less; a pair evicted is compiled again when it next needs evaluating.
      */
-    const compile = (q: string): CompiledQuery | undefined => {
+    const compile = (q: string, keep = true): CompiledQuery | undefined => {
       if (compiledByText.has(q)) {
         const hit = compiledByText.get(q)
         compiledByText.delete(q)
@@ -352,6 +352,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
         mode: "query"
       })
       const compiled = r._tag === "Right" ? r.right : undefined
+      if (!keep) return compiled
       compiledByText.set(q, compiled)
       while (compiledByText.size > compiledCap) compiledByText.delete(compiledByText.keys().next().value!)
       return compiled
@@ -364,6 +365,8 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
       lastSet: ids.sortedIds(w.lastMatchSet),
       deltas: w.matchDeltas
     })
+
+    const faultHook: FaultHook = (id, m) => fault?.(id, m)
 
     const loadState = (id: string): Effect.Effect<ActorState | undefined> =>
       webhooks.getById(id).pipe(
@@ -459,28 +462,21 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
           const rearmed = current.record.armedAt !== w.armedAt
           detach(current)
           current.record = slim(w, interner)
-          attach(current, compile(w.q))
+          attach(current, compile(w.q, false))
           if (rearmed) reset(current, w)
           return
         }
         const mailbox = new Mailbox<Message>()
-        const compiled = compile(w.q)
+        const compiled = compile(w.q, false)
         if (compiled === undefined) {
           yield* Effect.logWarning("webhook q does not compile; not evaluated").pipe(
             Effect.annotateLogs({ webhook_id: w.id })
           )
         }
         interner.bound(4 * handles.size + 1_024)
-        // the first life starts from the row just read: no query per actor
-        const fiber = Runtime.runFork(runtime)(
-          runActor(
-            w.id,
-            mailbox,
-            stateOf(w),
-            () => loadState(w.id),
-            (id, m) => fault?.(id, m)
-          )
-        )
+        // the first life starts from the row just read: no query per actor. No closure is made per
+        // actor: one would keep this whole row (secrets included) alive as long as the actor
+        const fiber = Runtime.runFork(runtime)(runActor(w.id, mailbox, stateOf(w), loadState, faultHook))
         const h: Handle = { record: slim(w, interner), mailbox, fiber, group: undefined, synced: undefined }
         handles.set(w.id, h)
         attach(h, compiled)

@@ -176,7 +176,7 @@ class ActorLoop {
     private readonly id: string,
     mailbox: Mailbox<Message>,
     initial: ActorState | undefined,
-    private readonly load: () => Effect.Effect<ActorState | undefined>,
+    private readonly load: (id: string) => Effect.Effect<ActorState | undefined>,
     private readonly fault: FaultHook | undefined
   ) {
     this.state = initial
@@ -186,7 +186,7 @@ class ActorLoop {
   /** one life: from the state it was started with, else the stored one */
   life(): Effect.Effect<void> {
     if (this.state !== undefined) return this.next
-    return Effect.flatMap(this.load(), (loaded) => {
+    return Effect.flatMap(this.load(this.id), (loaded) => {
       if (loaded === undefined) return Effect.void
       this.state = loaded
       return this.next
@@ -249,6 +249,6 @@ export const runActor = (
   id: string,
   mailbox: Mailbox<Message>,
   initial: ActorState | undefined,
-  load: () => Effect.Effect<ActorState | undefined>,
+  load: (id: string) => Effect.Effect<ActorState | undefined>,
   fault?: FaultHook
 ): Effect.Effect<void> => new ActorLoop(id, mailbox, initial, load, fault).supervised(0)
