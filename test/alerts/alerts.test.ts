@@ -330,5 +330,35 @@ for (const backend of backends()) {
         }).pipe(Effect.provide(layerFor(backend.layer()))),
       60_000
     )
+
+    it.scoped(
+      "a start reads webhooks a page at a time: every one of several pages gets an actor and fires once",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`INSERT INTO accounts (id, plan, created_at, updated_at) VALUES ('acc_a', 'enterprise', 1, 1)`
+          yield* TestClock.setTime(Date.UTC(2026, 10, 23, 12))
+          // more than two pages (SYNC_PAGE is 2,000), inserted by hand: without their state rows,
+          // which the first page's read gives them
+          const n = 4_321
+          const ids = Array.from({ length: n }, (_, k) => `wh_p${k}`)
+          const qs = ids.map((_, k) => (k % 2 === 0 ? "price > 10" : `price > ${10 + (k % 7)}`))
+          yield* sql`INSERT INTO webhooks (id, account_id, name, q, universe_id, cadence, channel, fields, status,
+              origin_type, origin_condition, created_at, updated_at, armed_at)
+            SELECT w.id, 'acc_a', w.id, w.q, NULL, 'realtime', 'in_app', ARRAY['rsi_14'], 'active', 'query', w.q, 1, 1, 1
+            FROM unnest(${ids}::text[], ${qs}::text[]) AS w(id, q)`
+          const alerts = yield* Alerts
+          yield* alerts.resync
+          expect(yield* alerts.actorCount).toBe(n)
+          const r = yield* alerts.evaluate(snapshot(1_000, { AAA: 100 }))
+          expect(r).toMatchObject({ ok: true, evaluated: n, fires: n })
+          const states = yield* sql<{ n: number | string }>`SELECT count(*) AS n FROM webhook_states`
+          expect(Number(states[0]!.n)).toBe(n)
+          expect((yield* stored(`wh_p${n - 1}`))?.lastMatchSet).toEqual(["AAA"])
+          // nothing moved: nothing fires again
+          expect((yield* alerts.evaluate(snapshot(2_000, { AAA: 100 }))).fires).toBe(0)
+        }).pipe(Effect.provide(layerFor(backend.layer()))),
+      120_000
+    )
   })
 }
