@@ -9,7 +9,15 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect, Option } from "effect"
-import { generateApiKey, hashApiKey, hashesEqual, isWellFormedKey, type KeyMode, randomId } from "./apiKeys.js"
+import {
+  generateApiKey,
+  hashApiKey,
+  hashApiKeyHex,
+  hashesEqual,
+  isWellFormedKey,
+  type KeyMode,
+  randomId
+} from "./apiKeys.js"
 import { AuthChanges } from "./authChanges.js"
 import { makeKeyCache } from "./keyCache.js"
 import { type Plan, rateLimitFor } from "./plans.js"
@@ -150,7 +158,7 @@ export class Accounts extends Effect.Service<Accounts>()("vigil/Accounts", {
     const authenticateCached = (apiKey: string, nowMs: number): AuthenticatedKey | undefined => {
       if (changes.stampNow === undefined || !isWellFormedKey(apiKey)) return undefined
       const stamp = changes.stampNow()
-      return Option.isSome(stamp) ? cache.get(hashApiKey(apiKey).toString("hex"), stamp.value, nowMs) : undefined
+      return Option.isSome(stamp) ? cache.get(hashApiKeyHex(apiKey), stamp.value, nowMs) : undefined
     }
 
     return { create, find, update, createKey, revokeKey, authenticate, authenticateCached } as const

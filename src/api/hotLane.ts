@@ -43,8 +43,10 @@ import {
   FiberRef,
   FiberRefs,
   HashMap,
+  HashSet,
   Layer,
   List,
+  Logger,
   LogLevel,
   MetricLabel,
   Option,
@@ -54,6 +56,7 @@ import { Accounts, type AuthenticatedKey } from "../accounts/Accounts.js"
 import { Market } from "../market/Market.js"
 import { Tickers } from "../market/tickers/index.js"
 import { hotLaneTotal, httpRequestDuration, httpRequestsTotal } from "../observability/httpMetrics.js"
+import { infoLineFormat, jsonLines, writeLogLine } from "../observability/logSink.js"
 import { limitFor, rateLimitKey } from "../ratelimit/policy.js"
 import { type Decision, RateLimiter } from "../ratelimit/RateLimiter.js"
 import { BEARER } from "./middleware/Authentication.js"
@@ -67,6 +70,9 @@ import { compileWithoutSignals } from "./v2/query.js"
  * the API takes the request, with its own timeout and 503.
  */
 const AUTH_WAIT = Duration.seconds(1)
+
+/** The annotations of a hit's log line, as the API's request middleware writes them (plus `cache`). */
+const REQUEST_LOG_KEYS = ["request_id", "method", "path", "route", "status", "duration_ms", "cache"] as const
 
 /** Largest scan body the lane reads (a `q` is at most 4,000 characters); larger ones go to the API unread. */
 export const HOT_BODY_MAX = 16_384
@@ -261,8 +267,17 @@ export const HotLaneLive: Layer.Layer<HotLane, never, Accounts | RateLimiter | M
       FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel),
       LogLevel.Info
     )
-    const logRequest = (annotations: Record<string, unknown>) => {
+    // with the service's logger (JSON lines on the batched sink) the line is made directly, the same
+    // bytes (`infoLineFormat`); Effect's tracer logger beside it writes only into a current span, and
+    // the lane has none. Any other logger (a test that captures logs) gets the general path
+    const direct =
+      HashSet.has(loggers, jsonLines) &&
+      HashSet.every(loggers, (logger) => logger === jsonLines || logger === Logger.tracerLogger)
+    const requestLine = infoLineFormat(REQUEST_LOG_KEYS)
+    const logRequest = (values: ReadonlyArray<string | number>) => {
       if (!logs) return
+      const date = new Date(clock.unsafeCurrentTimeMillis())
+      if (direct) return writeLogLine(requestLine("request", values, date))
       const options = {
         fiberId: FiberId.none,
         logLevel: LogLevel.Info,
@@ -270,8 +285,8 @@ export const HotLaneLive: Layer.Layer<HotLane, never, Accounts | RateLimiter | M
         cause: Cause.empty,
         context: runtime.fiberRefs,
         spans: List.empty(),
-        annotations: HashMap.fromIterable(Object.entries(annotations)),
-        date: new Date(clock.unsafeCurrentTimeMillis())
+        annotations: HashMap.fromIterable(REQUEST_LOG_KEYS.map((k, i) => [k, values[i]] as const)),
+        date
       }
       for (const logger of loggers) logger.log(options)
     }
@@ -335,15 +350,18 @@ export const HotLaneLive: Layer.Layer<HotLane, never, Accounts | RateLimiter | M
       const metricLabels = labelsFor(req.method!, route, 200)
       httpRequestsTotal.unsafeUpdate(1, metricLabels)
       httpRequestDuration.unsafeUpdate(seconds, metricLabels)
-      logRequest({
-        request_id: requestId,
-        method: req.method!,
-        path: req.url!.split("?")[0],
+      const url = req.url!
+      const query = url.indexOf("?")
+      // REQUEST_LOG_KEYS, in order
+      logRequest([
+        requestId,
+        req.method!,
+        query < 0 ? url : url.slice(0, query),
         route,
-        status: 200,
-        duration_ms: Math.round(seconds * 1e6) / 1e3,
-        cache: "hit"
-      })
+        200,
+        Math.round(seconds * 1e6) / 1e3,
+        "hit"
+      ])
     }
 
     const rateLimit = (key: AuthenticatedKey) =>
