@@ -15,6 +15,7 @@
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:webhooks-service -- --webhooks=100000 --ticks=8
  */
+import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { performance } from "node:perf_hooks"
@@ -57,17 +58,21 @@ const main = async () => {
       .map((l) => l.toFixed(2))
       .join(" ")}`
   )
-  const schema = `b_${Math.floor(rand() * 1e9).toString(36)}`
+  const schema = `b_${randomBytes(6).toString("hex")}`
   const admin = new pg.Client({ connectionString: DATABASE_URL })
   await admin.connect()
   await admin.query(`CREATE SCHEMA ${schema}`)
   const url = new URL(DATABASE_URL)
   url.searchParams.set("options", `-c search_path=${schema}`)
   const server = await startServer(
-    { DATABASE_URL: url.toString(), REFRESH_INTERVAL: "1h", LOG_LEVEL: "warning", SIGNAL_FLAG_HISTORY: "lazy" },
+    { DATABASE_URL: url.toString(), REFRESH_INTERVAL: "1h", SIGNAL_FLAG_HISTORY: "lazy" },
     120_000,
     { keepOutput: 100_000 }
-  )
+  ).catch(async (e) => {
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`)
+    await admin.end()
+    throw e
+  })
   const pid = server.process.pid!
   let peak = 0
   const sampler = setInterval(() => {
