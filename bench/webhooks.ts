@@ -78,7 +78,7 @@ import { runMigrations } from "../src/store/migrate.js"
 import { Universes } from "../src/store/universes.js"
 import { type NewDelivery, Webhooks } from "../src/store/webhooks.js"
 import { isolatedSchemaUrl } from "../test/support/backends.js"
-import { conditionMaker, NUMERIC_COLUMNS } from "./support/conditions.js"
+import { conditionMaker, wholeMarketMaker } from "./support/conditions.js"
 
 const args = new Map(
   process.argv.slice(2).map((a) => {
@@ -211,14 +211,7 @@ const top100 = (columns: Map<string, Column>) => {
 // ---- the webhooks --------------------------------------------------------------------------
 
 const condition = conditionMaker(rand)
-/** a whole-market alert: a tail condition (2–10% of the market) and a broad one */
-const wholeMarket = (): string => {
-  const tail =
-    rand() < 0.5
-      ? `${pick(NUMERIC_COLUMNS)} > ${(80 + rand() * 8).toFixed(2)}`
-      : `${pick(NUMERIC_COLUMNS)} < ${(-8 + rand() * 8).toFixed(2)}`
-  return `${tail} AND (${condition()})`
-}
+const wholeMarket = wholeMarketMaker(rand, condition)
 
 const ACCOUNTS = Math.max(1, Math.round(N_WEBHOOKS / 100))
 interface Spec {

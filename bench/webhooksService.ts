@@ -22,7 +22,7 @@ import { performance } from "node:perf_hooks"
 import pg from "pg"
 import { loadTickers } from "../src/market/tickers/index.js"
 import { ADMIN_TOKEN, startServer, waitReady } from "../test/support/server.js"
-import { conditionMaker, NUMERIC_COLUMNS } from "./support/conditions.js"
+import { conditionMaker, wholeMarketMaker } from "./support/conditions.js"
 
 const args = new Map(
   process.argv.slice(2).map((a) => {
@@ -113,6 +113,7 @@ const main = async () => {
     await db.connect()
     const tickers = loadTickers().map((t) => t.ticker)
     const condition = conditionMaker(rand)
+    const wholeMarket = wholeMarketMaker(rand, condition)
     const accounts = Array.from({ length: Math.max(1, Math.round(N / 100)) }, (_, k) => `acc_b${k}`)
     await db.query(
       `INSERT INTO accounts (id, plan, created_at, updated_at) SELECT id, 'enterprise', 1, 1 FROM unnest($1::text[]) AS id`,
@@ -135,13 +136,8 @@ const main = async () => {
         universes.push(rand() < 0.6 ? "top_100" : "top_10")
       } else {
         let q: string
-        do {
-          const tail =
-            rand() < 0.5
-              ? `${pick(NUMERIC_COLUMNS)} > ${(80 + rand() * 8).toFixed(2)}`
-              : `${pick(NUMERIC_COLUMNS)} < ${(-8 + rand() * 8).toFixed(2)}`
-          q = `${tail} AND (${condition()})`
-        } while (whole.has(q))
+        do q = wholeMarket()
+        while (whole.has(q))
         whole.add(q)
         qs.push(q)
         universes.push(null)

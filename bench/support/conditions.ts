@@ -32,3 +32,18 @@ export const conditionMaker = (rand: () => number) => {
     }
   }
 }
+
+/**
+ * A whole-market alert drawing from `rand`: a tail condition (2–10% of the market) and a broad one
+ * from `condition` (a `conditionMaker`).
+ */
+export const wholeMarketMaker = (rand: () => number, condition: () => string) => {
+  const pick = <A>(xs: ReadonlyArray<A>) => xs[Math.floor(rand() * xs.length)]!
+  return (): string => {
+    const tail =
+      rand() < 0.5
+        ? `${pick(NUMERIC_COLUMNS)} > ${(80 + rand() * 8).toFixed(2)}`
+        : `${pick(NUMERIC_COLUMNS)} < ${(-8 + rand() * 8).toFixed(2)}`
+    return `${tail} AND (${condition()})`
+  }
+}

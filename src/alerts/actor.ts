@@ -204,9 +204,8 @@ class ActorLoop {
           answered = true
           message.tick.answer(outcome, this.id)
         } catch (defect) {
-          // the tick never waits for a failed actor: answered "failed", then the restart reloads
+          // the tick never waits for a failed actor: answered "failed", then the supervisor reloads
           if (!answered) message.tick.answer(undefined, this.id)
-          this.state = undefined
           return Effect.die(defect)
         }
         break
