@@ -16,7 +16,7 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:webhooks-service -- --webhooks=100000 --ticks=8
  */
 import { randomBytes } from "node:crypto"
-import { readFileSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { performance } from "node:perf_hooks"
 import pg from "pg"
@@ -32,6 +32,9 @@ const args = new Map(
 )
 const N = Number(args.get("webhooks") ?? 100_000)
 const TICKS = Number(args.get("ticks") ?? 8)
+/** seconds between the steady refreshes (the service refreshes once a minute; 0: back to back) */
+const PAUSE = Number(args.get("pause") ?? 0)
+const SNAPSHOT_DIR = process.env.BENCH_HEAP_SNAPSHOT
 const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 
 let seed = 11
@@ -52,6 +55,18 @@ const rssKb = (pid: number): number => {
   return m ? Number(m[1]) : Number.NaN
 }
 
+/** BENCH_HEAP_SNAPSHOT: asks the service for a heap snapshot and waits until it is written */
+const heapSnapshot = async (pid: number) => {
+  if (!SNAPSHOT_DIR) return
+  const count = () => readdirSync(SNAPSHOT_DIR).filter((f) => f.endsWith(".heapsnapshot")).length
+  const before = count()
+  process.kill(pid, "SIGUSR2")
+  while (count() === before) await new Promise((r) => setTimeout(r, 500))
+  // the file appears when writing starts; the service answers again once it is complete
+  await new Promise((r) => setTimeout(r, 1_000))
+  console.log(`  heap snapshot written to ${SNAPSHOT_DIR}`)
+}
+
 const main = async () => {
   console.log(
     `node ${process.version}, load average ${loadavg()
@@ -65,9 +80,16 @@ const main = async () => {
   const url = new URL(DATABASE_URL)
   url.searchParams.set("options", `-c search_path=${schema}`)
   const server = await startServer(
-    { DATABASE_URL: url.toString(), REFRESH_INTERVAL: "1h", SIGNAL_FLAG_HISTORY: "lazy" },
+    {
+      DATABASE_URL: url.toString(),
+      REFRESH_INTERVAL: "1h",
+      SIGNAL_FLAG_HISTORY: "lazy",
+      // BENCH_HEAP_SNAPSHOT=dir: the service writes a heap snapshot there at ready and after the last refresh
+      ...(SNAPSHOT_DIR ? { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${SNAPSHOT_DIR}` } : {})
+    },
     120_000,
-    { keepOutput: 100_000 }
+    // BENCH_SERVER_NODE_ARGS: node/V8 flags for the service (to try GC settings)
+    { keepOutput: 100_000, nodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a !== "") }
   ).catch(async (e) => {
     await admin.query(`DROP SCHEMA ${schema} CASCADE`)
     await admin.end()
@@ -85,6 +107,16 @@ const main = async () => {
       const text = await (await fetch(`${server.url}/metrics`)).text()
       const m = /^webhook_evaluation_duration_seconds_sum(?:\{[^}]*\})? ([0-9.e+-]+)$/m.exec(text)
       return m ? Number(m[1]) * 1000 : Number.NaN
+    }
+    /** the service's memory as its /metrics tells it: V8 heap in use and committed, external (typed arrays) */
+    const memoryText = async () => {
+      const text = await (await fetch(`${server.url}/metrics`)).text()
+      const read = (name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)$`, "m").exec(text)?.[1] ?? Number.NaN)
+      const m = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`
+      const rss = read("process_resident_memory_bytes")
+      const committed = read("nodejs_heap_size_total_bytes")
+      const external = read("nodejs_external_memory_bytes")
+      return `rss ${m(rss)}: V8 heap ${m(read("nodejs_heap_size_used_bytes"))} used of ${m(committed)}, external ${m(external)}, other ${m(rss - committed - external)}`
     }
     /** one refresh, answered after its evaluation: wall time, and the evaluator's part of it */
     const refresh = async (tolerate503 = false) => {
@@ -104,6 +136,8 @@ const main = async () => {
     const bare: Array<number> = []
     for (let k = 0; k < TICKS; k++) bare.push((await refresh()).wall)
     const rssReady = rssKb(pid)
+    await heapSnapshot(pid)
+    console.log(`  ${await memoryText()}`)
     console.log(
       `ready, no webhooks: rss ${mb(rssReady)}; refresh p50 ${ms(quantile(bare, 0.5))}, p99 ${ms(quantile(bare, 0.99))}`
     )
@@ -168,16 +202,18 @@ const main = async () => {
     const first = await refresh(true)
     if (first.status === 503) await refresh()
     console.log(
-      `first refresh with webhooks (load, start actors, first evaluation): ${ms(performance.now() - t0)}; rss ${mb(rssKb(pid))}`
+      `first refresh with webhooks (load, start actors, first evaluation): ${ms(performance.now() - t0)}; ${await memoryText()}`
     )
     const ticks: Array<number> = []
     const evaluations: Array<number> = []
     for (let k = 0; k < TICKS; k++) {
+      if (PAUSE > 0) await new Promise((r) => setTimeout(r, PAUSE * 1000))
       const r = await refresh()
       ticks.push(r.wall)
       evaluations.push(r.evaluation)
-      console.log(`  refresh ${k + 1}: ${ms(r.wall)} (evaluation ${ms(r.evaluation)}); rss ${mb(rssKb(pid))}`)
+      console.log(`  refresh ${k + 1}: ${ms(r.wall)} (evaluation ${ms(r.evaluation)}); ${await memoryText()}`)
     }
+    await heapSnapshot(pid)
     const p50 = quantile(ticks, 0.5)
     const p99 = quantile(ticks, 0.99)
     console.log(

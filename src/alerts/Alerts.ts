@@ -41,6 +41,7 @@ import { DeliveryWake } from "../delivery/wake.js"
 import { CATALOG } from "../market/catalog.js"
 import { Market } from "../market/Market.js"
 import type { Snapshot } from "../market/snapshot.js"
+import { flat } from "../query/compile.js"
 import { type CompiledQuery, columnsOf, compileQuery } from "../query/index.js"
 import {
   type Cadence,
@@ -72,7 +73,7 @@ import {
   tickerRestriction
 } from "./incremental.js"
 import { FireRenderer } from "./payload.js"
-import { EMPTY, sameIds, TickerIds } from "./tickerIds.js"
+import { EMPTY, fitted, sameIds, TickerIds } from "./tickerIds.js"
 
 const DAY_MS = 86_400_000
 /** webhooks whose new states (and fires) are written per transaction, at most */
@@ -163,7 +164,7 @@ interface Group {
   readonly scope: Scope
   readonly members: Set<Handle>
   /** members per cadence (by index in CADENCES) */
-  readonly cadenceCounts: Int32Array
+  readonly cadenceCounts: Array<number>
   /** bit i set when some member has cadence CADENCES[i]: a tick tests it against its due bits */
   cadenceBits: number
   /** every member is known to hold this result (`Handle.synced`): the group's actors need no message */
@@ -198,7 +199,7 @@ const rowsOf = (index: ReadonlyMap<string, number>, tickers: ReadonlyArray<strin
   const out = Int32Array.from(rows).sort()
   let w = 0
   for (let i = 0; i < out.length; i++) if (i === 0 || out[i] !== out[i - 1]) out[w++] = out[i]!
-  return out.subarray(0, w)
+  return fitted(out, w)
 }
 
 const NO_TICKERS: ReadonlyArray<string> = []
@@ -379,7 +380,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
     const attach = (h: Handle, compiled: CompiledQuery | undefined) => {
       if (compiled === undefined) return
       const [scopeKey, scope] = scopeOf(h.record)
-      const key = `${compiled.key}\u0000${scopeKey}`
+      const key = flat(`${compiled.key}\u0000${scopeKey}`)
       let group = groups.get(key)
       if (group === undefined) {
         group = {
@@ -389,7 +390,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
           crossTicker: compiled.tickers.length > 0,
           scope,
           members: new Set(),
-          cadenceCounts: new Int32Array(CADENCES.length),
+          cadenceCounts: CADENCES.map(() => 0),
           cadenceBits: 0,
           syncedTo: undefined,
           result: undefined,

@@ -21,7 +21,7 @@
  */
 import type { Column, Snapshot } from "../market/snapshot.js"
 import type { Node } from "../query/index.js"
-import { EMPTY } from "./tickerIds.js"
+import { EMPTY, fitted } from "./tickerIds.js"
 
 /** Column names as small integers (process-wide), so a pair's columns are looked up by index. */
 const columnIds = new Map<string, number>()
@@ -33,8 +33,19 @@ export const columnId = (name: string): number => {
   }
   return id
 }
-/** the ids of `names` */
-export const columnIdsOf = (names: ReadonlyArray<string>): Int32Array => Int32Array.from(names, columnId)
+/** column id lists already made, by their names: most pairs read one of a few sets of columns */
+const columnSets = new Map<string, Int32Array>()
+/** the ids of `names` (one shared array per distinct list) */
+export const columnIdsOf = (names: ReadonlyArray<string>): Int32Array => {
+  const key = names.join(",")
+  let ids = columnSets.get(key)
+  if (ids === undefined) {
+    if (columnSets.size >= 65_536) columnSets.clear()
+    ids = Int32Array.from(names, columnId)
+    columnSets.set(key, ids)
+  }
+  return ids
+}
 
 /** The rows whose value changed, per column, between two snapshots with the same rows. */
 export class ColumnChanges {
@@ -201,7 +212,7 @@ export const restrictionRows = (snapshot: Snapshot, tickers: ReadonlyArray<strin
   const out = Int32Array.from(rows)
   let w = 0
   for (let i = 0; i < out.length; i++) if (i === 0 || out[i] !== out[i - 1]) out[w++] = out[i]!
-  return out.subarray(0, w)
+  return fitted(out, w)
 }
 
 /** the rows of `a` also in `b` (both ascending) */
@@ -220,7 +231,7 @@ export const intersectRows = (a: Int32Array, b: Int32Array): Int32Array => {
       j++
     }
   }
-  return out.subarray(0, c)
+  return fitted(out, c)
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { Effect, Metric, MetricState } from "effect"
 import type * as MetricPair from "effect/MetricPair"
+import { processMetricsText } from "./processMetrics.js"
 
 const escapeLabel = (v: string) => v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"')
 const sanitizeName = (n: string) => n.replace(/[^a-zA-Z0-9_:]/g, "_")
@@ -66,4 +67,8 @@ export const renderPrometheus = (pairs: ReadonlyArray<MetricPair.MetricPair.Unty
   return `${out.join("\n")}\n`
 }
 
-export const prometheusText: Effect.Effect<string> = Effect.map(Metric.snapshot, renderPrometheus)
+/** Effect's metrics, then the process's own (memory, CPU, V8 heap) */
+export const prometheusText: Effect.Effect<string> = Effect.map(
+  Metric.snapshot,
+  (pairs) => renderPrometheus(pairs) + processMetricsText()
+)

@@ -144,6 +144,17 @@ const front = (text: string, ctx: CompileContext): Front | ReadonlyArray<RawEntr
   return { ast: inlined.expr, ir: checked.node }
 }
 
+/**
+ * The same string, flat: V8 keeps a string built by concatenation as the tree of its parts (a
+ * rendered q: ~8 times the size of its characters) until something reads a character, which
+ * flattens it in place. The text and key of a compiled query live as long as the webhooks or
+ * caches that hold them.
+ */
+export const flat = (s: string): string => {
+  s.charCodeAt(0)
+  return s
+}
+
 const build = (ast: Expr, ir: Node, compiled: Plan, ctx: CompileContext): CompiledExpression => {
   const tickers = ctx.tickers
   // methods and anonymous arguments rather than named closures: see NAMED_CLOSURES in evaluate/plan.ts
@@ -152,8 +163,8 @@ const build = (ast: Expr, ir: Node, compiled: Plan, ctx: CompileContext): Compil
       return tickers?.(t) ?? t
     }
   }
-  const text = render(ast, options)
-  const key = render(ast, { ...options, signalParentheses: false })
+  const text = flat(render(ast, options))
+  const key = flat(render(ast, { ...options, signalParentheses: false }))
   return {
     ast,
     ir,

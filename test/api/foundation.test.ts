@@ -247,6 +247,18 @@ describe("foundation over HTTP", () => {
     )
   })
 
+  it("exports the process's memory, CPU time and V8 heap by space", async () => {
+    const res = await api(server, undefined, "/metrics")
+    const value = (series: string) => Number(new RegExp(`^${series} ([0-9.e+]+)$`, "m").exec(res.body)?.[1])
+    // a running service holds tens of MB at least: a real reading, not a placeholder
+    expect(value("process_resident_memory_bytes")).toBeGreaterThan(20 * 2 ** 20)
+    expect(value("nodejs_heap_size_used_bytes")).toBeGreaterThan(0)
+    expect(value("nodejs_heap_size_total_bytes")).toBeGreaterThanOrEqual(value("nodejs_heap_size_used_bytes"))
+    expect(value("process_cpu_user_seconds_total")).toBeGreaterThan(0)
+    expect(res.body).toContain("# TYPE process_cpu_user_seconds_total counter")
+    expect(value('nodejs_heap_space_size_used_bytes\\{space="old"\\}')).toBeGreaterThan(0)
+  })
+
   it("writes one structured JSON log line per request with its request id, never the key", async () => {
     const created = await admin(server, "POST", "/admin/accounts", { plan: "scale" })
     await api(server, created.body.api_key, "/v2/account", { headers: { "x-request-id": "log-check-1" } })

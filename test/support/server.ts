@@ -25,6 +25,8 @@ export interface StartOptions {
   readonly onOutput?: (chunk: Buffer) => void
   /** keep at most this many characters of output for `logs()` (a long run writes more than a test wants kept) */
   readonly keepOutput?: number
+  /** flags for node itself, before the script (V8 flags NODE_OPTIONS does not take) */
+  readonly nodeArgs?: ReadonlyArray<string>
 }
 
 export const startServer = async (
@@ -33,7 +35,7 @@ export const startServer = async (
   options: StartOptions = {}
 ): Promise<RunningServer> => {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), "vigil-test-"))
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? "",
