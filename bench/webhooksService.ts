@@ -34,6 +34,8 @@ const N = Number(args.get("webhooks") ?? 100_000)
 const TICKS = Number(args.get("ticks") ?? 8)
 /** seconds between the steady refreshes (the service refreshes once a minute; 0: back to back) */
 const PAUSE = Number(args.get("pause") ?? 0)
+/** seconds to leave the service idle after the refreshes, then read its memory again (0: none) */
+const IDLE = Number(args.get("idle") ?? 0)
 const SNAPSHOT_DIR = process.env.BENCH_HEAP_SNAPSHOT
 const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 
@@ -66,6 +68,10 @@ const heapSnapshot = async (pid: number) => {
   await new Promise((r) => setTimeout(r, 1_000))
   console.log(`  heap snapshot written to ${SNAPSHOT_DIR}`)
 }
+
+/** fetch, once more after a reset connection (a kept-alive socket the service closed while a heap snapshot blocked it) */
+const fetchRetry = (url: string, init?: RequestInit): Promise<Response> =>
+  fetch(url, init).catch(() => fetch(url, init))
 
 const main = async () => {
   console.log(
@@ -104,25 +110,33 @@ const main = async () => {
     await waitReady(server, 180_000)
     /** the evaluator's own time so far (the sum of webhook_evaluation_duration_seconds), in ms */
     const evaluationMs = async () => {
-      const text = await (await fetch(`${server.url}/metrics`)).text()
+      const text = await (await fetchRetry(`${server.url}/metrics`)).text()
       const m = /^webhook_evaluation_duration_seconds_sum(?:\{[^}]*\})? ([0-9.e+-]+)$/m.exec(text)
       return m ? Number(m[1]) * 1000 : Number.NaN
     }
     /** the service's memory as its /metrics tells it: V8 heap in use and committed, external (typed arrays) */
     const memoryText = async () => {
-      const text = await (await fetch(`${server.url}/metrics`)).text()
+      const text = await (await fetchRetry(`${server.url}/metrics`)).text()
       const read = (name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)$`, "m").exec(text)?.[1] ?? Number.NaN)
       const m = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`
       const rss = read("process_resident_memory_bytes")
       const committed = read("nodejs_heap_size_total_bytes")
       const external = read("nodejs_external_memory_bytes")
-      return `rss ${m(rss)}: V8 heap ${m(read("nodejs_heap_size_used_bytes"))} used of ${m(committed)}, external ${m(external)}, other ${m(rss - committed - external)}`
+      // the spaces holding 20 MB or more committed beyond what they use: where the heap's slack is
+      const slack = [...text.matchAll(/^nodejs_heap_space_size_total_bytes\{space="([a-z_]+)"\} ([0-9.e+]+)$/gm)]
+        .map(([, space, total]) => ({
+          space,
+          spare: Number(total) - read(`nodejs_heap_space_size_used_bytes\\{space="${space}"\\}`)
+        }))
+        .filter((s) => s.spare >= 20 * 2 ** 20)
+        .map((s) => `${s.space} ${m(s.spare)}`)
+      return `rss ${m(rss)}: V8 heap ${m(read("nodejs_heap_size_used_bytes"))} used of ${m(committed)}${slack.length > 0 ? ` (spare: ${slack.join(", ")})` : ""}, external ${m(external)}, other ${m(rss - committed - external)}`
     }
     /** one refresh, answered after its evaluation: wall time, and the evaluator's part of it */
     const refresh = async (tolerate503 = false) => {
       const e0 = await evaluationMs()
       const t = performance.now()
-      const res = await fetch(`${server.url}/admin/refresh`, {
+      const res = await fetchRetry(`${server.url}/admin/refresh`, {
         method: "POST",
         headers: { authorization: `Bearer ${ADMIN_TOKEN}` }
       })
@@ -136,8 +150,8 @@ const main = async () => {
     const bare: Array<number> = []
     for (let k = 0; k < TICKS; k++) bare.push((await refresh()).wall)
     const rssReady = rssKb(pid)
-    await heapSnapshot(pid)
     console.log(`  ${await memoryText()}`)
+    await heapSnapshot(pid)
     console.log(
       `ready, no webhooks: rss ${mb(rssReady)}; refresh p50 ${ms(quantile(bare, 0.5))}, p99 ${ms(quantile(bare, 0.99))}`
     )
@@ -212,6 +226,12 @@ const main = async () => {
       ticks.push(r.wall)
       evaluations.push(r.evaluation)
       console.log(`  refresh ${k + 1}: ${ms(r.wall)} (evaluation ${ms(r.evaluation)}); ${await memoryText()}`)
+    }
+    if (IDLE > 0) {
+      for (let waited = 0; waited < IDLE; waited += 15) {
+        await new Promise((r) => setTimeout(r, Math.min(15, IDLE - waited) * 1000))
+        console.log(`  idle ${Math.min(IDLE, waited + 15)} s: ${await memoryText()}`)
+      }
     }
     await heapSnapshot(pid)
     const p50 = quantile(ticks, 0.5)

@@ -29,6 +29,7 @@ import {
   Deferred,
   Effect,
   Fiber,
+  FiberRef,
   Metric,
   MetricBoundaries,
   Option,
@@ -42,7 +43,7 @@ import { CATALOG } from "../market/catalog.js"
 import { Market } from "../market/Market.js"
 import type { Snapshot } from "../market/snapshot.js"
 import { flat } from "../query/compile.js"
-import { type CompiledQuery, columnsOf, compileQuery } from "../query/index.js"
+import { type CompiledQuery, columnsOf, compileQuery, type Predicate } from "../query/index.js"
 import {
   type Cadence,
   effectiveLastEvaluated,
@@ -60,6 +61,7 @@ import {
   type Message,
   type Outcome,
   runActor,
+  SharedQueueScheduler,
   Tick
 } from "./actor.js"
 import { CADENCES, isDue } from "./cadence.js"
@@ -73,7 +75,7 @@ import {
   tickerRestriction
 } from "./incremental.js"
 import { FireRenderer } from "./payload.js"
-import { EMPTY, fitted, sameIds, TickerIds } from "./tickerIds.js"
+import { EMPTY, fitted, sameIds, single, TickerIds } from "./tickerIds.js"
 
 const DAY_MS = 86_400_000
 /** webhooks whose new states (and fires) are written per transaction, at most */
@@ -295,15 +297,20 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
     const webhooks = yield* Webhooks
     const wake = yield* DeliveryWake
     /**
-     * The runtime the actors are forked from (this service's context and logger). Each actor fiber
-     * is kept on its handle, not in a `FiberMap`: ~370 bytes less per actor (docs/benchmarks.md).
+     * The runtime the actors are forked from (this service's context and logger, and a scheduler
+     * with one queue for all actors: `SharedQueueScheduler`). Each actor fiber is kept on its
+     * handle, not in a `FiberMap`: ~370 bytes less per actor (docs/benchmarks.md).
      */
-    const runtime = yield* Effect.runtime<never>()
+    const runtime = Runtime.setFiberRef(
+      yield* Effect.runtime<never>(),
+      FiberRef.currentScheduler,
+      new SharedQueueScheduler()
+    )
     const handles = new Map<string, Handle>()
     // the actors end with the service
     yield* Effect.addFinalizer(() => Fiber.interruptAll([...handles.values()].map((h) => h.fiber)))
     const groups = new Map<string, Group>()
-    const compiledByText = new Map<string, CompiledQuery | undefined>()
+    const compiledByText = new Map<string, Predicate | undefined>()
     const interner = new Interner()
     const ids = new TickerIds()
     // the directory first, ascending: id order is ticker order
@@ -333,30 +340,34 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
       { ranked: ReadonlyArray<string>; index: ReadonlyMap<string, number>; rows: Int32Array }
     >()
 
-    /**
-     * Compiles a `q`, through a cache of the most recently used ones. A compiled predicate costs
-     * ~6 KB and most pairs are skipped on most ticks (`incremental.ts`), so only about as many as a
-     * tick evaluates are kept (`compiledCap`, at least MIN_COMPILED): with 100,000 webhooks that
-     * is ~350 MB less; a pair evicted is compiled again when it next needs evaluating.
-     */
-    const compile = (q: string, keep = true): CompiledQuery | undefined => {
-      if (compiledByText.has(q)) {
-        const hit = compiledByText.get(q)
-        compiledByText.delete(q)
-        compiledByText.set(q, hit)
-        return hit
-      }
+    /** Compiles a `q` (not cached): to group a webhook by its predicate's key, columns and tickers. */
+    const compile = (q: string): CompiledQuery | undefined => {
       const r = compileQuery(q, {
         columns: COLUMNS,
         tickers: (s) => market.directory.lookup(s)?.ticker,
         signals: undefined,
         mode: "query"
       })
-      const compiled = r._tag === "Right" ? r.right : undefined
-      if (!keep) return compiled
-      compiledByText.set(q, compiled)
+      return r._tag === "Right" ? r.right : undefined
+    }
+
+    /**
+     * The row selection of a `q` (`Predicate`: its plan alone, ~3 KB), through a cache of the most
+     * recently used ones. Most pairs are skipped on most ticks (`incremental.ts`), so only about as
+     * many as a tick evaluates are kept (`compiledCap`, at least MIN_COMPILED): with 100,000
+     * webhooks that is ~350 MB less; a pair evicted is compiled again when it next needs evaluating.
+     */
+    const predicate = (q: string): Predicate | undefined => {
+      if (compiledByText.has(q)) {
+        const hit = compiledByText.get(q)
+        compiledByText.delete(q)
+        compiledByText.set(q, hit)
+        return hit
+      }
+      const p = compile(q)?.predicate
+      compiledByText.set(q, p)
       while (compiledByText.size > compiledCap) compiledByText.delete(compiledByText.keys().next().value!)
-      return compiled
+      return p
     }
     let compiledCap = MIN_COMPILED
 
@@ -463,12 +474,12 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
           const rearmed = current.record.armedAt !== w.armedAt
           detach(current)
           current.record = slim(w, interner)
-          attach(current, compile(w.q, false))
+          attach(current, compile(w.q))
           if (rearmed) reset(current, w)
           return
         }
         const mailbox = new Mailbox<Message>()
-        const compiled = compile(w.q, false)
+        const compiled = compile(w.q)
         if (compiled === undefined) {
           yield* Effect.logWarning("webhook q does not compile; not evaluated").pipe(
             Effect.annotateLogs({ webhook_id: w.id })
@@ -603,9 +614,10 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
       rows: Int32Array | undefined
     ): Int32Array => {
       if (rows !== undefined && rows.length === 0) return EMPTY
-      const compiled = compile(g.q)
+      const compiled = predicate(g.q)
       if (compiled === undefined) return EMPTY
       const n = compiled.evaluateInto(snapshot, buffer, rows)
+      if (n <= 1) return n === 0 ? EMPTY : single(rowIds.ids[buffer[0]!]!)
       const next = new Int32Array(n)
       for (let i = 0; i < n; i++) next[i] = rowIds.ids[buffer[i]!]!
       if (!rowIds.monotonic) next.sort()
@@ -642,7 +654,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
           next = previous
         } else if (dirty !== undefined) {
           counts.patched++
-          const compiled = compile(g.q)
+          const compiled = predicate(g.q)
           const n = compiled === undefined ? 0 : compiled.evaluateInto(snapshot, buffer, dirty)
           next = patchIds(previous, dirty, buffer, n, rowIds.ids, rowIds.monotonic)
         }

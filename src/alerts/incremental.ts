@@ -354,5 +354,5 @@ export const patchIds = (
     if (!(d < dirtyIds.length && dirtyIds[d] === x)) out[c++] = x
     p++
   }
-  return c === out.length ? out : out.slice(0, c)
+  return fitted(out, c)
 }

@@ -40,6 +40,7 @@ export class TickerIds {
   sortedIds(names: ReadonlyArray<string>): Int32Array {
     // one shared empty set (a new empty array costs ~180 bytes; every new webhook starts empty)
     if (names.length === 0) return EMPTY
+    if (names.length === 1) return single(this.idOf(names[0]!))
     const out = Int32Array.from(names, (n) => this.idOf(n)).sort()
     let w = 0
     for (let i = 0; i < out.length; i++) if (i === 0 || out[i] !== out[i - 1]) out[w++] = out[i]!
@@ -73,7 +74,23 @@ export const EMPTY: Int32Array = new Int32Array(0)
  * array's ArrayBuffer object, which a small typed array keeps on the V8 heap inline until asked
  * for (~200 bytes more per array, on and off the heap; 100,000 webhooks keep several each).
  */
-export const fitted = (a: Int32Array, n: number): Int32Array => (n === a.length ? a : n === 0 ? EMPTY : a.slice(0, n))
+export const fitted = (a: Int32Array, n: number): Int32Array =>
+  n === 0 ? EMPTY : n === 1 ? single(a[0]!) : n === a.length ? a : a.slice(0, n)
+
+const singles: Array<Int32Array | undefined> = []
+/**
+ * The one-element array of `x`, one per value: a ticker-scoped webhook's matches and rows are one
+ * id (60% of webhooks), and a typed array costs ~100 bytes whatever it holds. Shared like every
+ * result here: never written after it is made.
+ */
+export const single = (x: number): Int32Array => {
+  let a = singles[x]
+  if (a === undefined) {
+    a = Int32Array.of(x)
+    singles[x] = a
+  }
+  return a
+}
 
 /** equal contents */
 export const sameIds = (a: Int32Array, b: Int32Array): boolean => {

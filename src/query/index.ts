@@ -8,7 +8,8 @@ export {
   type CompiledExpression,
   type CompiledQuery,
   compileExpression,
-  compileQuery
+  compileQuery,
+  type Predicate
 } from "./compile.js"
 export { type Columns, type CompileContext, columnsOf, type Signals, signalsOf } from "./context.js"
 export {

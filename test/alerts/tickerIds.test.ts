@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { columnIdsOf, intersectRows } from "../../src/alerts/incremental.js"
-import { addedIds, EMPTY, fitted, TickerIds } from "../../src/alerts/tickerIds.js"
+import { addedIds, EMPTY, fitted, single, TickerIds } from "../../src/alerts/tickerIds.js"
 import { flat } from "../../src/query/compile.js"
 
 describe("ticker id arrays", () => {
@@ -17,6 +17,17 @@ describe("ticker id arrays", () => {
     expect(b.buffer).not.toBe(a.buffer)
     expect(b.buffer.byteLength).toBe(8)
     expect(fitted(a, 0)).toBe(EMPTY)
+  })
+
+  it("one shared array per single id", () => {
+    expect([...fitted(Int32Array.of(7, 8), 1)]).toEqual([7])
+    expect(fitted(Int32Array.of(7, 8), 1)).toBe(single(7))
+    expect(fitted(Int32Array.of(7), 1)).toBe(single(7))
+    expect(single(8)).not.toBe(single(7))
+    const ids = new TickerIds()
+    ids.idOf("A")
+    expect(ids.sortedIds(["A", "A"])).toBe(single(0))
+    expect(intersectRows(Int32Array.of(3, 4), Int32Array.of(4, 9))).toBe(single(4))
   })
 
   it("sorted ids, added ids and intersections hold exactly their elements", () => {
