@@ -65,6 +65,7 @@ import { PushGateway } from "../src/delivery/push.js"
 import { DeliveryTransport } from "../src/delivery/transport.js"
 import { DeliveryWake } from "../src/delivery/wake.js"
 import { DeliveryWorker } from "../src/delivery/worker.js"
+import { applyHeapPolicy } from "../src/heapPolicy.js"
 import { CATALOG } from "../src/market/catalog.js"
 import { Market } from "../src/market/Market.js"
 import type { Column, NumericColumn, Snapshot } from "../src/market/snapshot.js"
@@ -718,6 +719,9 @@ const delivery = Effect.gen(function* () {
   }).pipe(Effect.provide(stores), Effect.scoped)
   for (const server of servers) server.close()
 })
+
+// the service's GC policy (src/heapPolicy.ts), so this process's memory is the service's
+applyHeapPolicy()
 
 const main = Effect.gen(function* () {
   if (PART === "all" || PART === "eval") for (const b of BACKENDS) yield* evaluation(b)

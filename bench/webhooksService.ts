@@ -73,6 +73,8 @@ const heapSnapshot = async (pid: number) => {
 const fetchRetry = (url: string, init?: RequestInit): Promise<Response> =>
   fetch(url, init).catch(() => fetch(url, init))
 
+const fullGcs: Array<string> = []
+
 const main = async () => {
   console.log(
     `node ${process.version}, load average ${loadavg()
@@ -95,7 +97,14 @@ const main = async () => {
     },
     120_000,
     // BENCH_SERVER_NODE_ARGS: node/V8 flags for the service (to try GC settings)
-    { keepOutput: 100_000, nodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a !== "") }
+    {
+      keepOutput: 100_000,
+      nodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a !== ""),
+      // with --trace-gc among them: the full GCs, printed at the end
+      onOutput: (chunk) => {
+        for (const line of chunk.toString().split("\n")) if (line.includes("Mark-Compact")) fullGcs.push(line.trim())
+      }
+    }
   ).catch(async (e) => {
     await admin.query(`DROP SCHEMA ${schema} CASCADE`)
     await admin.end()
@@ -239,6 +248,7 @@ const main = async () => {
     console.log(
       `steady refreshes (${TICKS}): p50 ${ms(p50)}, p99 ${ms(p99)} (evaluation p50 ${ms(quantile(evaluations, 0.5))}, p99 ${ms(quantile(evaluations, 0.99))}); without webhooks p50 ${ms(quantile(bare, 0.5))} (× ${(p50 / quantile(bare, 0.5)).toFixed(1)})`
     )
+    for (const line of fullGcs) console.log(`  ${line}`)
     console.log(`resident memory: ready ${mb(rssReady)}, highest ${mb(peak)}, now ${mb(rssKb(pid))}`)
     console.log(`goals: refresh with evaluation ≤ 1 s: ${p99 <= 1000 ? "met" : "MISSED"} (p99 ${ms(p99)})`)
     console.log(

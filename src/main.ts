@@ -4,9 +4,13 @@ import { AppLive } from "./App.js"
 import { openServers } from "./api/server.js"
 import { AppConfig, appConfig, describeConfigError } from "./config/AppConfig.js"
 import { Fatal } from "./Fatal.js"
+import { applyHeapPolicy } from "./heapPolicy.js"
 import { jsonLinesLogger } from "./observability/logSink.js"
 
 const SHUTDOWN_GRACE_MS = 8_000
+
+// before the market is built: the heap is still small
+applyHeapPolicy()
 
 const levels = { debug: LogLevel.Debug, info: LogLevel.Info, warning: LogLevel.Warning, error: LogLevel.Error }
 
