@@ -330,7 +330,8 @@ export class MarketData {
       const st = makeState(configForAssetType(this.tickers[i].asset_type))
       const s = this.series[i]
       const until = this.sessionDay(i, now)
-      this.checkpoints.reset(i)
+      // dense checkpoints inside the history window; the warm-up year before it gets sparse ones
+      this.checkpoints.reset(i, s.indexAtOrAfter(epochDay(this.windowStart)))
       this.checkpoints.reserve(i, s.length)
       for (let j = 0; j < s.length && s.days[j] < until; j++) {
         this.checkpoints.beforeCommit(i, j, st)

@@ -1,12 +1,20 @@
 /**
- * Checkpoints of the indicator state for rebuilding past rows. Every
- * `CHECKPOINT_EVERY` bars of a ticker the recursive scalars of its state are
- * kept (25 doubles); a state at any bar is rebuilt from the nearest earlier
- * checkpoint plus the bars themselves (`restoreFromBars`, bit-for-bit), then
- * the few bars between are replayed.
+ * Checkpoints of the indicator state for rebuilding past rows. At chosen
+ * bars of a ticker the recursive scalars of its state are kept (25 doubles);
+ * a state at any bar is rebuilt from the nearest earlier checkpoint plus the
+ * bars themselves (`restoreFromBars`, bit-for-bit), then the few bars between
+ * are replayed.
+ *
+ * Where: every `CHECKPOINT_EVERY` bars from a ticker's dense start (the first
+ * bar of the history window, rounded down to a multiple of `SPARSE_EVERY`),
+ * and only every `SPARSE_EVERY` bars before it. The bars before the window
+ * are the indicators' warm-up (a year): universe-wide as-of reads stay
+ * inside the window, and a read before it (one ticker's series or row)
+ * replays at most 63 bars.
  *
  * Memory: 25 × 8 bytes per checkpoint; with the default window (~512 bars a
- * ticker) and CHECKPOINT_EVERY = 8 about 13 KB a ticker, 170 MB for 13,047.
+ * ticker, ~260 in the window) about 7.5 KB a ticker, ~100 MB for 13,047
+ * (every 8 bars throughout: 13 KB, 170 MB).
  */
 import type { BarSeries } from "../history/barSeries.js"
 import {
@@ -20,6 +28,7 @@ import {
 } from "../indicators/index.js"
 
 export const CHECKPOINT_EVERY = 8
+export const SPARSE_EVERY = 64
 
 const barOf = (s: BarSeries, j: number) => ({
   day: s.days[j],
@@ -30,34 +39,76 @@ const barOf = (s: BarSeries, j: number) => ({
   volume: s.volume[j]
 })
 
+/** Checkpoint slots of bars [0, `bars`) for a dense start `dense` (how many positions p < bars). */
+const slotsBelow = (dense: number, bars: number): number => {
+  const sparse = Math.floor((Math.min(bars, dense) - 1) / SPARSE_EVERY)
+  const denseFrom = Math.max(dense, CHECKPOINT_EVERY)
+  const densePart = bars > denseFrom ? Math.floor((bars - 1 - denseFrom) / CHECKPOINT_EVERY) + 1 : 0
+  return Math.max(0, sparse) + densePart
+}
+
 export class HistoryCheckpoints {
   private readonly committedCount: Int32Array
-  /** per ticker: scalars of the state holding bars [0, k × CHECKPOINT_EVERY), for k = 1, 2, … */
+  /** per ticker: the first bar of dense checkpoints (a multiple of SPARSE_EVERY) */
+  private readonly dense: Int32Array
+  /** per ticker: scalars of the state holding bars [0, p) for each checkpoint position p, in order */
   private readonly saved: Array<Float64Array>
+  /** per ticker: checkpoints written */
+  private readonly count: Int32Array
 
   constructor(size: number) {
     this.committedCount = new Int32Array(size)
+    this.dense = new Int32Array(size)
+    this.count = new Int32Array(size)
     this.saved = Array.from({ length: size }, () => new Float64Array(0))
   }
 
-  reset(i: number): void {
+  /**
+   * Forgets ticker `i`'s checkpoints; the next ones are dense from bar `denseFrom` (rounded down
+   * to a multiple of SPARSE_EVERY; 0: dense throughout).
+   */
+  reset(i: number, denseFrom = 0): void {
     this.committedCount[i] = 0
+    this.count[i] = 0
+    this.dense[i] = Math.max(0, Math.floor(denseFrom / SPARSE_EVERY) * SPARSE_EVERY)
     this.saved[i] = new Float64Array(0)
+  }
+
+  /** whether the state holding bars [0, p) of ticker `i` is kept */
+  private isPosition(i: number, p: number): boolean {
+    return p > 0 && p % CHECKPOINT_EVERY === 0 && (p >= this.dense[i] || p % SPARSE_EVERY === 0)
+  }
+
+  /** the slot of checkpoint position `p` (one of `isPosition`) */
+  private slotOf(i: number, p: number): number {
+    return slotsBelow(this.dense[i], p)
+  }
+
+  /** the position of slot `k` */
+  private positionOf(i: number, k: number): number {
+    const dense = this.dense[i]
+    const sparse = Math.max(0, Math.floor((dense - 1) / SPARSE_EVERY))
+    if (k < sparse) return (k + 1) * SPARSE_EVERY
+    return Math.max(dense, CHECKPOINT_EVERY) + (k - sparse) * CHECKPOINT_EVERY
   }
 
   /** Called with the live state of ticker `i` holding bars [0, j), just before bar j is committed. */
   beforeCommit(i: number, j: number, st: DailyState): void {
     this.committedCount[i] = j + 1
-    if (j === 0 || j % CHECKPOINT_EVERY !== 0) return
-    const k = j / CHECKPOINT_EVERY
+    if (!this.isPosition(i, j)) return
+    const k = this.slotOf(i, j)
+    // positions come in order: a slot is written once, after every earlier one
+    if (k !== this.count[i]) return
     let buf = this.saved[i]
-    if (buf.length < k * SC_COUNT) {
-      const grown = new Float64Array(Math.max(k * SC_COUNT, buf.length * 2, 16 * SC_COUNT))
+    if (buf.length < (k + 1) * SC_COUNT) {
+      // grows by 16 checkpoints (128 bars) at a time: a daily roll adds one every 8 days
+      const grown = new Float64Array(Math.max((k + 1) * SC_COUNT, buf.length + 16 * SC_COUNT))
       grown.set(buf)
       buf = grown
       this.saved[i] = buf
     }
-    buf.set(recursiveScalars(st), (k - 1) * SC_COUNT)
+    buf.set(recursiveScalars(st), k * SC_COUNT)
+    this.count[i] = k + 1
   }
 
   /** Bars committed in ticker `i`'s live state. */
@@ -67,7 +118,12 @@ export class HistoryCheckpoints {
 
   /** Reserves room for the checkpoints of a ticker with `bars` bars (no regrowth while committing). */
   reserve(i: number, bars: number): void {
-    this.saved[i] = new Float64Array(Math.ceil(bars / CHECKPOINT_EVERY + 1) * SC_COUNT)
+    this.saved[i] = new Float64Array((slotsBelow(this.dense[i], bars) + 1) * SC_COUNT)
+  }
+
+  /** the checkpoints of ticker `i` held, in bytes (for tests and benchmarks) */
+  bytes(i: number): number {
+    return this.saved[i].byteLength
   }
 
   /**
@@ -76,14 +132,13 @@ export class HistoryCheckpoints {
    */
   stateBefore(i: number, j: number, series: BarSeries, assetType: string, into?: DailyState): DailyState {
     const config = configForAssetType(assetType)
-    const available = Math.min(
-      Math.floor(Math.min(j, this.committedCount[i]) / CHECKPOINT_EVERY),
-      this.saved[i].length / SC_COUNT
-    )
+    // the last checkpoint at or before min(j, committed): slots below that bar + 1, of those written
+    const limit = Math.min(j, this.committedCount[i])
+    const available = Math.min(slotsBelow(this.dense[i], limit + 1), this.count[i])
     let st: DailyState
     let from: number
     if (available >= 1) {
-      from = available * CHECKPOINT_EVERY
+      from = this.positionOf(i, available - 1)
       const scalars = this.saved[i].subarray((available - 1) * SC_COUNT, available * SC_COUNT)
       st = restoreFromBars(config, scalars, from, series, from, into)
     } else {
