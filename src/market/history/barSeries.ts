@@ -2,6 +2,12 @@
  * A ticker's daily bars as growable typed arrays (days ascending). The
  * history keeps one per ticker: simulated bars regenerated from the seed,
  * with imported bars laid over them.
+ *
+ * Volumes are whole numbers below 2^32 almost always (simulated ones are
+ * rounded): they are kept as a `Uint32Array`, half the memory (~29 MB of
+ * 13,047 tickers' history), until a bar's volume is not such a number (a
+ * fractional crypto volume, say), when the series' volumes become a
+ * `Float64Array`. Either way `volume[j]` is the number pushed.
  */
 export class BarSeries {
   length = 0
@@ -10,7 +16,7 @@ export class BarSeries {
   high: Float64Array
   low: Float64Array
   close: Float64Array
-  volume: Float64Array
+  volume: Float64Array | Uint32Array
 
   constructor(capacity = 64) {
     this.days = new Int32Array(capacity)
@@ -18,12 +24,12 @@ export class BarSeries {
     this.high = new Float64Array(capacity)
     this.low = new Float64Array(capacity)
     this.close = new Float64Array(capacity)
-    this.volume = new Float64Array(capacity)
+    this.volume = new Uint32Array(capacity)
   }
 
   private grow(min: number): void {
     const capacity = Math.max(min, this.days.length * 2)
-    const copy = <T extends Int32Array | Float64Array>(a: T, make: (n: number) => T): T => {
+    const copy = <T extends Int32Array | Float64Array | Uint32Array>(a: T, make: (n: number) => T): T => {
       const b = make(capacity)
       b.set(a.subarray(0, this.length))
       return b
@@ -33,7 +39,10 @@ export class BarSeries {
     this.high = copy(this.high, (n) => new Float64Array(n))
     this.low = copy(this.low, (n) => new Float64Array(n))
     this.close = copy(this.close, (n) => new Float64Array(n))
-    this.volume = copy(this.volume, (n) => new Float64Array(n))
+    this.volume =
+      this.volume instanceof Uint32Array
+        ? copy(this.volume, (n) => new Uint32Array(n))
+        : copy(this.volume, (n) => new Float64Array(n))
   }
 
   /** Appends a bar; its day must be after the last one. */
@@ -42,6 +51,9 @@ export class BarSeries {
       throw new RangeError(`bar day ${day} is not after ${this.days[this.length - 1]}`)
     }
     if (this.length === this.days.length) this.grow(this.length + 1)
+    if (this.volume instanceof Uint32Array && !(Number.isInteger(volume) && volume >= 0 && volume <= 0xffff_ffff)) {
+      this.volume = Float64Array.from(this.volume)
+    }
     const i = this.length++
     this.days[i] = day
     this.open[i] = open
