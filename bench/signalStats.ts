@@ -55,9 +55,9 @@ const recompute = timed(() => {
     for (let j = 0; j < s.length; j++) {
       commit(st, {
         day: s.days[j],
-        open: s.open[j],
-        high: s.high[j],
-        low: s.low[j],
+        open: s.openAt(j),
+        high: s.highAt(j),
+        low: s.lowAt(j),
         close: s.close[j],
         volume: s.volume[j]
       })

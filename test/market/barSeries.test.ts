@@ -4,7 +4,7 @@
  * reads back exactly as pushed, across growth and overlays.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { BarSeries } from "../../src/market/history/barSeries.js"
+import { BarSeries, PRICE_SCALE } from "../../src/market/history/barSeries.js"
 
 const pushAll = (s: BarSeries, volumes: ReadonlyArray<number>, from = 100) =>
   volumes.forEach((v, k) => s.push(from + k, 10 + k, 11 + k, 9 + k, 10.25 + k, v))
@@ -35,5 +35,55 @@ describe("BarSeries", () => {
     expect(Array.from(o.days.subarray(0, o.length))).toEqual([100, 101, 102, 103])
     expect(Array.from(o.volume.subarray(0, o.length))).toEqual([1, 0.25, 3, 4])
     expect(s.volume).toBeInstanceOf(Uint32Array)
+  })
+
+  const prices = (s: BarSeries) =>
+    Array.from({ length: s.length }, (_, j) => [s.openAt(j), s.highAt(j), s.lowAt(j), s.close[j]])
+
+  it("keeps opens, highs and lows on the tick grid as scaled int32, reading back the same numbers", () => {
+    const s = new BarSeries(2)
+    const bars = [
+      [187.43, 189.99, 186.01, 188.5],
+      [0.1234, 0.1301, 0.12, 0.125],
+      [91_234.56, 92_000.01, 90_000, 91_000],
+      [0.29, 0.3, 0.07, 0.1]
+    ]
+    bars.forEach(([o, h, l, c], k) => s.push(200 + k, o!, h!, l!, c!, 1_000))
+    s.compact()
+    expect(s.ohlScale).toBe(PRICE_SCALE)
+    expect(s.high).toBeInstanceOf(Int32Array)
+    expect(prices(s)).toEqual(bars)
+    // later bars on the grid stay scaled (and the arrays grow as such)
+    s.push(210, 1.01, 1.02, 1, 1.015, 5)
+    expect(s.ohlScale).toBe(PRICE_SCALE)
+    expect(prices(s)[4]).toEqual([1.01, 1.02, 1, 1.015])
+  })
+
+  for (const [what, off] of [
+    ["a fraction finer than 1/10,000", 12.345_67],
+    ["a price beyond int32 × 1/10,000", 700_000.5],
+    ["NaN", Number.NaN]
+  ] as const) {
+    it(`goes back to doubles at ${what}, keeping every earlier price`, () => {
+      const s = new BarSeries(8)
+      pushAll(s, [1, 2, 3])
+      s.compact()
+      expect(s.ohlScale).toBe(PRICE_SCALE)
+      const before = prices(s)
+      s.push(300, off, Math.max(off, 20), 1, 10, 4)
+      expect(s.ohlScale).toBe(1)
+      expect(s.open).toBeInstanceOf(Float64Array)
+      expect(prices(s).slice(0, 3)).toEqual(before)
+      expect(s.openAt(3)).toBe(off)
+    })
+  }
+
+  it("does not compact a series with a price off the grid", () => {
+    const s = new BarSeries(4)
+    s.push(1, 10.123_456, 11, 9, 10, 1)
+    s.push(2, 10, 11, 9, 10, 1)
+    s.compact()
+    expect(s.ohlScale).toBe(1)
+    expect(s.openAt(0)).toBe(10.123_456)
   })
 })

@@ -14,6 +14,18 @@ import { syntheticBars } from "./indicators-fixtures.js"
 const BARS = syntheticBars(530, 18_000, 7)
 const series = new BarSeries(BARS.length)
 for (const b of BARS) series.push(b.day, b.open, b.high, b.low, b.close, b.volume)
+/** the same bars on a cent grid, kept scaled (as the market keeps them) */
+const cents = (x: number) => Math.round(x * 100) / 100
+const GRID = BARS.map((b) => ({
+  ...b,
+  open: cents(b.open),
+  high: cents(b.high),
+  low: cents(b.low),
+  close: cents(b.close)
+}))
+const gridSeries = new BarSeries(GRID.length)
+for (const b of GRID) gridSeries.push(b.day, b.open, b.high, b.low, b.close, b.volume)
+gridSeries.compact()
 
 /** commits the whole series with checkpoints dense from `denseFrom` (as the market does at start) */
 const committed = (denseFrom: number, upTo = BARS.length) => {
@@ -70,5 +82,24 @@ describe("HistoryCheckpoints", () => {
     expect(dense / (25 * 8)).toBe(Math.ceil(BARS.length / CHECKPOINT_EVERY))
     expect(sparse / (25 * 8)).toBe(Math.floor(191 / SPARSE_EVERY) + Math.floor((529 - 192) / CHECKPOINT_EVERY) + 1 + 1)
     expect(sparse).toBeLessThan(dense * 0.7)
+  })
+
+  it("rebuilds bit for bit from a series that keeps its prices scaled", () => {
+    expect(gridSeries.ohlScale).toBeGreaterThan(1)
+    const cps = new HistoryCheckpoints(1)
+    cps.reset(0, 252)
+    cps.reserve(0, GRID.length)
+    const st = makeState(EQUITY_DAILY)
+    GRID.forEach((b, j) => {
+      cps.beforeCommit(0, j, st)
+      commit(st, b)
+    })
+    for (const j of [65, 200, 300, 401, 529]) {
+      const scratch = makeState(EQUITY_DAILY)
+      for (let k = 0; k < j; k++) commit(scratch, GRID[k]!)
+      expect(JSON.stringify(checkpoint(cps.stateBefore(0, j, gridSeries, "CS"))), `bar ${j}`).toBe(
+        JSON.stringify(checkpoint(scratch))
+      )
+    }
   })
 })

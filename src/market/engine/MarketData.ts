@@ -307,12 +307,14 @@ export class MarketData {
       const until = simulatedUntil.get(i) ?? s.length
       const factor = rescale ? anchorPrice[i] / atAnchor[i] : 1
       const crypto = this.isCrypto[i] === 1
+      // built with doubles (ohlScale 1): rescaled in place, then kept scaled where exact
       for (let j = 0; j < until; j++) {
         s.open[j] = tickRound(s.open[j] * factor, crypto)
         s.high[j] = tickRound(s.high[j] * factor, crypto)
         s.low[j] = tickRound(s.low[j] * factor, crypto)
         s.close[j] = tickRound(s.close[j] * factor, crypto)
       }
+      s.compact()
       this.series[i] = s
     }
     this.options.onProgress?.("history", total, total)
@@ -755,9 +757,9 @@ export class MarketData {
       } else {
         bars.traded.fill(0)
         bars.traded[i] = 1
-        bars.open[i] = s.open[j]
-        bars.high[i] = s.high[j]
-        bars.low[i] = s.low[j]
+        bars.open[i] = s.openAt(j)
+        bars.high[i] = s.highAt(j)
+        bars.low[i] = s.lowAt(j)
         bars.close[i] = s.close[j]
         bars.volume[i] = s.volume[j]
         bars.day = day
@@ -888,9 +890,9 @@ const nextSessionAfter = (date: string): string => addTradingDays(date, 1)
 /** A completed bar of a series as the indicator engine's DailyBar. */
 export const barAt = (s: BarSeries, j: number): DailyBar => ({
   day: s.days[j],
-  open: s.open[j],
-  high: s.high[j],
-  low: s.low[j],
+  open: s.openAt(j),
+  high: s.highAt(j),
+  low: s.lowAt(j),
   close: s.close[j],
   volume: s.volume[j]
 })

@@ -32,9 +32,9 @@ export const SPARSE_EVERY = 64
 
 const barOf = (s: BarSeries, j: number) => ({
   day: s.days[j],
-  open: s.open[j],
-  high: s.high[j],
-  low: s.low[j],
+  open: s.openAt(j),
+  high: s.highAt(j),
+  low: s.lowAt(j),
   close: s.close[j],
   volume: s.volume[j]
 })

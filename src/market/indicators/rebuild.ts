@@ -28,6 +28,8 @@ export interface BarArrays {
   readonly low: ArrayLike<number>
   readonly close: ArrayLike<number>
   readonly volume: ArrayLike<number>
+  /** what `open`, `high` and `low` hold per unit of price (a `BarSeries` may keep them scaled); 1 when absent */
+  readonly ohlScale?: number
 }
 
 /** The recursive scalars of a state (a copy of `hot[0, SC_COUNT)`): with the bars, all of its state. */
@@ -94,8 +96,9 @@ export const restoreFromBars = (
   st.count = count
 
   st.closes.fill(close, end, count)
-  st.highs.fill(high, end, count)
-  st.lows.fill(low, end, count)
+  const scale = bars.ohlScale ?? 1
+  st.highs.fill(high, end, count, scale)
+  st.lows.fill(low, end, count, scale)
   st.volumes.fill(volume, end, count)
   const dollarCount = Math.min(end, 2 * st.dollarVolume.length - 1)
   for (let j = 0; j < dollarCount; j++) {

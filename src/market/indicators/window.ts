@@ -67,8 +67,9 @@ export class Ring {
   /**
    * Refill as if `count` values had been pushed, the newest being `src[end - 1]`
    * (so `src[end - 1 - b]` is the value `b` pushes ago); needs `end >= min(count, capacity)`.
+   * `src` may hold the values × `scale` (each is divided by it: x / 1 is x).
    */
-  fill(src: ArrayLike<number>, end: number, count: number): void {
+  fill(src: ArrayLike<number>, end: number, count: number, scale = 1): void {
     const n = Math.min(count, this.capacity)
     if (end < n) throw new RangeError("ring: too few values to refill")
     const buf = this.buf
@@ -77,8 +78,8 @@ export class Ring {
     const first = (count - n) & mask
     const run = Math.min(n, mask + 1 - first)
     const from = end - n
-    for (let i = 0; i < run; i++) buf[first + i] = src[from + i]
-    for (let i = run; i < n; i++) buf[i - run] = src[from + i]
+    for (let i = 0; i < run; i++) buf[first + i] = src[from + i] / scale
+    for (let i = run; i < n; i++) buf[i - run] = src[from + i] / scale
     this.count = count
   }
 }
