@@ -86,4 +86,23 @@ describe("BarSeries", () => {
     expect(s.ohlScale).toBe(1)
     expect(s.openAt(0)).toBe(10.123_456)
   })
+
+  it("builds in a caller's scratch buffer and leaves it once compacted, either way", () => {
+    const scratch = new Float64Array(3 * 8)
+    const onGrid = new BarSeries(4, scratch.subarray(0, 12))
+    const offGrid = new BarSeries(4, scratch.subarray(12, 24))
+    pushAll(onGrid, [1, 2, 3])
+    pushAll(offGrid, [1, 2, 3])
+    offGrid.push(200, 10.123_456, 11, 9, 10, 1)
+    expect(onGrid.open.buffer).toBe(scratch.buffer)
+    onGrid.compact()
+    offGrid.compact()
+    for (const s of [onGrid, offGrid]) {
+      for (const a of [s.open, s.high, s.low]) expect(a.buffer).not.toBe(scratch.buffer)
+    }
+    scratch.fill(-1)
+    expect(prices(onGrid)[2]).toEqual([12, 13, 11, 12.25])
+    expect(offGrid.openAt(3)).toBe(10.123_456)
+    expect(prices(offGrid)[0]).toEqual([10, 11, 9, 10.25])
+  })
 })

@@ -36,11 +36,26 @@ export class BarSeries {
   close: Float64Array
   volume: Float64Array | Uint32Array
 
-  constructor(capacity = 64) {
+  /** `open`, `high` and `low` are views of a caller's scratch buffer (until `compact` or growth) */
+  private borrowed = false
+
+  /**
+   * `scratch` (at least 3 × `capacity` long): room for the opens, highs and lows while the series
+   * is built, shared by many series in one allocation; `compact` moves them out. Building 13,047
+   * series this way leaves no holes in the process's heap when the doubles make way for int32.
+   */
+  constructor(capacity = 64, scratch?: Float64Array) {
     this.days = new Int32Array(capacity)
-    this.open = new Float64Array(capacity)
-    this.high = new Float64Array(capacity)
-    this.low = new Float64Array(capacity)
+    if (scratch !== undefined && scratch.length >= 3 * capacity) {
+      this.open = scratch.subarray(0, capacity)
+      this.high = scratch.subarray(capacity, 2 * capacity)
+      this.low = scratch.subarray(2 * capacity, 3 * capacity)
+      this.borrowed = true
+    } else {
+      this.open = new Float64Array(capacity)
+      this.high = new Float64Array(capacity)
+      this.low = new Float64Array(capacity)
+    }
     this.close = new Float64Array(capacity)
     this.volume = new Uint32Array(capacity)
   }
@@ -58,6 +73,7 @@ export class BarSeries {
     this.open = price(this.open)
     this.high = price(this.high)
     this.low = price(this.low)
+    this.borrowed = false
     this.close = copy(this.close, (n) => new Float64Array(n))
     this.volume =
       this.volume instanceof Uint32Array
@@ -124,7 +140,16 @@ export class BarSeries {
       const a = scaled(this.open[j])
       const b = scaled(this.high[j])
       const c = scaled(this.low[j])
-      if (a === undefined || b === undefined || c === undefined) return
+      if (a === undefined || b === undefined || c === undefined) {
+        // doubles it is: of its own, not views of the scratch buffer
+        if (this.borrowed) {
+          this.open = Float64Array.from(this.open)
+          this.high = Float64Array.from(this.high)
+          this.low = Float64Array.from(this.low)
+          this.borrowed = false
+        }
+        return
+      }
       o[j] = a
       h[j] = b
       l[j] = c
@@ -133,6 +158,7 @@ export class BarSeries {
     this.high = h
     this.low = l
     this.ohlScale = PRICE_SCALE
+    this.borrowed = false
   }
 
   /** opens, highs and lows back to doubles (a bar off the grid arrived) */
@@ -146,6 +172,7 @@ export class BarSeries {
     this.high = decode(this.high)
     this.low = decode(this.low)
     this.ohlScale = 1
+    this.borrowed = false
   }
 
   /** Index of the last bar with day ≤ `day`, or -1. */
