@@ -7,7 +7,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { BarSeries, PRICE_SCALE } from "../../src/market/history/barSeries.js"
 
 const pushAll = (s: BarSeries, volumes: ReadonlyArray<number>, from = 100) =>
-  volumes.forEach((v, k) => s.push(from + k, 10 + k, 11 + k, 9 + k, 10.25 + k, v))
+  volumes.forEach((v, k) => {
+    s.push(from + k, 10 + k, 11 + k, 9 + k, 10.25 + k, v)
+  })
 
 describe("BarSeries", () => {
   it("keeps whole volumes below 2^32 as 32-bit integers, through growth", () => {
@@ -48,7 +50,9 @@ describe("BarSeries", () => {
       [91_234.56, 92_000.01, 90_000, 91_000],
       [0.29, 0.3, 0.07, 0.1]
     ]
-    bars.forEach(([o, h, l, c], k) => s.push(200 + k, o!, h!, l!, c!, 1_000))
+    bars.forEach(([o, h, l, c], k) => {
+      s.push(200 + k, o!, h!, l!, c!, 1_000)
+    })
     s.compact()
     expect(s.ohlScale).toBe(PRICE_SCALE)
     expect(s.high).toBeInstanceOf(Int32Array)
