@@ -117,15 +117,15 @@ const main = async () => {
   }, 50)
   try {
     await waitReady(server, 180_000)
+    const metrics = async () => (await fetchRetry(`${server.url}/metrics`)).text()
     /** the evaluator's own time so far (the sum of webhook_evaluation_duration_seconds), in ms */
-    const evaluationMs = async () => {
-      const text = await (await fetchRetry(`${server.url}/metrics`)).text()
+    const evaluationMs = (text: string) => {
       const m = /^webhook_evaluation_duration_seconds_sum(?:\{[^}]*\})? ([0-9.e+-]+)$/m.exec(text)
       return m ? Number(m[1]) * 1000 : Number.NaN
     }
     /** the service's memory as its /metrics tells it: V8 heap in use and committed, external (typed arrays) */
-    const memoryText = async () => {
-      const text = await (await fetchRetry(`${server.url}/metrics`)).text()
+    const memoryText = async (text?: string) => {
+      text ??= await metrics()
       const read = (name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)$`, "m").exec(text)?.[1] ?? Number.NaN)
       const m = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`
       const rss = read("process_resident_memory_bytes")
@@ -143,7 +143,7 @@ const main = async () => {
     }
     /** one refresh, answered after its evaluation: wall time, and the evaluator's part of it */
     const refresh = async (tolerate503 = false) => {
-      const e0 = await evaluationMs()
+      const e0 = evaluationMs(await metrics())
       const t = performance.now()
       const res = await fetchRetry(`${server.url}/admin/refresh`, {
         method: "POST",
@@ -152,7 +152,9 @@ const main = async () => {
       await res.arrayBuffer()
       if (res.status !== 200 && !(tolerate503 && res.status === 503)) throw new Error(`refresh answered ${res.status}`)
       const wall = performance.now() - t
-      return { wall, evaluation: (await evaluationMs()) - e0, status: res.status }
+      // the metrics after it: the evaluation's part, and the memory the caller prints (one request)
+      const after = await metrics()
+      return { wall, evaluation: evaluationMs(after) - e0, status: res.status, metrics: after }
     }
     // baseline: refreshes with no webhook
     await refresh()
@@ -234,7 +236,7 @@ const main = async () => {
       const r = await refresh()
       ticks.push(r.wall)
       evaluations.push(r.evaluation)
-      console.log(`  refresh ${k + 1}: ${ms(r.wall)} (evaluation ${ms(r.evaluation)}); ${await memoryText()}`)
+      console.log(`  refresh ${k + 1}: ${ms(r.wall)} (evaluation ${ms(r.evaluation)}); ${await memoryText(r.metrics)}`)
     }
     if (IDLE > 0) {
       for (let waited = 0; waited < IDLE; waited += 15) {

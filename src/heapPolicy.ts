@@ -10,17 +10,16 @@
  * live size the heap stays within ~1.25× of what is live (1.67 GB resident
  * at the highest, same workload), for more frequent full GCs: their marking
  * runs mostly concurrently, and a refresh's old-generation growth (~10 MB)
- * triggers one every ~10 refreshes (docs/benchmarks.md, "V8's heap growth").
+ * triggers one every ~10 refreshes (docs/benchmarks.md, Webhooks, "Fifth pass").
  *
- * A `--heap-growing-percent` given to node by the operator wins.
+ * A `--heap-growing-percent` on node's command line wins (node refuses V8
+ * flags in NODE_OPTIONS, so that is the only place an operator can give it).
  */
 import { setFlagsFromString } from "node:v8"
 
 export const HEAP_GROWING_PERCENT = 15
 
 export const applyHeapPolicy = (): void => {
-  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((a) =>
-    /^--heap[-_]growing[-_]percent/.test(a)
-  )
+  const given = process.execArgv.some((a) => /^--heap[-_]growing[-_]percent/.test(a))
   if (!given) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`)
 }

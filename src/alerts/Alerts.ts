@@ -42,8 +42,7 @@ import { DeliveryWake } from "../delivery/wake.js"
 import { CATALOG } from "../market/catalog.js"
 import { Market } from "../market/Market.js"
 import type { Snapshot } from "../market/snapshot.js"
-import { flat } from "../query/compile.js"
-import { type CompiledQuery, columnsOf, compileQuery, type Predicate } from "../query/index.js"
+import { type CompiledQuery, columnsOf, compileQuery, flat, type Predicate } from "../query/index.js"
 import {
   type Cadence,
   effectiveLastEvaluated,
@@ -75,7 +74,7 @@ import {
   tickerRestriction
 } from "./incremental.js"
 import { FireRenderer } from "./payload.js"
-import { EMPTY, fitted, sameIds, single, TickerIds } from "./tickerIds.js"
+import { EMPTY, sameIds, single, sortedDistinct, TickerIds } from "./tickerIds.js"
 
 const DAY_MS = 86_400_000
 /** webhooks whose new states (and fires) are written per transaction, at most */
@@ -198,10 +197,7 @@ const rowsOf = (index: ReadonlyMap<string, number>, tickers: ReadonlyArray<strin
     const r = index.get(t)
     if (r !== undefined) rows.push(r)
   }
-  const out = Int32Array.from(rows).sort()
-  let w = 0
-  for (let i = 0; i < out.length; i++) if (i === 0 || out[i] !== out[i - 1]) out[w++] = out[i]!
-  return fitted(out, w)
+  return sortedDistinct(Int32Array.from(rows))
 }
 
 const NO_TICKERS: ReadonlyArray<string> = []
@@ -614,9 +610,9 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
       rows: Int32Array | undefined
     ): Int32Array => {
       if (rows !== undefined && rows.length === 0) return EMPTY
-      const compiled = predicate(g.q)
-      if (compiled === undefined) return EMPTY
-      const n = compiled.evaluateInto(snapshot, buffer, rows)
+      const p = predicate(g.q)
+      if (p === undefined) return EMPTY
+      const n = p.evaluateInto(snapshot, buffer, rows)
       if (n <= 1) return n === 0 ? EMPTY : single(rowIds.ids[buffer[0]!]!)
       const next = new Int32Array(n)
       for (let i = 0; i < n; i++) next[i] = rowIds.ids[buffer[i]!]!
@@ -654,8 +650,8 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
           next = previous
         } else if (dirty !== undefined) {
           counts.patched++
-          const compiled = predicate(g.q)
-          const n = compiled === undefined ? 0 : compiled.evaluateInto(snapshot, buffer, dirty)
+          const p = predicate(g.q)
+          const n = p === undefined ? 0 : p.evaluateInto(snapshot, buffer, dirty)
           next = patchIds(previous, dirty, buffer, n, rowIds.ids, rowIds.monotonic)
         }
       }

@@ -21,7 +21,7 @@
  */
 import type { Column, Snapshot } from "../market/snapshot.js"
 import type { Node } from "../query/index.js"
-import { EMPTY, fitted } from "./tickerIds.js"
+import { EMPTY, fitted, sortedDistinct } from "./tickerIds.js"
 
 /** Column names as small integers (process-wide), so a pair's columns are looked up by index. */
 const columnIds = new Map<string, number>()
@@ -207,12 +207,7 @@ export const restrictionRows = (snapshot: Snapshot, tickers: ReadonlyArray<strin
     const r = snapshot.index.get(t)
     if (r !== undefined && snapshot.tickers[r] === t) rows.push(r)
   }
-  if (rows.length === 0) return EMPTY
-  rows.sort((a, b) => a - b)
-  const out = Int32Array.from(rows)
-  let w = 0
-  for (let i = 0; i < out.length; i++) if (i === 0 || out[i] !== out[i - 1]) out[w++] = out[i]!
-  return fitted(out, w)
+  return sortedDistinct(Int32Array.from(rows))
 }
 
 /** the rows of `a` also in `b` (both ascending) */

@@ -41,10 +41,7 @@ export class TickerIds {
     // one shared empty set (a new empty array costs ~180 bytes; every new webhook starts empty)
     if (names.length === 0) return EMPTY
     if (names.length === 1) return single(this.idOf(names[0]!))
-    const out = Int32Array.from(names, (n) => this.idOf(n)).sort()
-    let w = 0
-    for (let i = 0; i < out.length; i++) if (i === 0 || out[i] !== out[i - 1]) out[w++] = out[i]!
-    return fitted(out, w)
+    return sortedDistinct(Int32Array.from(names, (n) => this.idOf(n)))
   }
 
   /** the ticker names of sorted ids, in ascending ticker order */
@@ -76,6 +73,14 @@ export const EMPTY: Int32Array = new Int32Array(0)
  */
 export const fitted = (a: Int32Array, n: number): Int32Array =>
   n === 0 ? EMPTY : n === 1 ? single(a[0]!) : n === a.length ? a : a.slice(0, n)
+
+/** `a` sorted, without repeats (sorts `a` in place; the result is `a`, a copy, or a shared array) */
+export const sortedDistinct = (a: Int32Array): Int32Array => {
+  a.sort()
+  let w = 0
+  for (let i = 0; i < a.length; i++) if (i === 0 || a[i] !== a[i - 1]) a[w++] = a[i]!
+  return fitted(a, w)
+}
 
 const singles: Array<Int32Array | undefined> = []
 /**

@@ -6,52 +6,44 @@
  */
 import { getHeapSpaceStatistics } from "node:v8"
 
-const family = (name: string, type: "gauge" | "counter", help: string, lines: ReadonlyArray<string>) => [
-  `# HELP ${name} ${help}`,
-  `# TYPE ${name} ${type}`,
-  ...lines
-]
+/** one metric family: its samples as [labels ("" or `{…}`), value] */
+const family = (
+  name: string,
+  type: "gauge" | "counter",
+  help: string,
+  samples: ReadonlyArray<readonly [string, number]>
+): string =>
+  [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...samples.map(([l, v]) => `${name}${l} ${v}`)].join("\n")
 
 export const processMetricsText = (): string => {
   const memory = process.memoryUsage()
   const cpu = process.cpuUsage()
   const spaces = getHeapSpaceStatistics()
   const bySpace = (pick: (s: (typeof spaces)[number]) => number) =>
-    spaces.map((s) => `{space="${s.space_name.replace(/_space$/, "")}"} ${pick(s)}`)
-  const out = [
-    ...family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes", [
-      `process_resident_memory_bytes ${memory.rss}`
-    ]),
-    ...family("process_cpu_user_seconds_total", "counter", "User CPU time spent in seconds", [
-      `process_cpu_user_seconds_total ${cpu.user / 1e6}`
-    ]),
-    ...family("process_cpu_system_seconds_total", "counter", "System CPU time spent in seconds", [
-      `process_cpu_system_seconds_total ${cpu.system / 1e6}`
-    ]),
-    ...family("nodejs_heap_size_total_bytes", "gauge", "V8 heap committed, in bytes", [
-      `nodejs_heap_size_total_bytes ${memory.heapTotal}`
-    ]),
-    ...family("nodejs_heap_size_used_bytes", "gauge", "V8 heap in use, in bytes", [
-      `nodejs_heap_size_used_bytes ${memory.heapUsed}`
-    ]),
-    ...family(
+    spaces.map((s) => [`{space="${s.space_name.replace(/_space$/, "")}"}`, pick(s)] as const)
+  return `${[
+    family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes", [["", memory.rss]]),
+    family("process_cpu_user_seconds_total", "counter", "User CPU time spent in seconds", [["", cpu.user / 1e6]]),
+    family("process_cpu_system_seconds_total", "counter", "System CPU time spent in seconds", [["", cpu.system / 1e6]]),
+    family("nodejs_heap_size_total_bytes", "gauge", "V8 heap committed, in bytes", [["", memory.heapTotal]]),
+    family("nodejs_heap_size_used_bytes", "gauge", "V8 heap in use, in bytes", [["", memory.heapUsed]]),
+    family(
       "nodejs_external_memory_bytes",
       "gauge",
       "Memory of C++ objects bound to JavaScript (typed arrays' data included), in bytes",
-      [`nodejs_external_memory_bytes ${memory.external}`]
+      [["", memory.external]]
     ),
-    ...family(
+    family(
       "nodejs_heap_space_size_total_bytes",
       "gauge",
       "V8 heap committed per space, in bytes",
-      bySpace((s) => s.space_size).map((l) => `nodejs_heap_space_size_total_bytes${l}`)
+      bySpace((s) => s.space_size)
     ),
-    ...family(
+    family(
       "nodejs_heap_space_size_used_bytes",
       "gauge",
       "V8 heap in use per space, in bytes",
-      bySpace((s) => s.space_used_size).map((l) => `nodejs_heap_space_size_used_bytes${l}`)
+      bySpace((s) => s.space_used_size)
     )
-  ]
-  return `${out.join("\n")}\n`
+  ].join("\n")}\n`
 }

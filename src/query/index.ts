@@ -9,6 +9,7 @@ export {
   type CompiledQuery,
   compileExpression,
   compileQuery,
+  flat,
   type Predicate
 } from "./compile.js"
 export { type Columns, type CompileContext, columnsOf, type Signals, signalsOf } from "./context.js"

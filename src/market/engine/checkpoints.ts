@@ -39,12 +39,14 @@ const barOf = (s: BarSeries, j: number) => ({
   volume: s.volume[j]
 })
 
+/** sparse positions (multiples of SPARSE_EVERY, from SPARSE_EVERY) below `bars` */
+const sparseBelow = (bars: number): number => Math.max(0, Math.floor((bars - 1) / SPARSE_EVERY))
+
 /** Checkpoint slots of bars [0, `bars`) for a dense start `dense` (how many positions p < bars). */
 const slotsBelow = (dense: number, bars: number): number => {
-  const sparse = Math.floor((Math.min(bars, dense) - 1) / SPARSE_EVERY)
   const denseFrom = Math.max(dense, CHECKPOINT_EVERY)
   const densePart = bars > denseFrom ? Math.floor((bars - 1 - denseFrom) / CHECKPOINT_EVERY) + 1 : 0
-  return Math.max(0, sparse) + densePart
+  return sparseBelow(Math.min(bars, dense)) + densePart
 }
 
 export class HistoryCheckpoints {
@@ -74,20 +76,10 @@ export class HistoryCheckpoints {
     this.saved[i] = new Float64Array(0)
   }
 
-  /** whether the state holding bars [0, p) of ticker `i` is kept */
-  private isPosition(i: number, p: number): boolean {
-    return p > 0 && p % CHECKPOINT_EVERY === 0 && (p >= this.dense[i] || p % SPARSE_EVERY === 0)
-  }
-
-  /** the slot of checkpoint position `p` (one of `isPosition`) */
-  private slotOf(i: number, p: number): number {
-    return slotsBelow(this.dense[i], p)
-  }
-
   /** the position of slot `k` */
   private positionOf(i: number, k: number): number {
     const dense = this.dense[i]
-    const sparse = Math.max(0, Math.floor((dense - 1) / SPARSE_EVERY))
+    const sparse = sparseBelow(dense)
     if (k < sparse) return (k + 1) * SPARSE_EVERY
     return Math.max(dense, CHECKPOINT_EVERY) + (k - sparse) * CHECKPOINT_EVERY
   }
@@ -95,10 +87,10 @@ export class HistoryCheckpoints {
   /** Called with the live state of ticker `i` holding bars [0, j), just before bar j is committed. */
   beforeCommit(i: number, j: number, st: DailyState): void {
     this.committedCount[i] = j + 1
-    if (!this.isPosition(i, j)) return
-    const k = this.slotOf(i, j)
-    // positions come in order: a slot is written once, after every earlier one
-    if (k !== this.count[i]) return
+    // j is a checkpoint position when it is the position of the next slot to write (positions come
+    // in order: a slot is written once, after every earlier one)
+    const k = this.count[i]
+    if (this.positionOf(i, k) !== j) return
     let buf = this.saved[i]
     if (buf.length < (k + 1) * SC_COUNT) {
       // grows by 16 checkpoints (128 bars) at a time: a daily roll adds one every 8 days

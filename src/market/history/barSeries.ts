@@ -97,20 +97,14 @@ export class BarSeries {
       const h = scaled(high)
       const l = scaled(low)
       if (o !== undefined && h !== undefined && l !== undefined) {
-        this.open[i] = o
-        this.high[i] = h
-        this.low[i] = l
-      } else {
-        this.expand()
-        this.open[i] = open
-        this.high[i] = high
-        this.low[i] = low
-      }
-    } else {
-      this.open[i] = open
-      this.high[i] = high
-      this.low[i] = low
+        open = o
+        high = h
+        low = l
+      } else this.expand()
     }
+    this.open[i] = open
+    this.high[i] = high
+    this.low[i] = low
     this.close[i] = close
     this.volume[i] = volume
   }
@@ -172,7 +166,6 @@ export class BarSeries {
     this.high = decode(this.high)
     this.low = decode(this.low)
     this.ohlScale = 1
-    this.borrowed = false
   }
 
   /** Index of the last bar with day ≤ `day`, or -1. */
