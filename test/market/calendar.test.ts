@@ -1,7 +1,6 @@
-import { readdirSync, readFileSync } from "node:fs"
-import { resolve } from "node:path"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { csvDates, datesDigest } from "../../scripts/build-test-fixtures.js"
 import {
   addTradingDays,
   closeInstant,
@@ -25,18 +24,7 @@ import {
   tradingDaysBetween,
   tradingDaysInRange
 } from "../../src/market/calendar.js"
-
-const REPO_ROOT = resolve(import.meta.dirname, "../..")
-/** The shared reference data: $VIGIL_SHARED_DATA, else `shared/data` beside the repository root. */
-const DATA = process.env["VIGIL_SHARED_DATA"] || resolve(REPO_ROOT, "../shared/data")
-const AV_DIR = `${DATA}/prices/equities/alphavantage_daily_adjusted`
-
-const fileDates = (path: string): Array<string> =>
-  readFileSync(path, "utf8")
-    .trim()
-    .split(/\r?\n/)
-    .slice(1)
-    .map((line) => line.slice(0, line.indexOf(",")))
+import { alphaVantageCsv, alphaVantageDates } from "../support/fixtures.js"
 
 const iso = (t: number): string => new Date(t).toISOString()
 
@@ -59,7 +47,7 @@ const holidaysIn = (from: string, to: string): Array<string> => {
 
 describe("trading days against the Alpha Vantage daily files", () => {
   it("AAPL 1999-11-01 → 2021-04-21: the missing weekdays are exactly the calendar's holidays", () => {
-    const dates = fileDates(`${AV_DIR}/DA-AAPL-T-2021-04-21.csv`)
+    const dates = csvDates(alphaVantageCsv("AAPL"))
     expect(dates[0]).toBe("1999-11-01")
     expect(dates.at(-1)).toBe("2021-04-21")
     expect(dates).toHaveLength(5402)
@@ -74,12 +62,17 @@ describe("trading days against the Alpha Vantage daily files", () => {
   })
 
   it("every one of the 47 files is gap-free against the calendar between its first and last date", () => {
-    const files = readdirSync(AV_DIR).filter((f) => f.endsWith(".csv"))
+    // test/fixtures/alphavantage/dates.csv: each file's first and last date, row count and date-column digest
+    const files = alphaVantageDates()
     expect(files).toHaveLength(47)
     for (const f of files) {
-      const dates = fileDates(`${AV_DIR}/${f}`)
-      expect(tradingDaysInRange(dates[0]!, dates.at(-1)!), f).toEqual(dates)
+      const sessions = tradingDaysInRange(f.first, f.last)
+      expect(sessions.length, f.file).toBe(f.rows)
+      expect(datesDigest(sessions), f.file).toBe(f.sha256)
     }
+    // the copied AAPL file agrees with its row
+    const aapl = files.find((f) => f.file === "DA-AAPL-T-2021-04-21.csv")!
+    expect(datesDigest(csvDates(alphaVantageCsv("AAPL")))).toBe(aapl.sha256)
   })
 })
 

@@ -1,9 +1,7 @@
-import { readFileSync } from "node:fs"
-import { resolve } from "node:path"
 import { describe, expect, it } from "vitest"
 import { CsvBarParser, CsvImportError, parseCsvBars } from "../../src/market/sources/csvBars.js"
+import { alphaVantageCsv, syntheticYahooCsv } from "../support/fixtures.js"
 
-const DATA = process.env.VIGIL_SHARED_DATA ?? resolve(import.meta.dirname, "../../../shared/data")
 const tracked = new Set(["AAPL", "SPY", "MSFT", "BRK.B"])
 const resolveTicker = (s: string) => {
   const t = s.trim().toUpperCase().replace("-", ".")
@@ -33,24 +31,29 @@ describe("CSV bar import parser", () => {
     ])
   })
 
-  it("reads Yahoo's SPY file (no trailing newline) and adjusts by Adj Close", () => {
-    const text = readFileSync(resolve(DATA, "prices/etfs/SPY.csv"), "utf8")
+  it("reads a Yahoo-format SPY file (no trailing newline) and adjusts by Adj Close", () => {
+    const text = syntheticYahooCsv("SPY")
+    expect(text.endsWith("\n")).toBe(false)
     const bars = parseCsvBars(text, { ticker: "SPY", resolveTicker }).get("SPY")!
     expect(bars).toHaveLength(1113)
     expect(bars[0].date).toBe("2017-01-03")
     expect(bars[bars.length - 1].date).toBe("2021-06-04")
-    // first row: Close 225.240005, Adj Close 208.213501 → factor applied to every price
-    const factor = 208.213501 / 225.240005
-    expect(bars[0].close).toBeCloseTo(208.213501, 6)
-    expect(bars[0].open).toBeCloseTo(225.039993 * factor, 6)
-    expect(bars[0].volume).toBe(91366500)
+    // first row: Date,Open,High,Low,Close,Adj Close,Volume; the factor Adj Close / Close applies to every price
+    const [, open, high, low, close, adjusted, volume] = text.split("\n")[1]!.split(",").map(Number)
+    const factor = adjusted! / close!
+    expect(factor).toBeLessThan(1)
+    expect(bars[0].close).toBeCloseTo(adjusted!, 6)
+    expect(bars[0].open).toBeCloseTo(open! * factor, 6)
+    expect(bars[0].high).toBeCloseTo(high! * factor, 6)
+    expect(bars[0].low).toBeCloseTo(low! * factor, 6)
+    expect(bars[0].volume).toBe(volume)
+    // the last row has no dividend still to come: as given
+    const last = text.slice(text.lastIndexOf("\n") + 1).split(",")
+    expect(bars[bars.length - 1].close).toBe(Number(last[4]))
   })
 
   it("reads Alpha Vantage's AAPL file: adjusted prices, split-adjusted volume, no jump at the 2020 split", () => {
-    const text = readFileSync(
-      resolve(DATA, "prices/equities/alphavantage_daily_adjusted/DA-AAPL-T-2021-04-21.csv"),
-      "utf8"
-    )
+    const text = alphaVantageCsv("AAPL")
     const bars = parseCsvBars(text, { ticker: "aapl", resolveTicker }).get("AAPL")!
     expect(bars).toHaveLength(5402)
     const i = bars.findIndex((b) => b.date === "2020-08-31")

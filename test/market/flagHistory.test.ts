@@ -1,5 +1,3 @@
-import { readFileSync } from "node:fs"
-import { resolve } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { isTradingDay } from "../../src/market/calendar.js"
 import { MarketData, runToEnd } from "../../src/market/engine/MarketData.js"
@@ -9,8 +7,8 @@ import { epochDay, isoDate } from "../../src/market/indicators/days.js"
 import type { Snapshot } from "../../src/market/snapshot.js"
 import { parseCsvBars } from "../../src/market/sources/csvBars.js"
 import { loadTickers } from "../../src/market/tickers/index.js"
+import { alphaVantageCsv } from "../support/fixtures.js"
 
-const DATA = process.env.VIGIL_SHARED_DATA ?? resolve(import.meta.dirname, "../../../shared/data")
 const PICK = new Set(["AAPL", "MSFT", "SPY", "NVDA", "BTC-USD", "ETH-USD", "F", "KO"])
 const tickers = loadTickers().filter((t, i) => PICK.has(t.ticker) || i % 250 === 0)
 /** Friday 2026-11-20, 13:30 New York: the session is open */
@@ -137,10 +135,7 @@ describe("daily walk and flag history", () => {
     expect(Array.from(h.counts!.counts)).toEqual(Array.from(fresh.counts!.counts))
     expect(Array.from(h.counts!.totals)).toEqual(Array.from(fresh.counts!.totals))
 
-    const text = readFileSync(
-      resolve(DATA, "prices/equities/alphavantage_daily_adjusted/DA-AAPL-T-2021-04-21.csv"),
-      "utf8"
-    )
+    const text = alphaVantageCsv("AAPL")
     const parsed = parseCsvBars(text, { ticker: "AAPL", resolveTicker: (s) => (s === "AAPL" ? "AAPL" : undefined) })
     m.importBars(parsed, Date.UTC(2026, 10, 21, 0, 30))
     const aapl = m.index.get("AAPL")!

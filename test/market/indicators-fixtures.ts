@@ -1,21 +1,18 @@
 /**
- * Real daily prices from /work/shared/data for the indicator tests
- * (see /work/shared/data/SOURCES.md).
+ * Daily price series for the indicator tests: real Alpha Vantage files from
+ * test/fixtures, and generated stand-ins for the ETF and crypto series whose
+ * real files may not be copied (test/fixtures/SOURCES.md).
  */
-import { readFileSync } from "node:fs"
-import path from "node:path"
-import { fileURLToPath } from "node:url"
 import { THRESHOLDS as T } from "../../src/market/catalog.js"
-import { type BarArrays, type DailyBar, epochDay } from "../../src/market/indicators/index.js"
-
-export const DATA_DIR = fileURLToPath(new URL("../../../shared/data", import.meta.url))
+import { type BarArrays, type DailyBar, epochDay, isoDate } from "../../src/market/indicators/index.js"
+import { alphaVantageCsv, seededRandom, syntheticYahooCsv } from "../support/fixtures.js"
 
 export interface DatedBar extends DailyBar {
   readonly date: string
 }
 
-const rows = (file: string): Array<Array<string>> =>
-  readFileSync(path.join(DATA_DIR, file), "utf8")
+const rows = (text: string): Array<Array<string>> =>
+  text
     .split("\n")
     .map((line) => line.trim())
     .filter((line) => line.length > 0)
@@ -23,29 +20,27 @@ const rows = (file: string): Array<Array<string>> =>
     .map((line) => line.split(","))
 
 /**
- * Alpha Vantage daily-adjusted file. `adjusted`: OHLC scaled by
+ * Alpha Vantage daily-adjusted file (AAPL, MSFT, CARR). `adjusted`: OHLC scaled by
  * adjusted_close / close (splits and dividends), volume raw; otherwise the
  * raw, unadjusted OHLC.
  */
-export const alphaVantage = (ticker: string, adjusted: boolean): Array<DatedBar> =>
-  rows(`prices/equities/alphavantage_daily_adjusted/DA-${ticker}-T-2021-04-21.csv`).map(
-    ([date, open, high, low, close, adjustedClose, volume]) => {
-      const f = adjusted ? Number(adjustedClose) / Number(close) : 1
-      return {
-        date,
-        day: epochDay(date),
-        open: Number(open) * f,
-        high: Number(high) * f,
-        low: Number(low) * f,
-        close: Number(close) * f,
-        volume: Number(volume)
-      }
+export const alphaVantage = (ticker: "AAPL" | "MSFT" | "CARR", adjusted: boolean): Array<DatedBar> =>
+  rows(alphaVantageCsv(ticker)).map(([date, open, high, low, close, adjustedClose, volume]) => {
+    const f = adjusted ? Number(adjustedClose) / Number(close) : 1
+    return {
+      date,
+      day: epochDay(date),
+      open: Number(open) * f,
+      high: Number(high) * f,
+      low: Number(low) * f,
+      close: Number(close) * f,
+      volume: Number(volume)
     }
-  )
+  })
 
-/** Yahoo ETF file (Close is split-adjusted; OHLC as given). */
-export const yahooEtf = (ticker: string): Array<DatedBar> =>
-  rows(`prices/etfs/${ticker}.csv`).map(([date, open, high, low, close, , volume]) => ({
+/** A Yahoo-format ETF file (Close is split-adjusted; OHLC as given), generated (`syntheticYahooCsv`). */
+export const yahooEtf = (ticker: "SPY" | "QQQ"): Array<DatedBar> =>
+  rows(syntheticYahooCsv(ticker)).map(([date, open, high, low, close, , volume]) => ({
     date,
     day: epochDay(date),
     open: Number(open),
@@ -55,20 +50,30 @@ export const yahooEtf = (ticker: string): Array<DatedBar> =>
     volume: Number(volume)
   }))
 
-/** One coin's daily candles from the Coinbase file, e.g. "BTC/USD". */
-export const coinbase = (symbol: string): Array<DatedBar> =>
-  rows("crypto/coinbase_top200_daily_20200101_to_present_20251025_171425.csv")
-    .filter((r) => r[1] === symbol)
-    .map(([date, , , open, high, low, close, volume]) => ({
-      date,
-      day: epochDay(date),
-      open: Number(open),
-      high: Number(high),
-      low: Number(low),
-      close: Number(close),
-      volume: Number(volume)
-    }))
-    .sort((a, b) => a.day - b.day)
+/**
+ * A generated coin's daily candles, 7 days a week from 2020-01-01 to 2025-10-25
+ * (2,125 days, the span of BTC/USD in the shared Coinbase file): each day opens
+ * at the previous close, moves about 3.5 % (fat-tailed), and trades a
+ * fractional volume in base units.
+ */
+export const cryptoDaily = (symbol: string): Array<DatedBar> => {
+  const { uniform, normal } = seededRandom(`crypto:${symbol}`)
+  const first = epochDay("2020-01-01")
+  const last = epochDay("2025-10-25")
+  const out: Array<DatedBar> = []
+  let prev = 7200
+  for (let day = first; day <= last; day++) {
+    const open = prev
+    const sigma = uniform() < 0.05 ? 0.09 : 0.035
+    const close = Math.round(open * Math.exp(sigma * normal()) * 100) / 100
+    const high = Math.round(Math.max(open, close) * (1 + 0.3 * sigma * Math.abs(normal())) * 100) / 100
+    const low = Math.round(Math.min(open, close) * (1 - 0.3 * sigma * Math.abs(normal())) * 100) / 100
+    const volume = Math.round(15_000 * Math.exp(0.5 * normal()) * 1e8) / 1e8
+    out.push({ date: isoDate(day), day, open, high, low, close, volume })
+    prev = close
+  }
+  return out
+}
 
 export type Cell = number | boolean | null
 

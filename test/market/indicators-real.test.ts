@@ -1,6 +1,6 @@
 /**
- * The incremental engine on real prices (/work/shared/data): fed day by day,
- * every row equals the batch reference (full recomputation) within 1e-9
+ * The incremental engine on real prices (the Alpha Vantage files in
+ * test/fixtures) and on generated ETF and crypto series: fed day by day, every row equals the batch reference (full recomputation) within 1e-9
  * relative, flags exactly; a checkpoint taken anywhere restores to a state
  * that continues identically.
  */
@@ -20,7 +20,7 @@ import {
   referenceColumns,
   restore
 } from "../../src/market/indicators/index.js"
-import { alphaVantage, type Cell, coinbase, rowMismatches, yahooEtf } from "./indicators-fixtures.js"
+import { alphaVantage, type Cell, cryptoDaily, rowMismatches, yahooEtf } from "./indicators-fixtures.js"
 
 type Row = Record<string, Cell>
 
@@ -76,11 +76,15 @@ const SERIES: ReadonlyArray<{
   { name: "AAPL adjusted (Alpha Vantage, 1999-2021)", bars: () => alphaVantage("AAPL", true), config: EQUITY_DAILY },
   { name: "MSFT adjusted (Alpha Vantage, 1999-2021)", bars: () => alphaVantage("MSFT", true), config: EQUITY_DAILY },
   { name: "CARR raw, a 2020 listing (275 days)", bars: () => alphaVantage("CARR", false), config: EQUITY_DAILY },
-  { name: "SPY (Yahoo, 2017-2021)", bars: () => yahooEtf("SPY"), config: EQUITY_DAILY },
-  { name: "BTC/USD (Coinbase, 2020-2025, 7-day weeks)", bars: () => coinbase("BTC/USD"), config: CRYPTO_DAILY }
+  { name: "SPY-like ETF in Yahoo's format (generated, 2017-2021)", bars: () => yahooEtf("SPY"), config: EQUITY_DAILY },
+  {
+    name: "BTC/USD-like coin (generated, 2020-2025, 7-day weeks)",
+    bars: () => cryptoDaily("BTC/USD"),
+    config: CRYPTO_DAILY
+  }
 ]
 
-describe("incremental indicators on real prices", () => {
+describe("incremental indicators on real and generated daily series", () => {
   for (const series of SERIES) {
     it(`equals the batch reference every day and resumes from checkpoints: ${series.name}`, () => {
       const bars = series.bars()
@@ -95,7 +99,7 @@ describe("incremental indicators on real prices", () => {
   it("has the expected history lengths in the fixtures", () => {
     expect(alphaVantage("AAPL", true).length).toBe(5402)
     expect(yahooEtf("SPY").length).toBe(1113)
-    expect(coinbase("BTC/USD").length).toBe(2125)
+    expect(cryptoDaily("BTC/USD").length).toBe(2125)
   })
 
   it("shows the AAPL 2020-08-31 4:1 split in a raw-close SMA but not in the adjusted one", () => {

@@ -1,6 +1,6 @@
 /**
  * The light restore: a state rebuilt by `restoreFromBars` from its recursive
- * scalars and the bar arrays, at many points of the real price series, is the
+ * scalars and the bar arrays, at many points of real and generated daily series, is the
  * original state bit-for-bit (same checkpoint), previews the next days exactly
  * like it and continues identically. With only a recent tail of the bars it
  * agrees within 1e-12 and is bit-for-bit again after 199 commits.
@@ -29,7 +29,7 @@ import {
   alphaVantage,
   barArrays,
   type Cell,
-  coinbase,
+  cryptoDaily,
   rowMismatches,
   sliceArrays,
   syntheticBars,
@@ -84,11 +84,15 @@ const SERIES: ReadonlyArray<{
   { name: "AAPL adjusted (Alpha Vantage, 1999-2021)", bars: () => alphaVantage("AAPL", true), config: EQUITY_DAILY },
   { name: "MSFT adjusted (Alpha Vantage, 1999-2021)", bars: () => alphaVantage("MSFT", true), config: EQUITY_DAILY },
   { name: "CARR raw, a 2020 listing (275 days)", bars: () => alphaVantage("CARR", false), config: EQUITY_DAILY },
-  { name: "SPY (Yahoo, 2017-2021)", bars: () => yahooEtf("SPY"), config: EQUITY_DAILY },
-  { name: "BTC/USD (Coinbase, 2020-2025, 7-day weeks)", bars: () => coinbase("BTC/USD"), config: CRYPTO_DAILY }
+  { name: "SPY-like ETF in Yahoo's format (generated, 2017-2021)", bars: () => yahooEtf("SPY"), config: EQUITY_DAILY },
+  {
+    name: "BTC/USD-like coin (generated, 2020-2025, 7-day weeks)",
+    bars: () => cryptoDaily("BTC/USD"),
+    config: CRYPTO_DAILY
+  }
 ]
 
-describe("restoreFromBars on real prices", () => {
+describe("restoreFromBars on real and generated daily series", () => {
   for (const series of SERIES) {
     it(`rebuilds the state bit-for-bit at every point and continues identically: ${series.name}`, () => {
       const bars = series.bars()

@@ -1,5 +1,3 @@
-import { readFileSync } from "node:fs"
-import { resolve } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { closeInstant, openInstant } from "../../src/market/calendar.js"
 import { ImportRangeError, MarketData } from "../../src/market/engine/MarketData.js"
@@ -9,8 +7,8 @@ import type { Snapshot } from "../../src/market/snapshot.js"
 import { parseCsvBars } from "../../src/market/sources/csvBars.js"
 import { ReplaySource } from "../../src/market/sources/replay.js"
 import { loadTickers } from "../../src/market/tickers/index.js"
+import { alphaVantageCsv, syntheticYahooCsv } from "../support/fixtures.js"
 
-const DATA = process.env.VIGIL_SHARED_DATA ?? resolve(import.meta.dirname, "../../../shared/data")
 const PICK = new Set(["AAPL", "MSFT", "SPY", "NVDA", "BTC-USD", "ETH-USD", "USDT", "SOL", "F", "KO"])
 const tickers = loadTickers().filter((t, i) => PICK.has(t.ticker) || i % 500 === 0)
 /** Friday 2026-11-20, 13:30 New York: the session is open */
@@ -136,10 +134,7 @@ describe("market data", () => {
 
   it("imports real bars: they replace the simulated ones and every indicator is recomputed from them", () => {
     const m = build()
-    const text = readFileSync(
-      resolve(DATA, "prices/equities/alphavantage_daily_adjusted/DA-AAPL-T-2021-04-21.csv"),
-      "utf8"
-    )
+    const text = alphaVantageCsv("AAPL")
     const parsed = parseCsvBars(text, { ticker: "AAPL", resolveTicker: (s) => (s === "AAPL" ? "AAPL" : undefined) })
     const summary = m.importBars(parsed, FRIDAY_MIDDAY)
     expect(summary).toEqual({ tickers: ["AAPL"], rows: 5402, from: "1999-11-01", to: "2021-04-21" })
@@ -199,8 +194,8 @@ describe("weekly history", () => {
 })
 
 describe("replay source", () => {
-  it("replays a real bar file from its start session, then simulates on from the last replayed close", () => {
-    const text = readFileSync(resolve(DATA, "prices/etfs/SPY.csv"), "utf8")
+  it("replays a bar file (Yahoo format) from its start session, then simulates on from the last replayed close", () => {
+    const text = syntheticYahooCsv("SPY")
     const all = parseCsvBars(text, { ticker: "SPY", resolveTicker: (s) => (s === "SPY" ? "SPY" : undefined) }).get(
       "SPY"
     )!
