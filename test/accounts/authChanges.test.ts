@@ -18,6 +18,7 @@ import { pgliteLayer, postgresLayer } from "../../src/store/Database.js"
 import { runMigrations } from "../../src/store/migrate.js"
 import { makeRedis } from "../../src/store/Redis.js"
 import { isolatedSchemaUrl } from "../support/backends.js"
+import { DATABASE_URL, NEEDS_POSTGRES, NEEDS_REDIS, REDIS_URL } from "../support/servers.js"
 
 const planOf = (accounts: Accounts, apiKey: string) =>
   Effect.map(
@@ -62,10 +63,11 @@ describe("key and account changes (embedded: one process)", () => {
   )
 })
 
-const url = process.env.DATABASE_URL
-const redisUrl = process.env.REDIS_URL
-if (url !== undefined && url !== "") {
-  describe("key and account changes (PostgreSQL: several instances)", () => {
+// read only inside the suite below, which is skipped without DATABASE_URL
+const url = DATABASE_URL ?? ""
+describe.skipIf(DATABASE_URL === undefined)(
+  `key and account changes (PostgreSQL: several instances) (${NEEDS_POSTGRES})`,
+  () => {
     const instance = (schemaUrl: string, listenerName: string, redis: Option.Option<IORedis>) => {
       // one reference, so Accounts and the test see the same instance (layers are shared by reference)
       const changes = postgresAuthChanges(Redacted.make(url), redis, listenerName)
@@ -120,28 +122,26 @@ if (url !== undefined && url !== "") {
       60_000
     )
 
-    if (redisUrl !== undefined && redisUrl !== "") {
-      it.scopedLive(
-        "with Redis: a change answered by A is seen by B on its very next lookup",
-        () =>
-          Effect.gen(function* () {
-            const redis = yield* makeRedis(redisUrl)
-            const { a, b, sql } = yield* twoInstances(Option.some(redis))
-            const [accountsA, accountsB] = [Context.get(a, Accounts), Context.get(b, Accounts)]
-            for (let round = 0; round < 20; round++) {
-              const created = yield* accountsA.create("pro")
-              expect(yield* planOf(accountsB, created.apiKey)).toEqual(Option.some("pro"))
-              yield* sql`UPDATE accounts SET plan = 'scale' WHERE id = ${created.accountId}`
-              expect(yield* planOf(accountsB, created.apiKey)).toEqual(Option.some("pro"))
-              yield* accountsA.update(created.accountId, "hobby")
-              expect(yield* planOf(accountsB, created.apiKey)).toEqual(Option.some("hobby"))
-              expect(yield* accountsA.revokeKey(created.keyId)).toBe(true)
-              expect(Option.isNone(yield* accountsB.authenticate(created.apiKey))).toBe(true)
-            }
-          }),
-        60_000
-      )
-    }
+    it.scopedLive.skipIf(REDIS_URL === undefined)(
+      `with Redis: a change answered by A is seen by B on its very next lookup (${NEEDS_REDIS})`,
+      () =>
+        Effect.gen(function* () {
+          const redis = yield* makeRedis(REDIS_URL!)
+          const { a, b, sql } = yield* twoInstances(Option.some(redis))
+          const [accountsA, accountsB] = [Context.get(a, Accounts), Context.get(b, Accounts)]
+          for (let round = 0; round < 20; round++) {
+            const created = yield* accountsA.create("pro")
+            expect(yield* planOf(accountsB, created.apiKey)).toEqual(Option.some("pro"))
+            yield* sql`UPDATE accounts SET plan = 'scale' WHERE id = ${created.accountId}`
+            expect(yield* planOf(accountsB, created.apiKey)).toEqual(Option.some("pro"))
+            yield* accountsA.update(created.accountId, "hobby")
+            expect(yield* planOf(accountsB, created.apiKey)).toEqual(Option.some("hobby"))
+            expect(yield* accountsA.revokeKey(created.keyId)).toBe(true)
+            expect(Option.isNone(yield* accountsB.authenticate(created.apiKey))).toBe(true)
+          }
+        }),
+      60_000
+    )
 
     it.scopedLive(
       "a server that stops answering without closing the connection counts as down within seconds",
@@ -213,5 +213,5 @@ if (url !== undefined && url !== "") {
         }),
       60_000
     )
-  })
-}
+  }
+)

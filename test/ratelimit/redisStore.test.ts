@@ -1,8 +1,8 @@
 /**
  * What only the Redis store has: TTLs, the NOSCRIPT fallback, bounded keys,
  * and answers identical to the in-process store. The fake-client test always
- * runs; the rest run when REDIS_URL is set (CI sets it), and a set but
- * unreachable REDIS_URL fails them.
+ * runs; the rest run when REDIS_URL is set (CI sets it) and are skipped,
+ * saying so, without it; a set but unreachable REDIS_URL fails them.
  */
 import { createHash, randomBytes } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
@@ -10,6 +10,7 @@ import { Effect, TestClock } from "effect"
 import type { Redis as IORedis } from "ioredis"
 import { type Decision, makeMemoryLimiter, makeRedisLimiter } from "../../src/ratelimit/RateLimiter.js"
 import { CHECK_SCRIPT, evalScript, KEY_PREFIX } from "../../src/ratelimit/redisStore.js"
+import { NEEDS_REDIS } from "../support/servers.js"
 import { connectedRedis, freshTag, noFallback, redisUrl } from "./stores.js"
 
 const keysUnder = (client: IORedis, pattern: string) =>
@@ -67,80 +68,78 @@ describe("RateLimiter Redis store, against a fake client", () => {
 })
 
 const url = redisUrl()
-if (url !== undefined) {
-  describe("RateLimiter Redis store", () => {
-    it.scoped("every key it writes carries a TTL of at most 61 s, under vigil:rl:", () =>
-      noFallback(
-        Effect.gen(function* () {
-          const client = yield* connectedRedis(url)
-          const limiter = yield* makeRedisLimiter(client, { timeout: "2 seconds" })
-          const tag = freshTag()
-          for (let t = 0; t < 90_000; t += 700) {
-            yield* TestClock.setTime(t)
-            yield* Effect.all(
-              [limiter.check(`${tag}:a`, 5), limiter.check(`${tag}:b`, 1_000), limiter.check(`${tag}:c`, 0)],
-              { concurrency: "unbounded" }
-            )
-          }
-          const keys = yield* keysUnder(client, `${KEY_PREFIX}${tag}:*`)
-          // `c` (limit 0) was only ever refused: a refusal never creates a key
-          expect(keys.sort()).toEqual([`${KEY_PREFIX}${tag}:a`, `${KEY_PREFIX}${tag}:b`])
-          for (const key of keys) {
-            const pttl = yield* Effect.promise(() => client.pttl(key))
-            expect(pttl, key).toBeGreaterThan(0)
-            expect(pttl, key).toBeLessThanOrEqual(61_000)
-          }
-          // at most 61 one-second buckets per key, whatever the limit (plus the n, lo, hi fields)
-          const fields = yield* Effect.promise(() => client.hkeys(`${KEY_PREFIX}${tag}:b`))
-          expect(fields.filter((f) => /^\d+$/.test(f)).length).toBeLessThanOrEqual(61)
-          expect(fields.filter((f) => !/^\d+$/.test(f)).sort()).toEqual(["hi", "lo", "n"])
-          // a check after everything left the window drops the dead buckets, and with them the key
-          yield* TestClock.setTime(500_000)
-          yield* limiter.check(`${tag}:a`, 0)
-          expect(yield* Effect.promise(() => client.exists(`${KEY_PREFIX}${tag}:a`))).toBe(0)
-        })
-      )
-    )
-
-    it.scoped("falls back from EVALSHA to EVAL on NOSCRIPT, then uses the cached script", () =>
+describe.skipIf(url === undefined)(`RateLimiter Redis store (${NEEDS_REDIS})`, () => {
+  it.scoped("every key it writes carries a TTL of at most 61 s, under vigil:rl:", () =>
+    noFallback(
       Effect.gen(function* () {
-        const client = yield* connectedRedis(url)
-        // a script this server has never seen: the first EVALSHA gets NOSCRIPT
-        const script = `return ARGV[1] .. ":${randomBytes(8).toString("hex")}"`
-        const digest = createHash("sha1").update(script).digest("hex")
-        const exists = Effect.promise(() => client.script("EXISTS", digest) as Promise<Array<number>>)
-        const run = evalScript(client, script)
-        expect(yield* exists).toEqual([0])
-        expect(String(yield* Effect.promise(() => run("k", ["first"])))).toMatch(/^first:/)
-        expect(yield* exists).toEqual([1])
-        expect(String(yield* Effect.promise(() => run("k", ["second"])))).toMatch(/^second:/)
+        const client = yield* connectedRedis(url!)
+        const limiter = yield* makeRedisLimiter(client, { timeout: "2 seconds" })
+        const tag = freshTag()
+        for (let t = 0; t < 90_000; t += 700) {
+          yield* TestClock.setTime(t)
+          yield* Effect.all(
+            [limiter.check(`${tag}:a`, 5), limiter.check(`${tag}:b`, 1_000), limiter.check(`${tag}:c`, 0)],
+            { concurrency: "unbounded" }
+          )
+        }
+        const keys = yield* keysUnder(client, `${KEY_PREFIX}${tag}:*`)
+        // `c` (limit 0) was only ever refused: a refusal never creates a key
+        expect(keys.sort()).toEqual([`${KEY_PREFIX}${tag}:a`, `${KEY_PREFIX}${tag}:b`])
+        for (const key of keys) {
+          const pttl = yield* Effect.promise(() => client.pttl(key))
+          expect(pttl, key).toBeGreaterThan(0)
+          expect(pttl, key).toBeLessThanOrEqual(61_000)
+        }
+        // at most 61 one-second buckets per key, whatever the limit (plus the n, lo, hi fields)
+        const fields = yield* Effect.promise(() => client.hkeys(`${KEY_PREFIX}${tag}:b`))
+        expect(fields.filter((f) => /^\d+$/.test(f)).length).toBeLessThanOrEqual(61)
+        expect(fields.filter((f) => !/^\d+$/.test(f)).sort()).toEqual(["hi", "lo", "n"])
+        // a check after everything left the window drops the dead buckets, and with them the key
+        yield* TestClock.setTime(500_000)
+        yield* limiter.check(`${tag}:a`, 0)
+        expect(yield* Effect.promise(() => client.exists(`${KEY_PREFIX}${tag}:a`))).toBe(0)
       })
     )
+  )
 
-    it.scoped("answers exactly as the in-process store on the same schedule", () =>
-      noFallback(
-        Effect.gen(function* () {
-          const client = yield* connectedRedis(url)
-          const redis = yield* makeRedisLimiter(client, { timeout: "2 seconds" })
-          const memory = yield* makeMemoryLimiter
-          const tag = freshTag()
-          const fromRedis: Array<Decision> = []
-          const fromMemory: Array<Decision> = []
-          let t = 3_000
-          // gaps that land exactly on, just before and just after a bucket leaving the window
-          const gaps = [0, 1, 250, 999, 1000, 4_000, 20_000, 59_999, 60_000, 60_001]
-          for (let i = 0; i < 400; i++) {
-            t += gaps[(i * 7) % 13 < 10 ? (i * 7) % 13 : i % 4]!
-            yield* TestClock.setTime(t)
-            const key = `${tag}:${i % 3}`
-            const limit = [4, 9, 2][i % 3]!
-            fromRedis.push(yield* redis.check(key, limit))
-            fromMemory.push(yield* memory.check(key, limit))
-          }
-          expect(fromRedis).toEqual(fromMemory)
-          expect(fromRedis.some((d) => !d.allowed)).toBe(true)
-        })
-      )
+  it.scoped("falls back from EVALSHA to EVAL on NOSCRIPT, then uses the cached script", () =>
+    Effect.gen(function* () {
+      const client = yield* connectedRedis(url!)
+      // a script this server has never seen: the first EVALSHA gets NOSCRIPT
+      const script = `return ARGV[1] .. ":${randomBytes(8).toString("hex")}"`
+      const digest = createHash("sha1").update(script).digest("hex")
+      const exists = Effect.promise(() => client.script("EXISTS", digest) as Promise<Array<number>>)
+      const run = evalScript(client, script)
+      expect(yield* exists).toEqual([0])
+      expect(String(yield* Effect.promise(() => run("k", ["first"])))).toMatch(/^first:/)
+      expect(yield* exists).toEqual([1])
+      expect(String(yield* Effect.promise(() => run("k", ["second"])))).toMatch(/^second:/)
+    })
+  )
+
+  it.scoped("answers exactly as the in-process store on the same schedule", () =>
+    noFallback(
+      Effect.gen(function* () {
+        const client = yield* connectedRedis(url!)
+        const redis = yield* makeRedisLimiter(client, { timeout: "2 seconds" })
+        const memory = yield* makeMemoryLimiter
+        const tag = freshTag()
+        const fromRedis: Array<Decision> = []
+        const fromMemory: Array<Decision> = []
+        let t = 3_000
+        // gaps that land exactly on, just before and just after a bucket leaving the window
+        const gaps = [0, 1, 250, 999, 1000, 4_000, 20_000, 59_999, 60_000, 60_001]
+        for (let i = 0; i < 400; i++) {
+          t += gaps[(i * 7) % 13 < 10 ? (i * 7) % 13 : i % 4]!
+          yield* TestClock.setTime(t)
+          const key = `${tag}:${i % 3}`
+          const limit = [4, 9, 2][i % 3]!
+          fromRedis.push(yield* redis.check(key, limit))
+          fromMemory.push(yield* memory.check(key, limit))
+        }
+        expect(fromRedis).toEqual(fromMemory)
+        expect(fromRedis.some((d) => !d.allowed)).toBe(true)
+      })
     )
-  })
-}
+  )
+})

@@ -12,20 +12,19 @@
  *   one event per transition.
  *
  * Needs DATABASE_URL and REDIS_URL (CI sets both); without them the instances
- * could not share anything, so the suite is not defined.
+ * could not share anything, so the suite is skipped, its name saying why.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type LocalReceiver, startReceiver } from "../support/receiver.js"
 import { admin, api, expectError, type RunningServer, startServer, waitReady } from "../support/server.js"
+import { DATABASE_URL, NEEDS_BOTH, REDIS_URL } from "../support/servers.js"
 import { privateSchema } from "./support/database.js"
-
-const DATABASE_URL = process.env.DATABASE_URL
-const REDIS_URL = process.env.REDIS_URL
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-if (DATABASE_URL !== undefined && DATABASE_URL !== "" && REDIS_URL !== undefined && REDIS_URL !== "") {
-  describe("two instances on one PostgreSQL and one Redis", () => {
+describe.skipIf(DATABASE_URL === undefined || REDIS_URL === undefined)(
+  `two instances on one PostgreSQL and one Redis (${NEEDS_BOTH})`,
+  () => {
     let a: RunningServer
     let b: RunningServer
     let receiver: LocalReceiver
@@ -35,12 +34,12 @@ if (DATABASE_URL !== undefined && DATABASE_URL !== "" && REDIS_URL !== undefined
       api(server, key, path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
 
     beforeAll(async () => {
-      const schema = await privateSchema(DATABASE_URL, "instances")
+      const schema = await privateSchema(DATABASE_URL!, "instances")
       drop = schema.drop
       receiver = await startReceiver()
       const env = {
         DATABASE_URL: schema.serviceUrl,
-        REDIS_URL,
+        REDIS_URL: REDIS_URL!,
         REFRESH_INTERVAL: "1h",
         WEBHOOK_ALLOW_INSECURE_TARGETS: "true"
       }
@@ -150,5 +149,5 @@ if (DATABASE_URL !== undefined && DATABASE_URL !== "" && REDIS_URL !== undefined
       expect(deliveries.status).toBe(200)
       expect(deliveries.body.deliveries.filter((d: any) => d.test !== true).length).toBe(rounds)
     })
-  })
-}
+  }
+)
