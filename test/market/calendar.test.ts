@@ -288,6 +288,14 @@ describe("sessions", () => {
     expect(cryptoTradingDate(at("2026-03-10T02:00:00Z"))).not.toBe(nyDate(at("2026-03-10T02:00:00Z")))
   })
 
+  it("the longest closure: from inside the 2001-09-10 session the next open is 2001-09-17", () => {
+    const t = Date.UTC(2001, 8, 10, 15, 33)
+    const s = marketSession(t)
+    expect(s.tradingDate).toBe("2001-09-10")
+    expect(s.nextOpen).toBe(openInstant("2001-09-17"))
+    expect(s.nextOpen - t).toBeGreaterThan(6 * 86_400_000)
+  })
+
   it("invariants over random instants", () => {
     fc.assert(
       fc.property(fc.integer({ min: Date.UTC(1995, 0, 1), max: Date.UTC(2099, 0, 1) }), (t) => {
@@ -298,7 +306,8 @@ describe("sessions", () => {
         expect(s.nextOpen).toBeGreaterThan(t)
         expect(s.nextClose).toBeGreaterThan(t)
         expect(s.nextClose).toBeGreaterThan(s.open ? s.opensAt : s.nextOpen)
-        expect(s.nextOpen - t).toBeLessThan(6 * 86_400_000)
+        // the longest wait for an open: Monday 2001-09-10 to Monday 09-17 (the 9/11 closure), under 7 days
+        expect(s.nextOpen - t).toBeLessThan(7 * 86_400_000)
         const closed = lastClosedTradingDate(t)
         expect(closeInstant(closed)).toBeLessThanOrEqual(t)
         expect(closeInstant(nextTradingDay(closed))).toBeGreaterThan(t)
