@@ -6,11 +6,27 @@
  */
 import { request } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { previousTradingDay } from "../../src/market/calendar.js"
 import { admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
 
 const DAY = 86_400_000
 const HOUR = 3_600_000
 const iso = (ms: number) => new Date(ms).toISOString()
+
+/**
+ * A window pinned to the busy hours of the last trading day before the market
+ * instant's UTC day: from 14:00 UTC for `minutes`. The simulated stream puts 65 %
+ * of a day's mentions in 12:00-22:00 UTC and halves equity news on days without
+ * a session, so a window placed by the clock (e.g. the last few hours) holds
+ * five times fewer mentions at night than in the afternoon; this one holds
+ * about the same number whatever the hour the test runs at, and lies wholly
+ * before the instant (at least 8 hours) and within the 7-day window of every plan.
+ */
+const busyWindow = (asOf: number, minutes: number) => {
+  const day = previousTradingDay(iso(asOf).slice(0, 10))
+  const from = Date.parse(`${day}T14:00:00.000Z`)
+  return { from: iso(from), to: iso(from + minutes * 60_000) }
+}
 
 interface Item {
   id: string
@@ -206,8 +222,8 @@ describe("news scan over HTTP", () => {
     const { key, id } = await account("pro")
     const probe = await scan(key, { limit: 1 })
     const asOf = Date.parse(probe.body.as_of)
-    // the whole market over 90 minutes: well over a thousand mentions
-    const body = { from: iso(asOf - 5 * HOUR), to: iso(asOf - 3.5 * HOUR) }
+    // the whole market over 90 minutes of a session's afternoon: well over a thousand mentions
+    const body = busyWindow(asOf, 90)
     const big = await walk((b) => scan(key, b), { ...body, limit: 100 })
     expect(big.items.length).toBeGreaterThan(300)
     const ids = big.items.map((i) => i.id)
@@ -407,7 +423,8 @@ describe("news scan over HTTP", () => {
     const { key } = await account("pro")
     const probe = await scan(key, { limit: 1 })
     const asOf = Date.parse(probe.body.as_of)
-    const body = { from: iso(asOf - 3 * HOUR), to: iso(asOf - 2 * HOUR), limit: 40 }
+    // an hour of a session's afternoon: several hundred mentions, so a capped page and a second one
+    const body = { ...busyWindow(asOf, 60), limit: 40 }
     const authed = await scan(key, body)
     const open = await sandbox(body)
     expect(open.status).toBe(200)
