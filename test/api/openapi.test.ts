@@ -342,8 +342,8 @@ describe("the OpenAPI document, read as client generators read it", () => {
     for (let i = 0; i < 60; i++) await api(server, throttled, "/v2/account")
     for (const [op, url, body] of perGroup) await replay(op, url, 429, { key: throttled, body })
 
-    // signals once the flag history is built: stats and events answer
-    const deadline = Date.now() + 180_000
+    // signals once the flag history is built (as test/api/signalEvents.test.ts, up to 7 minutes on a loaded machine)
+    const deadline = Date.now() + 420_000
     while ((await api(server, pro, "/v2/signals/golden_cross/stats")).status === 503 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 500))
     }
@@ -383,5 +383,5 @@ describe("the OpenAPI document, read as client generators read it", () => {
       }
     }
     expect(uncovered).toEqual([])
-  }, 300_000)
+  }, 600_000)
 })
