@@ -1,6 +1,6 @@
 /**
  * Signal stats and events (issue 5): the flag history behind
- * `GET /v2/signals/{name}/stats` and `/{ticker}/events`, on the full market
+ * `GET /v2/signals/{signal}/stats` and `/{ticker}/events`, on the full market
  * with the default 260-day window.
  *
  * - the first build (every flag of every bar of every ticker), wall and CPU

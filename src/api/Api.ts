@@ -8,6 +8,7 @@ import { AdminApi } from "./admin/Api.js"
 import { InternalError } from "./errors.js"
 import { MarketApi } from "./market/Api.js"
 import { NewsApi } from "./news/Api.js"
+import { tidyOpenApi } from "./openapiDocument.js"
 import { RulesApi } from "./rules/Api.js"
 import { ScanApi } from "./scan/Api.js"
 import { SignalsApi } from "./signals/Api.js"
@@ -30,6 +31,8 @@ export class VigilApi extends HttpApi.make("vigil")
   .add(NewsApi)
   .addError(InternalError)
   .annotate(OpenApi.Title, "Vigil API")
+  .annotate(OpenApi.Servers, [{ url: "/", description: "This service: the host that serves this document" }])
+  .annotate(OpenApi.Transform, tidyOpenApi)
   .annotate(
     OpenApi.Description,
     "Market screening and signal alerts. Send `Authorization: Bearer <API_KEY>`; GET endpoints take their " +

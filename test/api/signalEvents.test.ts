@@ -1,5 +1,5 @@
 /**
- * GET /v2/signals/{name}/{ticker}/events and GET /v2/signals/{name}/stats over
+ * GET /v2/signals/{signal}/{ticker}/events and GET /v2/signals/{signal}/stats over
  * real HTTP, against one started server. Values are cross-checked against the
  * as-of reads of other endpoints (ticker rows, signal matches).
  */

@@ -5,7 +5,7 @@
  *
  * The routes come from the OpenAPI document the server serves
  * (`/v2/openapi.json`), so a new endpoint is fuzzed without touching this
- * file, plus the interface spec's endpoint table (kept below) as a floor. For
+ * file, plus the interface spec's endpoint table (test/support/openapi.ts) as a floor. For
  * each route fast-check generates requests that are valid-ish (real tickers,
  * columns, ids, cursors and well-typed `q` expressions) and hostile (unicode,
  * NUL, very long strings, numbers as strings, arrays where scalars belong,
@@ -25,6 +25,7 @@ import pg from "pg"
 import { Pool } from "undici"
 import { render } from "../../src/query/index.js"
 import { BOOLEAN_COLS, expr, NUMERIC_COLS, STRING_COLS } from "../query/generators.js"
+import { routeShape, SPEC_ROUTES } from "../support/openapi.js"
 import { ADMIN_TOKEN, admin, type RunningServer } from "../support/server.js"
 
 /**
@@ -224,31 +225,6 @@ export interface Route {
   readonly security: "bearer" | "admin" | "none"
 }
 
-/** The endpoint table of the interface spec (Endpoints → Summary), so every specified route is fuzzed. */
-export const SPEC_ROUTES: ReadonlyArray<string> = [
-  "POST /v2/scan",
-  "GET /v2/scan",
-  "GET /v2/tickers",
-  "GET /v2/tickers/{ticker}",
-  "GET /v2/tickers/{ticker}/history",
-  "POST /v2/tickers/{ticker}/subscribe",
-  "GET /v2/signals",
-  "POST /v2/signals",
-  "PATCH /v2/signals/{name}",
-  "DELETE /v2/signals/{name}",
-  "GET /v2/signals/{signal}",
-  "GET /v2/signals/{signal}/{ticker}/history/{interval}",
-  "POST /v2/signals/{signal}/subscribe",
-  "GET /v2/universes",
-  "POST /v2/universes",
-  "GET /v2/universes/system",
-  "GET /v2/universes/{id}",
-  "PATCH /v2/universes/{id}",
-  "GET /v2/webhooks/{id}",
-  "POST /v2/webhooks/{id}/enable",
-  "GET /v2/webhooks/{id}/deliveries"
-]
-
 const templateParams = (path: string): Array<Param> =>
   [...path.matchAll(/\{([^}]+)\}/g)].map((m) => ({ in: "path" as const, name: m[1]! }))
 
@@ -275,8 +251,8 @@ export const loadRoutes = async (url: string): Promise<{ routes: Array<Route>; m
       })
     }
   }
-  const known = new Set(routes.map((r) => `${r.method} ${r.path}`))
-  const missingFromOpenApi = SPEC_ROUTES.filter((r) => !known.has(r))
+  const known = new Set(routes.map((r) => routeShape(`${r.method} ${r.path}`)))
+  const missingFromOpenApi = SPEC_ROUTES.filter((r) => !known.has(routeShape(r)))
   for (const r of missingFromOpenApi) {
     const [method, path] = r.split(" ") as [string, string]
     routes.push({ method, path, params: templateParams(path), body: undefined, rawBody: false, security: "bearer" })

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Plan } from "../../accounts/plans.js"
+import { BadRequestError } from "../errors.js"
 import { Authentication } from "../middleware/Authentication.js"
 
 export const WhoAmI = Schema.Struct({
@@ -13,7 +14,13 @@ export const WhoAmI = Schema.Struct({
 export class AccountApi extends HttpApiGroup.make("account")
   .add(
     HttpApiEndpoint.get("whoami", "/v2/account")
+      .annotate(OpenApi.Summary, "The account behind this key")
       .addSuccess(WhoAmI)
-      .annotate(OpenApi.Description, "The account and key behind the presented API key, with the plan and rate limit.")
+      .addError(BadRequestError)
+      .annotate(
+        OpenApi.Description,
+        "The account and key behind the presented API key, with the plan and rate limit. Takes no parameters (any is 400)."
+      )
   )
-  .middleware(Authentication) {}
+  .middleware(Authentication)
+  .annotate(OpenApi.Description, "The account and key behind an API key.") {}

@@ -33,12 +33,14 @@ const AccountId = Schema.Struct({ account_id: Schema.String })
 export class AdminApi extends HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.post("createAccount", "/admin/accounts")
+      .annotate(OpenApi.Summary, "Create an account and its first key")
       .setPayload(Schema.Struct({ plan: Plan }))
       .addSuccess(CreatedAccount, { status: 201 })
       .addError(BadRequestError)
   )
   .add(
     HttpApiEndpoint.patch("updateAccount", "/admin/accounts/:account_id")
+      .annotate(OpenApi.Summary, "Change an account's plan or rate limit")
       .setPath(AccountId)
       .setPayload(
         Schema.Struct({
@@ -52,6 +54,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
   )
   .add(
     HttpApiEndpoint.post("createKey", "/admin/accounts/:account_id/keys")
+      .annotate(OpenApi.Summary, "Issue another key for an account")
       .setPath(AccountId)
       .setPayload(Schema.Struct({ mode: Schema.optional(KeyMode) }))
       .addSuccess(CreatedKey, { status: 201 })
@@ -59,12 +62,14 @@ export class AdminApi extends HttpApiGroup.make("admin")
   )
   .add(
     HttpApiEndpoint.del("revokeKey", "/admin/keys/:key_id")
+      .annotate(OpenApi.Summary, "Revoke a key")
       .setPath(Schema.Struct({ key_id: Schema.String }))
       .addSuccess(Schema.Struct({ ok: Schema.Literal(true) }))
       .addError(NotFoundError)
   )
   .add(
     HttpApiEndpoint.post("refresh", "/admin/refresh")
+      .annotate(OpenApi.Summary, "Refresh the market data now")
       .addSuccess(Schema.Struct({ as_of: Schema.String }))
       .addError(ServiceUnavailableError)
       .annotate(
@@ -74,6 +79,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
   )
   .add(
     HttpApiEndpoint.post("import", "/admin/import")
+      .annotate(OpenApi.Summary, "Import daily bars (CSV)")
       .setUrlParams(Schema.Struct({ ticker: Schema.optional(Schema.String) }))
       .addSuccess(ImportResult)
       .addError(BadRequestError)

@@ -32,6 +32,7 @@ export const MarketStatus = Schema.Struct({
 export class MarketApi extends HttpApiGroup.make("market")
   .add(
     HttpApiEndpoint.get("status", "/v2/market/status")
+      .annotate(OpenApi.Summary, "Whether the markets are open now")
       .addSuccess(MarketStatus)
       .addError(BadRequestError)
       .annotate(

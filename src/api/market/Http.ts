@@ -1,11 +1,11 @@
 /**
  * Handler of the market group: the trading calendar at the Effect Clock's now.
  */
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
 import { Clock, Effect } from "effect"
 import { cryptoTradingDate, marketSession } from "../../market/calendar.js"
 import { VigilApi } from "../Api.js"
-import { BadRequest } from "../errors.js"
+import { refuseQueryParams } from "../v2/shared.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -30,11 +30,7 @@ export const marketStatusAt = (now: number) => {
 export const MarketLive = HttpApiBuilder.group(VigilApi, "market", (handlers) =>
   handlers.handle("status", () =>
     Effect.gen(function* () {
-      // the endpoint takes no parameters: refuse any, as the strict parameter structs do elsewhere
-      const params = Object.keys(yield* HttpServerRequest.ParsedSearchParams)
-      if (params.length > 0) {
-        return yield* new BadRequest({ message: `unknown query parameter(s): ${params.join(", ")}` })
-      }
+      yield* refuseQueryParams
       return marketStatusAt(yield* Clock.currentTimeMillis)
     })
   )

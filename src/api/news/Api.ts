@@ -127,6 +127,7 @@ const describe = (what: string) =>
 export class NewsApi extends HttpApiGroup.make("news")
   .add(
     HttpApiEndpoint.post("scan", "/v2/news/scan")
+      .annotate(OpenApi.Summary, "Scan news mentions")
       .setPayload(NewsScanBody)
       .setUrlParams(NoQueryParams)
       .addSuccess(NewsScanResponse)
@@ -143,6 +144,7 @@ export class NewsApi extends HttpApiGroup.make("news")
   )
   .add(
     HttpApiEndpoint.post("sandboxScan", "/v2/sandbox/news/scan")
+      .annotate(OpenApi.Summary, "Scan recent news mentions (sandbox, no key)")
       .setPayload(NewsScanBody)
       .setUrlParams(NoQueryParams)
       .addSuccess(NewsScanResponse)

@@ -58,6 +58,7 @@ const describe = (form: string) =>
 export class ScanApi extends HttpApiGroup.make("scan")
   .add(
     HttpApiEndpoint.post("scan", "/v2/scan")
+      .annotate(OpenApi.Summary, "Scan tickers (POST)")
       .setPayload(ScanBody)
       .addSuccess(ScanResponse)
       .addError(BadRequestError)
@@ -67,6 +68,7 @@ export class ScanApi extends HttpApiGroup.make("scan")
   )
   .add(
     HttpApiEndpoint.get("scanGet", "/v2/scan")
+      .annotate(OpenApi.Summary, "Scan tickers (GET)")
       .setUrlParams(ScanParams)
       .addSuccess(ScanResponse)
       .addError(BadRequestError)
@@ -76,6 +78,7 @@ export class ScanApi extends HttpApiGroup.make("scan")
   )
   .add(
     HttpApiEndpoint.post("history", "/v2/scan/history")
+      .annotate(OpenApi.Summary, "Scan as of a date (POST)")
       .setPayload(ScanBody)
       .addSuccess(ScanResponse)
       .addError(BadRequestError)
@@ -85,6 +88,7 @@ export class ScanApi extends HttpApiGroup.make("scan")
   )
   .add(
     HttpApiEndpoint.get("historyGet", "/v2/scan/history")
+      .annotate(OpenApi.Summary, "Scan as of a date (GET)")
       .setUrlParams(ScanParams)
       .addSuccess(ScanResponse)
       .addError(BadRequestError)
@@ -92,4 +96,5 @@ export class ScanApi extends HttpApiGroup.make("scan")
       .addError(ServiceUnavailableError)
       .annotate(OpenApi.Description, describe("As-of scan (alias; `asof` required), parameters in the query string"))
   )
-  .middleware(Authentication) {}
+  .middleware(Authentication)
+  .annotate(OpenApi.Description, "Scans: a SQL WHERE expression over the ticker columns, live or as of a date.") {}

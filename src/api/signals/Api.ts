@@ -94,7 +94,12 @@ export const SignalReferencedError = Schema.transform(RefusalWire, Schema.typeSc
   description: "Delete refused: other custom signals of the account reference this one (pass force=true)"
 })
 
-const NamePath = Schema.Struct({ name: Schema.String })
+/**
+ * The signal in the path: one parameter name, `signal`, at this position for
+ * every `/v2/signals/{signal}...` route (OpenAPI forbids path items that differ
+ * only in parameter names).
+ */
+const SignalPath = Schema.Struct({ signal: Schema.String })
 
 export const SignalEvent = Schema.Struct({
   date: Schema.String.annotations({
@@ -150,6 +155,7 @@ export const SignalStatsDoc = Schema.Struct({
 export class SignalsApi extends HttpApiGroup.make("signals")
   .add(
     HttpApiEndpoint.get("catalog", "/v2/signals")
+      .annotate(OpenApi.Summary, "List the signal catalog")
       .setUrlParams(
         StrictParams({
           kind: Schema.optional(Schema.String),
@@ -167,6 +173,7 @@ export class SignalsApi extends HttpApiGroup.make("signals")
   )
   .add(
     HttpApiEndpoint.post("create", "/v2/signals")
+      .annotate(OpenApi.Summary, "Create a custom signal")
       .setPayload(
         Schema.Struct({
           name: Schema.String,
@@ -185,8 +192,9 @@ export class SignalsApi extends HttpApiGroup.make("signals")
       )
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v2/signals/:name")
-      .setPath(NamePath)
+    HttpApiEndpoint.patch("update", "/v2/signals/:signal")
+      .annotate(OpenApi.Summary, "Update a custom signal")
+      .setPath(SignalPath)
       .setPayload(
         Schema.Struct({
           expr: Schema.optional(Schema.String),
@@ -204,8 +212,9 @@ export class SignalsApi extends HttpApiGroup.make("signals")
       )
   )
   .add(
-    HttpApiEndpoint.del("remove", "/v2/signals/:name")
-      .setPath(NamePath)
+    HttpApiEndpoint.del("remove", "/v2/signals/:signal")
+      .annotate(OpenApi.Summary, "Delete a custom signal")
+      .setPath(SignalPath)
       .setUrlParams(StrictParams({ force: Schema.optional(Schema.Literal("true", "false")) }))
       .addSuccess(Schema.Struct({ as_of: Schema.String, ok: Schema.Literal(true) }))
       .addError(BadRequestError)
@@ -220,7 +229,8 @@ export class SignalsApi extends HttpApiGroup.make("signals")
   )
   .add(
     HttpApiEndpoint.get("matches", "/v2/signals/:signal")
-      .setPath(Schema.Struct({ signal: Schema.String }))
+      .annotate(OpenApi.Summary, "List tickers matching a signal")
+      .setPath(SignalPath)
       .setUrlParams(
         StrictParams({
           condition: Schema.optional(Schema.String),
@@ -242,6 +252,7 @@ export class SignalsApi extends HttpApiGroup.make("signals")
   )
   .add(
     HttpApiEndpoint.get("history", "/v2/signals/:signal/:ticker/history/:interval")
+      .annotate(OpenApi.Summary, "A signal's time series for one ticker")
       .setPath(Schema.Struct({ signal: Schema.String, ticker: Schema.String, interval: Schema.String }))
       .setUrlParams(
         StrictParams({
@@ -262,8 +273,9 @@ export class SignalsApi extends HttpApiGroup.make("signals")
       )
   )
   .add(
-    HttpApiEndpoint.get("events", "/v2/signals/:name/:ticker/events")
-      .setPath(Schema.Struct({ name: Schema.String, ticker: Schema.String }))
+    HttpApiEndpoint.get("events", "/v2/signals/:signal/:ticker/events")
+      .annotate(OpenApi.Summary, "Days a boolean signal turned on or off for one ticker")
+      .setPath(Schema.Struct({ signal: Schema.String, ticker: Schema.String }))
       .setUrlParams(
         StrictParams({
           from: Schema.optional(Schema.String),
@@ -282,8 +294,9 @@ export class SignalsApi extends HttpApiGroup.make("signals")
       )
   )
   .add(
-    HttpApiEndpoint.get("stats", "/v2/signals/:name/stats")
-      .setPath(NamePath)
+    HttpApiEndpoint.get("stats", "/v2/signals/:signal/stats")
+      .annotate(OpenApi.Summary, "Daily match counts of a signal")
+      .setPath(SignalPath)
       .setUrlParams(
         StrictParams({
           from: Schema.optional(Schema.String),

@@ -232,7 +232,7 @@ export const SignalsLive = HttpApiBuilder.group(VigilApi, "signals", (handlers) 
       .handle("update", ({ path, payload }) =>
         Effect.gen(function* () {
           const key = yield* CurrentKey
-          const name = path.name
+          const name = path.signal
           if (columnByName.has(name.toLowerCase())) return yield* builtinReadOnly(name.toLowerCase())
           yield* requireCustomPlan(key)
           if (payload.expr === undefined && payload.description === undefined) {
@@ -256,7 +256,7 @@ export const SignalsLive = HttpApiBuilder.group(VigilApi, "signals", (handlers) 
       .handle("remove", ({ path, urlParams }) =>
         Effect.gen(function* () {
           const key = yield* CurrentKey
-          const name = path.name
+          const name = path.signal
           if (columnByName.has(name.toLowerCase())) return yield* builtinReadOnly(name.toLowerCase())
           yield* requireCustomPlan(key)
           const existing = yield* orUnavailable(repo.all(key.account.id))

@@ -1,5 +1,5 @@
 /**
- * `GET /v2/signals/{name}/{ticker}/events`: the days a built-in boolean
+ * `GET /v2/signals/{signal}/{ticker}/events`: the days a built-in boolean
  * signal (flag) turned on or off for one ticker.
  *
  * A flag is "on" in a daily row when it is TRUE, "off" when it is FALSE or
@@ -106,7 +106,7 @@ const parseBound = (name: string, raw: string, end: boolean) =>
   })
 
 export interface EventsRequest {
-  readonly path: { readonly name: string; readonly ticker: string }
+  readonly path: { readonly signal: string; readonly ticker: string }
   readonly urlParams: {
     readonly from?: string | undefined
     readonly to?: string | undefined
@@ -122,18 +122,18 @@ export const signalEvents = ({ path, urlParams }: EventsRequest) =>
     const limit = yield* pageSize(urlParams.limit, EVENTS_MAX_LIMIT, EVENTS_DEFAULT_LIMIT)
 
     // the signal: a built-in boolean column
-    const name = path.name.toLowerCase()
+    const name = path.signal.toLowerCase()
     const column = columnByName.get(name)
     if (column === undefined) {
       const own = yield* accountSignals(key.account.id)
-      if (own.get(name) !== undefined || own.get(path.name) !== undefined) {
+      if (own.get(name) !== undefined || own.get(path.signal) !== undefined) {
         return yield* new BadRequest({
           code: "not_supported_for_custom_signal",
-          message: `${path.name} is a custom signal; events exist for built-in boolean signals only (use GET /v2/signals/${path.name}/{ticker}/history/1d for its daily series)`
+          message: `${path.signal} is a custom signal; events exist for built-in boolean signals only (use GET /v2/signals/${path.signal}/{ticker}/history/1d for its daily series)`
         })
       }
       return yield* new NotFound({
-        message: `no signal ${JSON.stringify(path.name)}: not a built-in nor a custom signal of this account`
+        message: `no signal ${JSON.stringify(path.signal)}: not a built-in nor a custom signal of this account`
       })
     }
     if (!column.signal) return yield* new NotFound({ message: `${name} is a string column, not a signal` })

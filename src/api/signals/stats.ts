@@ -1,12 +1,12 @@
 /**
- * `GET /v2/signals/{name}/stats`: how many tickers matched a signal on each
+ * `GET /v2/signals/{signal}/stats`: how many tickers matched a signal on each
  * trading day of a range.
  *
  * A day's count is the number of tickers whose daily row as of that day (the
  * as-of rule of the as-of matches: a ticker's latest daily state on or before
  * the day, at most 14 days old) matches; `total` is the number of tickers that
  * have such a row. So `count` equals the `total` of
- * `GET /v2/signals/{name}?asof=<day>` for that day (with the same `universe`).
+ * `GET /v2/signals/{signal}?asof=<day>` for that day (with the same `universe`).
  *
  * Days: the NYSE trading days of the range whose daily state is final for
  * every asset class (equities after the 16:00 ET close, crypto after 24:00
@@ -277,7 +277,7 @@ type Resolved =
   | { readonly kind: "custom"; readonly name: string; readonly compiled: CompiledQuery }
 
 export interface StatsRequest {
-  readonly path: { readonly name: string }
+  readonly path: { readonly signal: string }
   readonly urlParams: {
     readonly from?: string | undefined
     readonly to?: string | undefined
@@ -294,7 +294,7 @@ export const signalStats = <E, R>(
     const key = yield* CurrentKey
     const market = yield* Market
     const stats = yield* SignalStats
-    const resolved = yield* resolveSignal(path.name, key, market.directory)
+    const resolved = yield* resolveSignal(path.signal, key, market.directory)
     const signal = resolved.kind === "custom" ? resolved.name : resolved.column.name
     const flag = resolved.kind === "builtin" && resolved.column.type === "boolean"
     let condition: Condition | undefined

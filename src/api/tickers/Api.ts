@@ -118,6 +118,7 @@ export const TickerHistoryResponse = Schema.Struct({
 export class TickersApi extends HttpApiGroup.make("tickers")
   .add(
     HttpApiEndpoint.get("list", "/v2/tickers")
+      .annotate(OpenApi.Summary, "List or look up tickers")
       .setUrlParams(TickerListParams)
       .addSuccess(TickerList)
       .addError(BadRequestError)
@@ -129,6 +130,7 @@ export class TickersApi extends HttpApiGroup.make("tickers")
   )
   .add(
     HttpApiEndpoint.get("row", "/v2/tickers/:ticker")
+      .annotate(OpenApi.Summary, "Get one ticker's row")
       .setPath(TickerPath)
       .setUrlParams(TickerRowParams)
       .addSuccess(TickerRowResponse)
@@ -142,6 +144,7 @@ export class TickersApi extends HttpApiGroup.make("tickers")
   )
   .add(
     HttpApiEndpoint.get("history", "/v2/tickers/:ticker/history")
+      .annotate(OpenApi.Summary, "Get one ticker's daily row as of a date")
       .setPath(TickerPath)
       .setUrlParams(TickerHistoryParams)
       .addSuccess(TickerHistoryResponse)

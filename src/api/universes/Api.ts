@@ -53,6 +53,7 @@ const IdPath = Schema.Struct({ id: Schema.String })
 export class UniversesApi extends HttpApiGroup.make("universes")
   .add(
     HttpApiEndpoint.get("list", "/v2/universes")
+      .annotate(OpenApi.Summary, "List own universes")
       .setUrlParams(StrictParams({ limit: Schema.optional(IntParam), cursor: Schema.optional(Schema.String) }))
       .addSuccess(UniverseList)
       .addError(BadRequestError)
@@ -61,6 +62,7 @@ export class UniversesApi extends HttpApiGroup.make("universes")
   )
   .add(
     HttpApiEndpoint.get("system", "/v2/universes/system")
+      .annotate(OpenApi.Summary, "List system universes")
       .addSuccess(UniverseList)
       .addError(ServiceUnavailableError)
       .annotate(
@@ -70,6 +72,7 @@ export class UniversesApi extends HttpApiGroup.make("universes")
   )
   .add(
     HttpApiEndpoint.post("create", "/v2/universes")
+      .annotate(OpenApi.Summary, "Create a universe")
       .setPayload(CreateUniverse)
       .addSuccess(UniverseDoc, { status: 201 })
       .addError(BadRequestError)
@@ -82,6 +85,7 @@ export class UniversesApi extends HttpApiGroup.make("universes")
   )
   .add(
     HttpApiEndpoint.get("get", "/v2/universes/:id")
+      .annotate(OpenApi.Summary, "Get a universe")
       .setPath(IdPath)
       .addSuccess(Schema.extend(UniverseDoc, Schema.Struct({ as_of: Schema.String })))
       .addError(NotFoundError)
@@ -90,6 +94,7 @@ export class UniversesApi extends HttpApiGroup.make("universes")
   )
   .add(
     HttpApiEndpoint.patch("update", "/v2/universes/:id")
+      .annotate(OpenApi.Summary, "Update a universe")
       .setPath(IdPath)
       .setPayload(UpdateUniverse)
       .addSuccess(UniverseDoc)
@@ -104,6 +109,7 @@ export class UniversesApi extends HttpApiGroup.make("universes")
   )
   .add(
     HttpApiEndpoint.del("delete", "/v2/universes/:id")
+      .annotate(OpenApi.Summary, "Delete a universe")
       .setPath(IdPath)
       .addSuccess(Schema.Struct({ ok: Schema.Literal(true) }))
       .addError(ForbiddenError)
@@ -111,4 +117,8 @@ export class UniversesApi extends HttpApiGroup.make("universes")
       .addError(ServiceUnavailableError)
       .annotate(OpenApi.Description, "Deletes an own universe. Saved rules naming it keep the slug (see docs/scan.md).")
   )
-  .middleware(Authentication) {}
+  .middleware(Authentication)
+  .annotate(
+    OpenApi.Description,
+    "Universes: the system ones (`top_10`, `top_100`) and the account's own ticker lists, usable as `universe` wherever a request takes one."
+  ) {}

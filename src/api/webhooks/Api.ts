@@ -136,6 +136,7 @@ const SUBSCRIBE_DOC =
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.post("subscribeTicker", "/v2/tickers/:ticker/subscribe")
+      .annotate(OpenApi.Summary, "Subscribe to a ticker condition")
       .setPath(Schema.Struct({ ticker: Schema.String }))
       .setPayload(TickerSubscribe)
       .addSuccess(WebhookDoc)
@@ -151,6 +152,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.post("subscribeSignal", "/v2/signals/:signal/subscribe")
+      .annotate(OpenApi.Summary, "Subscribe to a signal")
       .setPath(Schema.Struct({ signal: Schema.String }))
       .setPayload(SignalSubscribe)
       .addSuccess(WebhookDoc)
@@ -166,6 +168,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.get("list", "/v2/webhooks")
+      .annotate(OpenApi.Summary, "List webhooks")
       .setUrlParams(Page)
       .addSuccess(WebhookList)
       .addError(BadRequestError)
@@ -175,6 +178,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.post("create", "/v2/webhooks")
+      .annotate(OpenApi.Summary, "Create a webhook")
       .setPayload(CreateWebhook)
       .addSuccess(WebhookDoc, { status: 201 })
       .addError(BadRequestError)
@@ -189,6 +193,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.get("get", "/v2/webhooks/:id")
+      .annotate(OpenApi.Summary, "Get a webhook")
       .setPath(IdPath)
       .addSuccess(WebhookDoc)
       .addError(BadRequestError)
@@ -199,6 +204,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.patch("update", "/v2/webhooks/:id")
+      .annotate(OpenApi.Summary, "Update a webhook")
       .setPath(IdPath)
       .setPayload(UpdateWebhook)
       .addSuccess(WebhookDoc)
@@ -213,6 +219,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.post("rotateSecret", "/v2/webhooks/:id/rotate-secret")
+      .annotate(OpenApi.Summary, "Rotate a webhook's signing secret")
       .setPath(IdPath)
       .addSuccess(
         Schema.Struct({
@@ -232,6 +239,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.post("enable", "/v2/webhooks/:id/enable")
+      .annotate(OpenApi.Summary, "Re-enable a webhook")
       .setPath(IdPath)
       .addSuccess(WebhookDoc)
       .addError(BadRequestError)
@@ -245,6 +253,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.post("disable", "/v2/webhooks/:id/disable")
+      .annotate(OpenApi.Summary, "Disable a webhook")
       .setPath(IdPath)
       .addSuccess(WebhookDoc)
       .addError(BadRequestError)
@@ -255,6 +264,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.del("delete", "/v2/webhooks/:id")
+      .annotate(OpenApi.Summary, "Delete a webhook")
       .setPath(IdPath)
       .addSuccess(Schema.Struct({ ok: Schema.Literal(true) }))
       .addError(BadRequestError)
@@ -265,6 +275,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.post("test", "/v2/webhooks/:id/test")
+      .annotate(OpenApi.Summary, "Send a test delivery")
       .setPath(IdPath)
       .addSuccess(Schema.Struct({ as_of: Schema.String, delivery: DeliveryDoc }), { status: 202 })
       .addError(BadRequestError)
@@ -278,6 +289,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.get("deliveries", "/v2/webhooks/:id/deliveries")
+      .annotate(OpenApi.Summary, "List a webhook's deliveries")
       .setPath(IdPath)
       .setUrlParams(
         StrictParams({
@@ -298,6 +310,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.post("retryDelivery", "/v2/webhooks/:id/deliveries/:delivery_id/retry")
+      .annotate(OpenApi.Summary, "Retry a failed delivery")
       .setPath(Schema.Struct({ id: Schema.String, delivery_id: Schema.String }))
       .addSuccess(DeliveryDoc)
       .addError(BadRequestError)
@@ -312,6 +325,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.post("registerDevice", "/v2/devices/register")
+      .annotate(OpenApi.Summary, "Register a device for mobile push")
       .setPayload(
         StrictParams({
           platform: Schema.String,
@@ -338,6 +352,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.get("notifications", "/v2/notifications")
+      .annotate(OpenApi.Summary, "List in-app notifications")
       .setUrlParams(
         StrictParams({
           unread: Schema.optional(Schema.Literal("true", "false")),
@@ -364,6 +379,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.post("markRead", "/v2/notifications/read")
+      .annotate(OpenApi.Summary, "Mark notifications read")
       .setPayload(StrictParams({ ids: Schema.optional(Schema.Array(Schema.String)) }))
       .addSuccess(Schema.Struct({ as_of: Schema.String, marked: Schema.Int }))
       .addError(BadRequestError)
@@ -371,4 +387,8 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .addError(ServiceUnavailableError)
       .annotate(OpenApi.Description, "Marks the given notifications read (all of the account's when `ids` is omitted).")
   )
-  .middleware(Authentication) {}
+  .middleware(Authentication)
+  .annotate(
+    OpenApi.Description,
+    "Webhooks and subscriptions: ticker and signal subscriptions, webhook management, deliveries, devices and in-app notifications (paid plans)."
+  ) {}
