@@ -325,8 +325,16 @@ const trackedTicker = (raw: string) =>
     return meta
   })
 
-/** `ticker = '<T>' AND (<condition>)`: a condition restricted to one ticker. */
-const forTicker = (ticker: string, condition: string) => `ticker = '${ticker.replaceAll("'", "''")}' AND (${condition})`
+/**
+ * The frozen q of a condition restricted to one ticker: `ticker = '<T>' AND (<condition>)`, the
+ * condition compiled (and frozen) on its own, so it stays one parenthesized operand whatever its
+ * precedence and cannot close the parentheses to widen the subscription.
+ */
+const freezeForTicker = (key: AuthenticatedKey, ticker: string, condition: string) =>
+  Effect.map(
+    freeze(key, condition, "condition"),
+    (frozen) => `ticker = '${ticker.replaceAll("'", "''")}' AND (${frozen})`
+  )
 
 export const WebhooksLive = HttpApiBuilder.group(VigilApi, "webhooks", (handlers) =>
   handlers
@@ -337,7 +345,7 @@ export const WebhooksLive = HttpApiBuilder.group(VigilApi, "webhooks", (handlers
         const meta = yield* trackedTicker(path.ticker)
         const condition = payload.condition?.trim() ?? ""
         if (condition === "") return yield* new BadRequest({ message: "condition is required" })
-        const q = yield* freeze(key, forTicker(meta.ticker, condition), "condition")
+        const q = yield* freezeForTicker(key, meta.ticker, condition)
         const settings = yield* deliverySettings(key, payload, `${meta.ticker}: ${condition}`)
         return yield* create(key, q, null, { type: "ticker", ref: meta.ticker, condition }, settings)
       })
@@ -381,11 +389,10 @@ export const WebhooksLive = HttpApiBuilder.group(VigilApi, "webhooks", (handlers
             message: `${JSON.stringify(path.signal)} is neither a built-in signal nor one of this account's custom signals (GET /v2/signals lists them)`
           })
         }
-        const text =
+        const q =
           payload.ticker === undefined || payload.ticker === null
-            ? expr
-            : forTicker((yield* trackedTicker(payload.ticker)).ticker, expr)
-        const q = yield* freeze(key, text, "condition")
+            ? yield* freeze(key, expr, "condition")
+            : yield* freezeForTicker(key, (yield* trackedTicker(payload.ticker)).ticker, expr)
         const universe = yield* checkUniverse(key.account.id, payload.universe)
         const settings = yield* deliverySettings(key, payload, defaultName)
         return yield* create(key, q, universe, { type: "signal", ref: name, condition }, settings)
