@@ -206,6 +206,93 @@ describe("universes over HTTP", () => {
     expectError(await call(key, "GET", "/v2/universes/mine"), 404, "not_found")
   })
 
+  describe("the universe parameter: system and own slugs resolve alike on every endpoint that takes one", () => {
+    const OWN = ["AAPL", "MSFT", "NVDA", "SPY"]
+    /** a weekday about six weeks back: an as-of day, likely under an earlier top-list membership */
+    const day = (() => {
+      const d = new Date(Date.now() - 42 * 86_400_000)
+      while (d.getUTCDay() === 0 || d.getUTCDay() === 6) d.setUTCDate(d.getUTCDate() - 1)
+      return d.toISOString().slice(0, 10)
+    })()
+    let key: string
+    let other: string
+    const tickersOf = (res: { status: number; body: any }) => {
+      expect(res.status).toBe(200)
+      return (res.body.results as Array<{ ticker: string }>).map((r) => r.ticker).sort()
+    }
+    beforeAll(async () => {
+      key = await newKey("pro")
+      other = await newKey("pro")
+      expect((await call(key, "POST", "/v2/universes", { id: "mine", name: "Mine", tickers: OWN })).status).toBe(201)
+    })
+
+    it("scan, live and as of a date, POST and GET", async () => {
+      for (const asof of [undefined, day]) {
+        const body = { q: "price > 0", universe: "mine", limit: 100, ...(asof === undefined ? {} : { asof }) }
+        const posted = await call(key, "POST", "/v2/scan", body)
+        expect(tickersOf(posted)).toEqual([...OWN].sort())
+        expect(posted.body._meta.scope).toEqual({ universe: "mine", size: OWN.length })
+        const query = new URLSearchParams(Object.entries(body).map(([k, v]): [string, string] => [k, String(v)]))
+        expect(tickersOf(await call(key, "GET", `/v2/scan?${query}`))).toEqual([...OWN].sort())
+        expectError(await call(other, "POST", "/v2/scan", body), 404, "universe_not_found")
+      }
+    })
+
+    it("signal matches, live and as of a date, agree with the scan of the same universe and day", async () => {
+      for (const universe of ["mine", "top_10", "top_100"]) {
+        for (const asof of [undefined, day]) {
+          const at = asof === undefined ? "" : `&asof=${asof}`
+          const matches = await call(key, "GET", `/v2/signals/price?condition=%3E0&universe=${universe}&limit=200${at}`)
+          const scan = await call(key, "POST", "/v2/scan", {
+            q: "price > 0",
+            universe,
+            limit: 100,
+            ...(asof === undefined ? {} : { asof })
+          })
+          expect(tickersOf(matches), `${universe} ${asof}`).toEqual(tickersOf(scan))
+        }
+      }
+      expect(tickersOf(await call(key, "GET", "/v2/signals/price?condition=%3E0&universe=mine"))).toEqual(
+        [...OWN].sort()
+      )
+      expectError(await call(other, "GET", "/v2/signals/gap_up?universe=mine"), 404, "universe_not_found")
+      expectError(await call(key, "GET", `/v2/signals/gap_up?universe=nope&asof=${day}`), 404, "universe_not_found")
+    })
+
+    it("signal stats", async () => {
+      const stats = await call(key, "GET", `/v2/signals/price/stats?condition=%3E0&universe=mine&from=${day}&to=${day}`)
+      expect(stats.status).toBe(200)
+      expect(stats.body.universe).toBe("mine")
+      expect(stats.body.days).toEqual([{ date: day, count: OWN.length, total: OWN.length }])
+      expectError(
+        await call(other, "GET", `/v2/signals/price/stats?condition=%3E0&universe=mine`),
+        404,
+        "universe_not_found"
+      )
+    })
+
+    it("signal subscribe, POST /v2/webhooks and saved rules (and scans by them)", async () => {
+      const signal = await call(key, "POST", "/v2/signals/golden_cross/subscribe", { universe: "mine" })
+      expect(signal.status).toBe(200)
+      expect(signal.body.universe_id).toBe("mine")
+      const webhook = await call(key, "POST", "/v2/webhooks", { q: "price > 0", universe: "mine" })
+      expect(webhook.status).toBe(201)
+      expect(webhook.body.universe_id).toBe("mine")
+      const rule = await call(key, "POST", "/v2/rules", { name: "own", q: "price > 0", universe: "mine" })
+      expect(rule.status).toBe(201)
+      expect(tickersOf(await call(key, "POST", "/v2/scan", { rule: rule.body.id, asof: day }))).toEqual([...OWN].sort())
+      const viaRule = await call(key, "POST", "/v2/webhooks", { rule_id: rule.body.id })
+      expect(viaRule.body.universe_id).toBe("mine")
+      for (const [path, body] of [
+        ["/v2/signals/golden_cross/subscribe", { universe: "mine" }],
+        ["/v2/webhooks", { q: "price > 0", universe: "mine" }],
+        ["/v2/rules", { name: "theirs", q: "price > 0", universe: "mine" }]
+      ] as const) {
+        expectError(await call(other, "POST", path, body), 404, "universe_not_found")
+      }
+    })
+  })
+
   it("needs a key", async () => {
     expectError(await api(server, undefined, "/v2/universes"), 401, "unauthenticated")
     expectError(await api(server, undefined, "/v2/universes/system"), 401, "unauthenticated")

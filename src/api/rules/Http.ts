@@ -9,7 +9,7 @@ import { Cursors, readCursor } from "../cursor.js"
 import { BadRequest, NotFound, unavailable } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
 import { DEFAULT_DIR, DEFAULT_ORDER, MAX_Q_LENGTH, validateDir, validateFields, validateOrder } from "../scan/params.js"
-import { universeExists, universeNotFound } from "../universes/resolve.js"
+import { lookupUniverse } from "../universes/resolve.js"
 import { compileFor } from "../v2/query.js"
 import { pageSize } from "../v2/shared.js"
 import { MAX_RULE_NAME_LENGTH } from "./Api.js"
@@ -60,9 +60,7 @@ const validate = (accountId: string, draft: Draft, checkUniverse = true) =>
     const order = yield* validateOrder(draft.order)
     const dir = yield* validateDir(draft.dir)
     const fields = yield* validateFields(draft.fields)
-    if (checkUniverse && draft.universe !== null && !(yield* universeExists(accountId, draft.universe))) {
-      return yield* universeNotFound(draft.universe)
-    }
+    if (checkUniverse && draft.universe !== null) yield* lookupUniverse(accountId, draft.universe)
     return { name, q: draft.q, universe: draft.universe, order, dir, fields } satisfies RuleParams
   })
 

@@ -15,7 +15,7 @@ import { VigilApi } from "../Api.js"
 import { Cursors } from "../cursor.js"
 import { BadRequest, NotFound, unavailable } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
-import { dayOf, resolveUniverse } from "../universes/resolve.js"
+import { dayOf, resolveUniverse, rowsOfTickers } from "../universes/resolve.js"
 import { compileFor } from "../v2/query.js"
 import { FROZEN_FIELDS, isoAsOf, liveSnapshot, marketData, pageSize, parseDate, renderRow } from "../v2/shared.js"
 import { type OrderValue, pageOf, valueAt } from "./order.js"
@@ -54,15 +54,6 @@ const decodePosition = (
     return { value, ticker: raw[1] }
   }
   return undefined
-}
-
-const rowsOfTickers = (snapshot: Snapshot, tickers: ReadonlyArray<string>): Int32Array => {
-  const rows: Array<number> = []
-  for (const t of tickers) {
-    const r = snapshot.index.get(t)
-    if (r !== undefined) rows.push(r)
-  }
-  return Int32Array.from(rows).sort()
 }
 
 export const runScan = (input: ScanInput, requireAsof: boolean) =>

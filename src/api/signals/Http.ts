@@ -14,6 +14,7 @@ import { VigilApi } from "../Api.js"
 import { Cursors } from "../cursor.js"
 import { BadRequest, Conflict, Forbidden, NotFound, type ServiceUnavailable, unavailable } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
+import { dayOf, resolveUniverse, rowsOfTickers } from "../universes/resolve.js"
 import { accountSignals, compileContext, queryErrorToBadRequest } from "../v2/query.js"
 import { FROZEN_FIELDS, isoAsOf, liveSnapshot, marketData, pageSize, parseDate, requirePlan } from "../v2/shared.js"
 import { SignalReferenced } from "./Api.js"
@@ -311,20 +312,9 @@ export const SignalsLive = HttpApiBuilder.group(VigilApi, "signals", (handlers) 
           }
           let rows: Int32Array | undefined
           if (urlParams.universe !== undefined) {
-            const universe = urlParams.universe
-            if (universe !== "top_10" && universe !== "top_100") {
-              return yield* new NotFound({
-                code: "universe_not_found",
-                message: `no universe ${JSON.stringify(universe)}: system universes are top_10 and top_100`
-              })
-            }
+            const day = asof !== undefined ? epochDay(asof) : dayOf(snapshot.asOf)
             const md = yield* marketData
-            const day = asof !== undefined ? epochDay(asof) : Math.floor(snapshot.asOf / DAY_MS)
-            const members = md.membershipOn(day)?.ranked ?? []
-            const chosen = universe === "top_10" ? members.slice(0, 10) : members
-            rows = Int32Array.from(
-              chosen.map((t) => snapshot.index.get(t)).filter((r): r is number => r !== undefined)
-            ).sort()
+            rows = rowsOfTickers(snapshot, yield* resolveUniverse(md, key.account.id, urlParams.universe, day))
           }
           const matches: Array<Match> =
             resolved.kind === "custom"

@@ -39,7 +39,7 @@ import type { TickerDirectory } from "../../market/tickers/index.js"
 import type { CompiledQuery } from "../../query/index.js"
 import { BadRequest } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
-import { isSystemId, resolveUniverse, systemMembership } from "../universes/resolve.js"
+import { lookupUniverse, membersOn } from "../universes/resolve.js"
 import { isoAsOf, liveSnapshot, marketData, parseDate } from "../v2/shared.js"
 import { type Condition, compare, parseCondition } from "./matching.js"
 import { SignalStats } from "./SignalStats.js"
@@ -336,19 +336,20 @@ export const signalStats = <E, R>(
     if (universe !== undefined) {
       const slotsOf = (tickers: ReadonlyArray<string>) =>
         new Set(tickers.map((t) => md.index.get(t)).filter((i): i is number => i !== undefined))
-      if (isSystemId(universe)) {
+      const resolved = yield* lookupUniverse(key.account.id, universe)
+      if (resolved._tag === "System") {
         const byEffective = new Map<number, ReadonlySet<number>>()
         members = (day) => {
           const effective = md.membershipOn(day)?.effectiveDay ?? -1
           let set = byEffective.get(effective)
           if (set === undefined) {
-            set = slotsOf(systemMembership(md, universe, day).tickers)
+            set = slotsOf(membersOn(md, resolved, day))
             byEffective.set(effective, set)
           }
           return set
         }
       } else {
-        const own = slotsOf(yield* resolveUniverse(md, key.account.id, universe, Math.floor(live.asOf / DAY_MS)))
+        const own = slotsOf(resolved.tickers)
         members = () => own
       }
     }

@@ -2,11 +2,12 @@
  * Universes as the API sees them: the system universes (`top_10`,
  * `top_100`, membership as of a day), validation of caller-given ticker
  * lists through the ticker directory, rendering of documents, and resolving
- * a `universe` parameter of a scan or rule to its tickers.
+ * the `universe` parameter of every endpoint that takes one (`lookupUniverse`).
  */
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import type { MarketData } from "../../market/engine/MarketData.js"
+import type { Snapshot } from "../../market/snapshot.js"
 import type { TickerDirectory } from "../../market/tickers/index.js"
 import { isWellFormedSymbol } from "../../market/tickers/index.js"
 import { firstOfMonth, nextFirstOfMonth, REBALANCE_METHOD } from "../../market/universes.js"
@@ -151,34 +152,52 @@ export const universeNotFound = (id: string) =>
     message: `universe ${JSON.stringify(id)} is neither a system universe (top_10, top_100) nor one of this account's`
   })
 
+/** A `universe` parameter resolved: a system universe, or one of the account's own with its list. */
+export type ResolvedUniverse =
+  | { readonly _tag: "System"; readonly id: SystemId }
+  | { readonly _tag: "Own"; readonly id: string; readonly tickers: ReadonlyArray<string> }
+
 /**
- * The tickers of a `universe` parameter on `day`: a system universe's
- * membership in effect that day, or the account's own list; 404
- * `universe_not_found` otherwise.
+ * The one resolver of a `universe` parameter, for every endpoint that takes one (scans, signal
+ * matches and stats, subscriptions, webhooks, rules): `top_10`/`top_100`, else one of the account's
+ * own universes by slug; 404 `universe_not_found` otherwise.
  */
+export const lookupUniverse = (
+  accountId: string,
+  id: string
+): Effect.Effect<ResolvedUniverse, NotFound | ServiceUnavailable, Universes> => {
+  if (isSystemId(id)) return Effect.succeed({ _tag: "System", id })
+  if (!SLUG.test(id)) return Effect.fail(universeNotFound(id))
+  return Universes.pipe(
+    Effect.flatMap((store) => store.get(accountId, id)),
+    Effect.catchTag("SqlError", (_: SqlError) => Effect.fail(unavailable())),
+    Effect.flatMap((u) =>
+      u === undefined
+        ? Effect.fail(universeNotFound(id))
+        : Effect.succeed({ _tag: "Own" as const, id, tickers: u.tickers })
+    )
+  )
+}
+
+/** The members of a resolved universe on `day`: a system universe's membership in effect that day, an own universe's list. */
+export const membersOn = (md: MarketData, u: ResolvedUniverse, day: number): ReadonlyArray<string> =>
+  u._tag === "System" ? systemMembership(md, u.id, day).tickers : u.tickers
+
+/** The tickers of a `universe` parameter on `day` (see `lookupUniverse`, `membersOn`). */
 export const resolveUniverse = (
   md: MarketData,
   accountId: string,
   id: string,
   day: number
-): Effect.Effect<ReadonlyArray<string>, NotFound | ServiceUnavailable, Universes> => {
-  if (isSystemId(id)) return Effect.succeed(systemMembership(md, id, day).tickers)
-  if (!SLUG.test(id)) return Effect.fail(universeNotFound(id))
-  return Universes.pipe(
-    Effect.flatMap((store) => store.get(accountId, id)),
-    Effect.catchTag("SqlError", (_: SqlError) => Effect.fail(unavailable())),
-    Effect.flatMap((u) => (u === undefined ? Effect.fail(universeNotFound(id)) : Effect.succeed(u.tickers)))
-  )
-}
+): Effect.Effect<ReadonlyArray<string>, NotFound | ServiceUnavailable, Universes> =>
+  Effect.map(lookupUniverse(accountId, id), (u) => membersOn(md, u, day))
 
-/** Does the universe exist for the account (system or own)? */
-export const universeExists = (accountId: string, id: string): Effect.Effect<boolean, ServiceUnavailable, Universes> =>
-  isSystemId(id)
-    ? Effect.succeed(true)
-    : !SLUG.test(id)
-      ? Effect.succeed(false)
-      : Universes.pipe(
-          Effect.flatMap((store) => store.get(accountId, id)),
-          Effect.map((u) => u !== undefined),
-          Effect.catchTag("SqlError", () => Effect.fail(unavailable()))
-        )
+/** The rows (ascending) of `tickers` in a snapshot; tickers without a row are left out. */
+export const rowsOfTickers = (snapshot: Snapshot, tickers: ReadonlyArray<string>): Int32Array => {
+  const rows: Array<number> = []
+  for (const t of tickers) {
+    const r = snapshot.index.get(t)
+    if (r !== undefined) rows.push(r)
+  }
+  return Int32Array.from(rows).sort()
+}

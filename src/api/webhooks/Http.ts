@@ -37,7 +37,7 @@ import { BadRequest, Conflict, Forbidden, NotFound, NotImplemented, unavailable 
 import { CurrentKey } from "../middleware/Authentication.js"
 import { MAX_Q_LENGTH, validateFields } from "../scan/params.js"
 import { parseCondition } from "../signals/matching.js"
-import { universeExists, universeNotFound } from "../universes/resolve.js"
+import { lookupUniverse } from "../universes/resolve.js"
 import { accountSignals, compileContext, compileFor, queryErrorToBadRequest } from "../v2/query.js"
 import { liveSnapshot, pageSize } from "../v2/shared.js"
 import { MAX_WEBHOOK_NAME } from "./Api.js"
@@ -297,8 +297,7 @@ const create = (
 const checkUniverse = (accountId: string, universe: string | null | undefined) =>
   Effect.gen(function* () {
     if (universe === undefined || universe === null) return null
-    if (!(yield* universeExists(accountId, universe))) return yield* universeNotFound(universe)
-    return universe
+    return (yield* lookupUniverse(accountId, universe)).id
   })
 
 const owned = (key: AuthenticatedKey, id: string) =>
