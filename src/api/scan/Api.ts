@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../errors.js"
+import { BadRequestError, ForbiddenError, NotFoundError, ServiceUnavailableError } from "../errors.js"
 import { Authentication } from "../middleware/Authentication.js"
 import { IntParam, StrictParams } from "../v2/shared.js"
 
@@ -61,6 +61,7 @@ export class ScanApi extends HttpApiGroup.make("scan")
       .setPayload(ScanBody)
       .addSuccess(ScanResponse)
       .addError(BadRequestError)
+      .addError(ForbiddenError)
       .addError(NotFoundError)
       .addError(ServiceUnavailableError)
       .annotate(OpenApi.Description, describe("Live scan (as-of with `asof`), parameters in the JSON body"))
@@ -70,6 +71,7 @@ export class ScanApi extends HttpApiGroup.make("scan")
       .setUrlParams(ScanParams)
       .addSuccess(ScanResponse)
       .addError(BadRequestError)
+      .addError(ForbiddenError)
       .addError(NotFoundError)
       .addError(ServiceUnavailableError)
       .annotate(OpenApi.Description, describe("Live scan (as-of with `asof`), parameters in the query string"))
@@ -79,6 +81,7 @@ export class ScanApi extends HttpApiGroup.make("scan")
       .setPayload(ScanBody)
       .addSuccess(ScanResponse)
       .addError(BadRequestError)
+      .addError(ForbiddenError)
       .addError(NotFoundError)
       .addError(ServiceUnavailableError)
       .annotate(OpenApi.Description, describe("As-of scan (alias; `asof` required), parameters in the JSON body"))
@@ -88,6 +91,7 @@ export class ScanApi extends HttpApiGroup.make("scan")
       .setUrlParams(ScanParams)
       .addSuccess(ScanResponse)
       .addError(BadRequestError)
+      .addError(ForbiddenError)
       .addError(NotFoundError)
       .addError(ServiceUnavailableError)
       .annotate(OpenApi.Description, describe("As-of scan (alias; `asof` required), parameters in the query string"))

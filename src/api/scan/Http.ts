@@ -99,7 +99,7 @@ export const runScan = (input: ScanInput, requireAsof: boolean) =>
     }
     const asof = input.asof === undefined ? undefined : yield* parseDate("asof", input.asof)
     const directory = yield* Tickers
-    const compiled = yield* compileFor(q, directory, accountId)
+    const compiled = yield* compileFor(q, directory, key.account)
 
     // the snapshot and the scan's day
     let md: MarketData | undefined

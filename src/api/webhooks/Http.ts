@@ -47,7 +47,6 @@ const DELIVERY_ID = /^dlv_[A-Za-z0-9_-]{1,64}$/
 /** How long the previous signing secret keeps signing after a rotation. */
 export const SECRET_OVERLAP_MS = 24 * 3_600_000
 const PAID: ReadonlyArray<Plan> = ["hobby", "pro", "scale", "enterprise"]
-const CUSTOM_SIGNAL_PLANS: ReadonlyArray<Plan> = ["pro", "scale", "enterprise"]
 
 const db = <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>) =>
   Effect.catchIf(
@@ -228,7 +227,7 @@ const deliverySettings = (key: AuthenticatedKey, input: DeliveryInput, defaultNa
     }
   })
 
-/** Compiles a condition for the account and freezes it; consuming custom signals needs Pro. */
+/** Compiles a condition for the account and freezes it (consuming custom signals needs Pro: `compileFor`). */
 const freeze = (key: AuthenticatedKey, text: string, parameter: string) =>
   Effect.gen(function* () {
     if (text.length > MAX_Q_LENGTH) {
@@ -237,13 +236,7 @@ const freeze = (key: AuthenticatedKey, text: string, parameter: string) =>
         message: `${parameter} is ${text.length} characters; at most ${MAX_Q_LENGTH} are allowed`
       })
     }
-    const compiled = yield* compileFor(text, yield* Tickers, key.account.id, parameter)
-    if (compiled.signals.length > 0 && !CUSTOM_SIGNAL_PLANS.includes(key.account.plan)) {
-      return yield* new Forbidden({
-        code: "custom_signals_tier_required",
-        message: `custom signals (${compiled.signals.join(", ")}) need the pro, scale or enterprise plan; this account is on ${key.account.plan}`
-      })
-    }
+    const compiled = yield* compileFor(text, yield* Tickers, key.account, parameter)
     return compiled.text
   })
 
