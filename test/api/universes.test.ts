@@ -271,6 +271,75 @@ describe("universes over HTTP", () => {
       )
     })
 
+    it("as of a date, an own universe is the list it had then (the first list before it existed); live, its list now", async () => {
+      const FIRST = ["AAPL", "MSFT"]
+      const created = await call(key, "POST", "/v2/universes", { id: "hist", name: "Hist", tickers: FIRST })
+      expect(created.status).toBe(201)
+      expect((await call(key, "PATCH", "/v2/universes/hist", { tickers: ["NVDA", "SPY", "QQQ"] })).status).toBe(200)
+      const patched = await call(key, "PATCH", "/v2/universes/hist", { add: ["AMD"], remove: ["QQQ"] })
+      expect(patched.status).toBe(200)
+      const NOW = ["NVDA", "SPY", "AMD"]
+      /** the day of the last change, by the service's clock: the list in effect at its end is NOW */
+      const today = new Date(patched.body.updated_at * 1000).toISOString().slice(0, 10)
+      const rule = await call(key, "POST", "/v2/rules", { name: "hist", q: "price > 0", universe: "hist" })
+      expect(rule.status).toBe(201)
+      /** every as-of read of the universe on `asof` (the list it had then), and the live ones (its list now) */
+      const members = async (asof: string | undefined, expected: ReadonlyArray<string>) => {
+        const want = [...expected].sort()
+        const at = asof === undefined ? {} : { asof }
+        const scan = await call(key, "POST", "/v2/scan", { q: "price > 0", universe: "hist", limit: 100, ...at })
+        expect(tickersOf(scan), `scan ${asof}`).toEqual(want)
+        expect(scan.body._meta.scope).toEqual({ universe: "hist", size: expected.length })
+        const query = new URLSearchParams({ q: "price > 0", universe: "hist", limit: "100", ...at })
+        expect(tickersOf(await call(key, "GET", `/v2/scan?${query}`)), `GET scan ${asof}`).toEqual(want)
+        const matches = await call(
+          key,
+          "GET",
+          `/v2/signals/price?condition=%3E0&universe=hist&limit=200${asof === undefined ? "" : `&asof=${asof}`}`
+        )
+        expect(tickersOf(matches), `signal matches ${asof}`).toEqual(want)
+        expect(tickersOf(await call(key, "POST", "/v2/scan", { rule: rule.body.id, ...at })), `rule ${asof}`).toEqual(
+          want
+        )
+        if (asof !== undefined) {
+          const history = await call(key, "POST", "/v2/scan/history", { q: "price > 0", universe: "hist", asof })
+          expect(tickersOf(history), `history ${asof}`).toEqual(want)
+        }
+      }
+      await members(day, FIRST) // before the universe existed: the list it was created with
+      await members(today, NOW)
+      await members(undefined, NOW)
+      // signal stats: each day counts the universe's members of that day
+      const stats = await call(key, "GET", `/v2/signals/price/stats?condition=%3E0&universe=hist&from=${day}&to=${day}`)
+      expect(stats.status).toBe(200)
+      expect(stats.body.days).toEqual([{ date: day, count: FIRST.length, total: FIRST.length }])
+      // over a range: each day's own list (every final day precedes the changes of today)
+      const from = new Date(Date.parse(today) - 10 * 86_400_000).toISOString().slice(0, 10)
+      const range = await call(
+        key,
+        "GET",
+        `/v2/signals/price/stats?condition=%3E0&universe=hist&from=${from}&to=${today}`
+      )
+      expect(range.status).toBe(200)
+      expect(range.body.days.length).toBeGreaterThan(0)
+      for (const d of range.body.days) expect(d.total, d.date).toBe(d.date < today ? FIRST.length : NOW.length)
+
+      // deleted and created again: a history of its own, nothing of the old one
+      expect((await call(key, "DELETE", "/v2/universes/hist")).status).toBe(200)
+      expectError(
+        await call(key, "POST", "/v2/scan", { q: "price > 0", universe: "hist", asof: day }),
+        404,
+        "universe_not_found"
+      )
+      expect((await call(key, "POST", "/v2/universes", { id: "hist", name: "Hist", tickers: ["TSLA"] })).status).toBe(
+        201
+      )
+      await members(day, ["TSLA"])
+      await members(today, ["TSLA"])
+      const again = await call(key, "GET", `/v2/signals/price/stats?condition=%3E0&universe=hist&from=${day}&to=${day}`)
+      expect(again.body.days).toEqual([{ date: day, count: 1, total: 1 }])
+    })
+
     it("signal subscribe, POST /v2/webhooks and saved rules (and scans by them)", async () => {
       const signal = await call(key, "POST", "/v2/signals/golden_cross/subscribe", { universe: "mine" })
       expect(signal.status).toBe(200)

@@ -123,7 +123,7 @@ export const runScan = (input: ScanInput, requireAsof: boolean) =>
     let scope: { universe: string; size: number } | undefined
     if (universe !== undefined) {
       if (md === undefined) md = yield* marketData
-      const tickers = yield* resolveUniverse(md, accountId, universe, day)
+      const tickers = yield* resolveUniverse(md, accountId, universe, day, asof !== undefined)
       rows = rowsOfTickers(snapshot, tickers)
       scope = { universe, size: tickers.length }
     }

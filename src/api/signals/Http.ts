@@ -314,7 +314,10 @@ export const SignalsLive = HttpApiBuilder.group(VigilApi, "signals", (handlers) 
           if (urlParams.universe !== undefined) {
             const day = asof !== undefined ? epochDay(asof) : dayOf(snapshot.asOf)
             const md = yield* marketData
-            rows = rowsOfTickers(snapshot, yield* resolveUniverse(md, key.account.id, urlParams.universe, day))
+            rows = rowsOfTickers(
+              snapshot,
+              yield* resolveUniverse(md, key.account.id, urlParams.universe, day, asof !== undefined)
+            )
           }
           const matches: Array<Match> =
             resolved.kind === "custom"
