@@ -1,5 +1,9 @@
+import { FetchHttpClient } from "@effect/platform"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
+import { makeVigilClient } from "../../src/client.js"
+import { type InProcessServer, startInProcess } from "../support/inProcess.js"
+import { ADMIN_TOKEN, admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
 
 const expectError = (res: { status: number; body: any }, status: number, code: string) => {
   expect(res.status).toBe(status)
@@ -359,6 +363,72 @@ describe("universes over HTTP", () => {
       ] as const) {
         expectError(await call(other, "POST", path, body), 404, "universe_not_found")
       }
+    })
+
+    describe("own universes as of a date between the versions of their list (in-process service, Clock moved, typed client)", () => {
+      const DAY = 86_400_000
+      let service: InProcessServer
+      beforeAll(async () => {
+        service = await startInProcess({ historyDays: 90 })
+      }, 180_000)
+      afterAll(async () => {
+        await service?.stop()
+      })
+
+      it("uses the list in effect at the end of the date read: before, between and after the changes", async () => {
+        const created = await fetch(`${service.url}/admin/accounts`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+          body: JSON.stringify({ plan: "pro" })
+        })
+        expect(created.status).toBe(201)
+        const key = ((await created.json()) as { api_key: string }).api_key
+        const run = <A, E>(
+          f: (client: Effect.Effect.Success<ReturnType<typeof makeVigilClient>>) => Effect.Effect<A, E>
+        ) =>
+          Effect.runPromise(
+            Effect.flatMap(makeVigilClient(service.url, key), f).pipe(Effect.provide(FetchHttpClient.layer))
+          )
+        const date = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY).toISOString().slice(0, 10)
+        /** the tickers an as-of scan and as-of signal matches give for the universe on a date, or live */
+        const members = (asof: string | undefined) =>
+          run((client) =>
+            Effect.gen(function* () {
+              const at = asof === undefined ? {} : { asof }
+              const scan = yield* client.scan.scan({
+                payload: { q: "price > 0", universe: "dated", limit: 100, ...at }
+              })
+              const matches = yield* client.signals.matches({
+                path: { signal: "price" },
+                urlParams: { condition: ">0", universe: "dated", limit: 200, ...at }
+              })
+              const sorted = (rows: ReadonlyArray<{ readonly [k: string]: unknown }>) =>
+                rows.map((r) => String(r.ticker)).sort()
+              expect(sorted(matches.results), `matches ${asof}`).toEqual(sorted(scan.results))
+              return sorted(scan.results)
+            })
+          )
+
+        // created 20 days ago, changed 10 and 3 days ago, by the service's Clock
+        service.setOffset(-20 * DAY)
+        await run((c) => c.universes.create({ payload: { id: "dated", name: "Dated", tickers: ["AAPL", "MSFT"] } }))
+        service.setOffset(-10 * DAY)
+        await run((c) => c.universes.update({ path: { id: "dated" }, payload: { tickers: ["NVDA", "SPY"] } }))
+        service.setOffset(-3 * DAY)
+        await run((c) => c.universes.update({ path: { id: "dated" }, payload: { add: ["AMD"], remove: ["SPY"] } }))
+        service.setOffset(0)
+
+        expect(await members(date(25))).toEqual(["AAPL", "MSFT"]) // before it existed: its first list
+        expect(await members(date(15))).toEqual(["AAPL", "MSFT"]) // between the first two versions
+        expect(await members(date(7))).toEqual(["NVDA", "SPY"]) // after the first change
+        expect(await members(date(1))).toEqual(["AMD", "NVDA"]) // after the second
+        expect(await members(undefined)).toEqual(["AMD", "NVDA"]) // live: the list now
+
+        // deleted and created again: nothing of the old history
+        await run((c) => c.universes.delete({ path: { id: "dated" } }))
+        await run((c) => c.universes.create({ payload: { id: "dated", name: "Dated", tickers: ["TSLA"] } }))
+        for (const ago of [25, 15, 7, 1]) expect(await members(date(ago))).toEqual(["TSLA"])
+      }, 60_000)
     })
   })
 
