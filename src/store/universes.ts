@@ -93,7 +93,9 @@ export class Universes extends Effect.Service<Universes>()("vigil/Universes", {
       sql`INSERT INTO universe_memberships (account_id, universe_id, version, effective_at, tickers)
         SELECT ${accountId}, ${id}, COALESCE(max(version), 0) + 1, GREATEST(${now}, COALESCE(max(effective_at), ${now})),
           ${tickers}::text[]
-        FROM universe_memberships WHERE account_id = ${accountId} AND universe_id = ${id}`
+        FROM (SELECT version, effective_at FROM universe_memberships
+          WHERE account_id = ${accountId} AND universe_id = ${id}
+          ORDER BY effective_at DESC, version DESC LIMIT 1) latest`
 
     /** Inserts a universe with its first version; `"taken"` when the account already has the id. */
     const create = (input: {
@@ -137,28 +139,30 @@ export class Universes extends Effect.Service<Universes>()("vigil/Universes", {
     /**
      * The versions of a universe in effect on the days `fromDay`..`toDay` (epoch days, UTC; a day's
      * list is the one in effect at its end), oldest first: the one in effect at the end of `fromDay`
-     * (the first version when the universe did not exist yet) and every later one up to the end of
-     * `toDay`. Undefined when the universe does not exist. One statement, on the table's two indexes.
+     * (the first version when the universe did not exist yet; with any of the same second before it)
+     * and every later one up to the end of `toDay`; the last of those effective by a day is its list. Undefined when the universe does not exist. One statement, on the primary keys.
      */
     const membership = (accountId: string, id: string, fromDay: number, toDay: number) =>
       Effect.map(
         sql<{ effective_at: number | string | null; tickers: ReadonlyArray<string> }>`
           WITH since AS (
-            SELECT COALESCE(
-              (SELECT version FROM universe_memberships
+            SELECT effective_at FROM (
+              (SELECT effective_at, version, 0 AS pick FROM universe_memberships
                 WHERE account_id = ${accountId} AND universe_id = ${id} AND effective_at <= ${endOfDay(fromDay)}
-                ORDER BY effective_at DESC, version DESC LIMIT 1),
-              (SELECT version FROM universe_memberships
+                ORDER BY effective_at DESC, version DESC LIMIT 1)
+              UNION ALL
+              (SELECT effective_at, version, 1 AS pick FROM universe_memberships
                 WHERE account_id = ${accountId} AND universe_id = ${id}
                 ORDER BY effective_at, version LIMIT 1)
-            ) AS version
+            ) candidates ORDER BY pick LIMIT 1
           )
           SELECT v.effective_at, COALESCE(v.tickers, u.tickers) AS tickers
-          FROM universes u CROSS JOIN since
+          FROM universes u
           LEFT JOIN universe_memberships v ON v.account_id = u.account_id AND v.universe_id = u.id
-            AND v.version >= since.version AND (v.effective_at <= ${endOfDay(toDay)} OR v.version = since.version)
+            AND v.effective_at >= (SELECT effective_at FROM since)
+            AND v.effective_at <= GREATEST(${endOfDay(toDay)}, (SELECT effective_at FROM since))
           WHERE u.account_id = ${accountId} AND u.id = ${id}
-          ORDER BY v.version`,
+          ORDER BY v.effective_at, v.version`,
         (rows): ReadonlyArray<MembershipVersion> | undefined =>
           rows.length === 0
             ? undefined
