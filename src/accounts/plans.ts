@@ -46,6 +46,9 @@ export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = {
   }
 }
 
+/** Plans that create and consume custom signals (a cap other than 0): Pro and above. */
+export const CUSTOM_SIGNAL_PLANS: ReadonlyArray<Plan> = PLANS.filter((p) => PLAN_LIMITS[p].customSignals !== 0)
+
 /** The general per-minute limit of an account: its plan's, or for enterprise the per-account value when set. */
 export const rateLimitFor = (plan: Plan, accountRate: number | null): number =>
   plan === "enterprise" && accountRate !== null ? accountRate : PLAN_LIMITS[plan].ratePerMinute

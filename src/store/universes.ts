@@ -3,6 +3,12 @@
  * indistinguishable from a missing one. Ids are unique per account; `create`
  * reports a taken id as `"taken"` rather than failing, so the caller can try
  * the next generated slug.
+ *
+ * Each universe keeps its membership history (`universe_memberships`): create
+ * and every update that changes the tickers write a version effective at the
+ * Clock's now, in the same transaction as the universe; delete takes the
+ * history with it. `membership` reads the versions in effect over a span of
+ * days, for as-of reads.
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
@@ -44,7 +50,21 @@ const toRecord = (r: Row): UniverseRecord => ({
   updatedAt: Number(r.updated_at)
 })
 
+/** A list an own universe has had, from `effectiveAt` (epoch seconds) until the next version's. */
+export interface MembershipVersion {
+  readonly effectiveAt: number
+  readonly tickers: ReadonlyArray<string>
+}
+
 const nowSeconds = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
+
+const DAY_S = 86_400
+
+/** The last second of an epoch day (UTC): the as-of moment of that date. */
+const endOfDay = (day: number): number => (day + 1) * DAY_S - 1
+
+const sameList = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
+  a.length === b.length && a.every((t, i) => t === b[i])
 
 export class Universes extends Effect.Service<Universes>()("vigil/Universes", {
   effect: Effect.gen(function* () {
@@ -65,7 +85,19 @@ export class Universes extends Effect.Service<Universes>()("vigil/Universes", {
         rows.length === 0 ? undefined : toRecord(rows[0]!)
       )
 
-    /** Inserts a universe; `"taken"` when the account already has the id. */
+    /**
+     * Records `tickers` as the universe's next version, effective now: never before its latest one (a
+     * clock that stepped back still leaves the current list last, so versions and times go together).
+     */
+    const recordVersion = (accountId: string, id: string, tickers: ReadonlyArray<string>, now: number) =>
+      sql`INSERT INTO universe_memberships (account_id, universe_id, version, effective_at, tickers)
+        SELECT ${accountId}, ${id}, COALESCE(max(version), 0) + 1, GREATEST(${now}, COALESCE(max(effective_at), ${now})),
+          ${tickers}::text[]
+        FROM (SELECT version, effective_at FROM universe_memberships
+          WHERE account_id = ${accountId} AND universe_id = ${id}
+          ORDER BY effective_at DESC, version DESC LIMIT 1) latest`
+
+    /** Inserts a universe with its first version; `"taken"` when the account already has the id. */
     const create = (input: {
       readonly accountId: string
       readonly id: string
@@ -81,10 +113,12 @@ export class Universes extends Effect.Service<Universes>()("vigil/Universes", {
             ${input.tickers}::text[], ${now}, ${now})
           ON CONFLICT (account_id, id) DO NOTHING
           RETURNING *`
-        return rows.length === 0 ? ("taken" as const) : toRecord(rows[0]!)
-      })
+        if (rows.length === 0) return "taken" as const
+        yield* recordVersion(input.accountId, input.id, input.tickers, now)
+        return toRecord(rows[0]!)
+      }).pipe(sql.withTransaction)
 
-    /** Applies changes; undefined when the universe does not exist. */
+    /** Applies changes (a new version when the tickers change); undefined when the universe does not exist. */
     const update = (accountId: string, id: string, changes: UniverseChanges) =>
       Effect.gen(function* () {
         const current = yield* get(accountId, id)
@@ -97,16 +131,54 @@ export class Universes extends Effect.Service<Universes>()("vigil/Universes", {
           SET name = ${name}, description = ${description}, tickers = ${tickers}::text[], updated_at = ${now}
           WHERE account_id = ${accountId} AND id = ${id}
           RETURNING *`
-        return rows.length === 0 ? undefined : toRecord(rows[0]!)
+        if (rows.length === 0) return undefined
+        if (!sameList(tickers, current.tickers)) yield* recordVersion(accountId, id, tickers, now)
+        return toRecord(rows[0]!)
       }).pipe(sql.withTransaction)
 
-    /** true when a universe was deleted. */
+    /**
+     * The versions of a universe in effect on the days `fromDay`..`toDay` (epoch days, UTC; a day's
+     * list is the one in effect at its end), oldest first: the one in effect at the end of `fromDay`
+     * (the first version when the universe did not exist yet; with any of the same second before it)
+     * and every later one up to the end of `toDay`; the last of those effective by a day is its list. Undefined when the universe does not exist. One statement, on the primary keys.
+     */
+    const membership = (accountId: string, id: string, fromDay: number, toDay: number) =>
+      Effect.map(
+        sql<{ effective_at: number | string | null; tickers: ReadonlyArray<string> }>`
+          WITH since AS (
+            SELECT effective_at FROM (
+              (SELECT effective_at, version, 0 AS pick FROM universe_memberships
+                WHERE account_id = ${accountId} AND universe_id = ${id} AND effective_at <= ${endOfDay(fromDay)}
+                ORDER BY effective_at DESC, version DESC LIMIT 1)
+              UNION ALL
+              (SELECT effective_at, version, 1 AS pick FROM universe_memberships
+                WHERE account_id = ${accountId} AND universe_id = ${id}
+                ORDER BY effective_at, version LIMIT 1)
+            ) candidates ORDER BY pick LIMIT 1
+          )
+          SELECT v.effective_at, COALESCE(v.tickers, u.tickers) AS tickers
+          FROM universes u
+          LEFT JOIN universe_memberships v ON v.account_id = u.account_id AND v.universe_id = u.id
+            AND v.effective_at >= (SELECT effective_at FROM since)
+            AND v.effective_at <= GREATEST(${endOfDay(toDay)}, (SELECT effective_at FROM since))
+          WHERE u.account_id = ${accountId} AND u.id = ${id}
+          ORDER BY v.effective_at, v.version`,
+        (rows): ReadonlyArray<MembershipVersion> | undefined =>
+          rows.length === 0
+            ? undefined
+            : rows.map((r) => ({
+                effectiveAt: r.effective_at === null ? Number.NEGATIVE_INFINITY : Number(r.effective_at),
+                tickers: r.tickers
+              }))
+      )
+
+    /** true when a universe was deleted (its history with it). */
     const remove = (accountId: string, id: string) =>
       Effect.map(
         sql<{ id: string }>`DELETE FROM universes WHERE account_id = ${accountId} AND id = ${id} RETURNING id`,
         (rows) => rows.length > 0
       )
 
-    return { list, get, create, update, remove } as const
+    return { list, get, create, update, membership, remove } as const
   })
 }) {}

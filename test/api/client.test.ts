@@ -6,7 +6,7 @@ import { FetchHttpClient } from "@effect/platform"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { scanAndSubscribe } from "../../examples/scan-and-subscribe.js"
-import { BadRequest, makeVigilClient, NotFound, Unauthenticated, Vigil } from "../../src/client.js"
+import { BadRequest, Forbidden, makeVigilClient, NotFound, Unauthenticated, Vigil } from "../../src/client.js"
 import { admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
 
 const ROOT = resolve(import.meta.dirname, "../..")
@@ -136,6 +136,19 @@ describe("the typed client (HttpApiClient over VigilApi) against a real server",
     )
     expect(unknown).toBeInstanceOf(BadRequest)
     expect((unknown as BadRequest).code).toBe("invalid_query")
+
+    // downgraded below Pro, the owner's scans that name it are refused, as the declared 403
+    const account = (await admin(server, "POST", "/admin/accounts", { plan: "pro" })).body
+    const owner = makeVigilClient(server.url, account.api_key)
+    await run(Effect.flatMap(owner, (c) => c.signals.create({ payload: { name: "cheap", expr: "price < 20" } })))
+    expect((await admin(server, "PATCH", `/admin/accounts/${account.account_id}`, { plan: "hobby" })).status).toBe(200)
+    for (const urlParams of [{ q: "cheap" }, { q: "cheap AND price > 1", asof: "2024-03-01" }]) {
+      const refused = await run(Effect.flatMap(owner, (c) => c.scan.scanGet({ urlParams })).pipe(Effect.flip))
+      expect(refused).toBeInstanceOf(Forbidden)
+      expect(refused).toMatchObject({ _tag: "Forbidden", code: "custom_signals_tier_required" })
+    }
+    const plain = await run(Effect.flatMap(owner, (c) => c.scan.scanGet({ urlParams: { q: "price < 20", limit: 1 } })))
+    expect(plain.count).toBe(1)
   })
 
   it("decodes error envelopes into the typed error classes", async () => {

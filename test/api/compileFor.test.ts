@@ -1,5 +1,6 @@
 import { Effect, Either, Layer } from "effect"
 import { describe, expect, it } from "vitest"
+import type { Plan } from "../../src/accounts/plans.js"
 import { compileContext, compileFor } from "../../src/api/v2/query.js"
 import { tickerDirectory } from "../../src/market/tickers/directory.js"
 import { compileQuery, signalsOf } from "../../src/query/index.js"
@@ -21,8 +22,8 @@ const counting = () => {
   return { layer, reads: () => reads }
 }
 
-const compile = (layer: Layer.Layer<SignalResolver>, q: string, account = "acc_a") =>
-  Effect.runPromise(Effect.either(compileFor(q, directory, account)).pipe(Effect.provide(layer)))
+const compile = (layer: Layer.Layer<SignalResolver>, q: string, account = "acc_a", plan: Plan = "pro") =>
+  Effect.runPromise(Effect.either(compileFor(q, directory, { id: account, plan })).pipe(Effect.provide(layer)))
 
 describe("compileFor: signals read only when the q names one, compilations cached", () => {
   it("compiles a q of columns without reading the account's signals, to the query compiled with them", async () => {
@@ -64,5 +65,21 @@ describe("compileFor: signals read only when the q names one, compilations cache
     const broken = await compile(resolver.layer, "price >")
     if (Either.isRight(broken)) throw new Error("compiled")
     expect(broken.left._tag).toBe("BadRequest")
+  })
+
+  it("consumes custom signals on Pro and above only; below, names that are not the account's signals compile as before", async () => {
+    const resolver = counting()
+    for (const plan of ["none", "free", "hobby"] as const) {
+      const refused = await compile(resolver.layer, "cheap_big AND rsi_14 > 30", "acc_a", plan)
+      if (Either.isRight(refused)) throw new Error(`compiled on ${plan}`)
+      expect(refused.left).toMatchObject({ _tag: "Forbidden", code: "custom_signals_tier_required" })
+      expect(String(refused.left.message)).toMatch(/cheap, cheap_big/)
+      expect(Either.isRight(await compile(resolver.layer, "price > 5 AND rsi_14 > 30", "acc_a", plan))).toBe(true)
+      const unknown = await compile(resolver.layer, "cheap_big", "acc_b", plan)
+      expect(Either.isLeft(unknown) && unknown.left).toMatchObject({ _tag: "BadRequest", code: "invalid_query" })
+    }
+    for (const plan of ["pro", "scale", "enterprise"] as const) {
+      expect(Either.isRight(await compile(resolver.layer, "cheap_big AND rsi_14 > 30", "acc_a", plan))).toBe(true)
+    }
   })
 })

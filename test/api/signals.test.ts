@@ -280,6 +280,52 @@ describe("signals over HTTP", () => {
     expectEnvelope(consume.body, "custom_signals_tier_required")
   })
 
+  it("consumes custom signals on Pro only: a downgraded account is refused everywhere they resolve", async () => {
+    const { key, id } = await account("pro")
+    const send = (method: string, path: string, body?: unknown) =>
+      api(server, key, path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+    const day = weekend().friday
+    expect((await create(key, { name: "cheap", expr: "price < 20" })).status).toBe(201)
+    expect((await create(key, { name: "cheap_up", expr: "cheap AND day_change_pct > 0" })).status).toBe(201)
+    const rule = await send("POST", "/v2/rules", { name: "cheap ones", q: "cheap AND volume_today > 0" })
+    expect(rule.status).toBe(201)
+    expect((await send("POST", "/v2/scan", { q: "cheap", limit: 1 })).status).toBe(200)
+
+    expect((await admin(server, "PATCH", `/admin/accounts/${id}`, { plan: "hobby" })).status).toBe(200)
+    const refused: Array<[string, string, unknown?]> = [
+      ["POST", "/v2/scan", { q: "cheap AND price > 1" }],
+      ["POST", "/v2/scan", { q: "cheap", asof: day }],
+      ["POST", "/v2/scan/history", { q: "cheap", asof: day }],
+      ["GET", "/v2/scan?q=cheap"],
+      ["GET", `/v2/scan?q=cheap&asof=${day}`],
+      ["POST", "/v2/scan", { rule: rule.body.id }],
+      ["GET", "/v2/signals/cheap"],
+      ["GET", `/v2/signals/cheap?asof=${day}`],
+      ["GET", "/v2/signals/cheap/AAPL/history/1d"],
+      ["GET", `/v2/signals/cheap/stats?from=${day}&to=${day}`],
+      ["POST", "/v2/tickers/aapl/subscribe", { condition: "cheap" }],
+      ["POST", "/v2/signals/cheap/subscribe", {}],
+      ["POST", "/v2/webhooks", { q: "cheap_up" }],
+      ["POST", "/v2/webhooks", { rule_id: rule.body.id }],
+      ["POST", "/v2/rules", { name: "again", q: "cheap" }],
+      ["PATCH", `/v2/rules/${rule.body.id}`, { q: "cheap_up" }],
+      ["POST", "/v2/signals", { name: "cheaper", expr: "cheap AND price < 10" }],
+      ["PATCH", "/v2/signals/cheap_up", { expr: "cheap" }]
+    ]
+    for (const [method, path, body] of refused) {
+      const res = await send(method, path, body)
+      expect(res.status, `${method} ${path} ${JSON.stringify(body)}`).toBe(403)
+      expectEnvelope(res.body, "custom_signals_tier_required")
+    }
+    // a name that is not one of the account's signals is a column as written: plain scans keep working
+    expect((await send("POST", "/v2/scan", { q: "price > 1", limit: 1 })).status).toBe(200)
+    expect((await send("GET", `/v2/scan?q=price%20%3E%201&asof=${day}&limit=1`)).status).toBe(200)
+    expect((await send("POST", "/v2/tickers/aapl/subscribe", { condition: "price > 1" })).status).toBe(200)
+    const unknown = await send("POST", "/v2/scan", { q: "pricey > 1" })
+    expect(unknown.status).toBe(400)
+    expectEnvelope(unknown.body, "invalid_query")
+  })
+
   it("refuses to delete a referenced signal (spec's variant body) unless forced", async () => {
     const { key } = await account("pro")
     await create(key, { name: "base", expr: "gap_up" })

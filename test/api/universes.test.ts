@@ -1,5 +1,9 @@
+import { FetchHttpClient } from "@effect/platform"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
+import { makeVigilClient } from "../../src/client.js"
+import { type InProcessServer, startInProcess } from "../support/inProcess.js"
+import { ADMIN_TOKEN, admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
 
 const expectError = (res: { status: number; body: any }, status: number, code: string) => {
   expect(res.status).toBe(status)
@@ -204,6 +208,228 @@ describe("universes over HTTP", () => {
     expect(deleted).toMatchObject({ status: 200, body: { ok: true } })
     expectError(await call(key, "DELETE", "/v2/universes/mine"), 404, "not_found")
     expectError(await call(key, "GET", "/v2/universes/mine"), 404, "not_found")
+  })
+
+  describe("the universe parameter: system and own slugs resolve alike on every endpoint that takes one", () => {
+    const OWN = ["AAPL", "MSFT", "NVDA", "SPY"]
+    /** a weekday about six weeks back: an as-of day, likely under an earlier top-list membership */
+    const day = (() => {
+      const d = new Date(Date.now() - 42 * 86_400_000)
+      while (d.getUTCDay() === 0 || d.getUTCDay() === 6) d.setUTCDate(d.getUTCDate() - 1)
+      return d.toISOString().slice(0, 10)
+    })()
+    let key: string
+    let other: string
+    const tickersOf = (res: { status: number; body: any }) => {
+      expect(res.status).toBe(200)
+      return (res.body.results as Array<{ ticker: string }>).map((r) => r.ticker).sort()
+    }
+    beforeAll(async () => {
+      key = await newKey("pro")
+      other = await newKey("pro")
+      expect((await call(key, "POST", "/v2/universes", { id: "mine", name: "Mine", tickers: OWN })).status).toBe(201)
+    })
+
+    it("scan, live and as of a date, POST and GET", async () => {
+      for (const asof of [undefined, day]) {
+        const body = { q: "price > 0", universe: "mine", limit: 100, ...(asof === undefined ? {} : { asof }) }
+        const posted = await call(key, "POST", "/v2/scan", body)
+        expect(tickersOf(posted)).toEqual([...OWN].sort())
+        expect(posted.body._meta.scope).toEqual({ universe: "mine", size: OWN.length })
+        const query = new URLSearchParams(Object.entries(body).map(([k, v]): [string, string] => [k, String(v)]))
+        expect(tickersOf(await call(key, "GET", `/v2/scan?${query}`))).toEqual([...OWN].sort())
+        expectError(await call(other, "POST", "/v2/scan", body), 404, "universe_not_found")
+      }
+    })
+
+    it("signal matches, live and as of a date, agree with the scan of the same universe and day", async () => {
+      for (const universe of ["mine", "top_10", "top_100"]) {
+        for (const asof of [undefined, day]) {
+          const at = asof === undefined ? "" : `&asof=${asof}`
+          const matches = await call(key, "GET", `/v2/signals/price?condition=%3E0&universe=${universe}&limit=200${at}`)
+          const scan = await call(key, "POST", "/v2/scan", {
+            q: "price > 0",
+            universe,
+            limit: 100,
+            ...(asof === undefined ? {} : { asof })
+          })
+          expect(tickersOf(matches), `${universe} ${asof}`).toEqual(tickersOf(scan))
+        }
+      }
+      expect(tickersOf(await call(key, "GET", "/v2/signals/price?condition=%3E0&universe=mine"))).toEqual(
+        [...OWN].sort()
+      )
+      expectError(await call(other, "GET", "/v2/signals/gap_up?universe=mine"), 404, "universe_not_found")
+      expectError(await call(key, "GET", `/v2/signals/gap_up?universe=nope&asof=${day}`), 404, "universe_not_found")
+    })
+
+    it("signal stats", async () => {
+      const stats = await call(key, "GET", `/v2/signals/price/stats?condition=%3E0&universe=mine&from=${day}&to=${day}`)
+      expect(stats.status).toBe(200)
+      expect(stats.body.universe).toBe("mine")
+      expect(stats.body.days).toEqual([{ date: day, count: OWN.length, total: OWN.length }])
+      expectError(
+        await call(other, "GET", `/v2/signals/price/stats?condition=%3E0&universe=mine`),
+        404,
+        "universe_not_found"
+      )
+    })
+
+    it("as of a date, an own universe is the list it had then (the first list before it existed); live, its list now", async () => {
+      const FIRST = ["AAPL", "MSFT"]
+      const created = await call(key, "POST", "/v2/universes", { id: "hist", name: "Hist", tickers: FIRST })
+      expect(created.status).toBe(201)
+      expect((await call(key, "PATCH", "/v2/universes/hist", { tickers: ["NVDA", "SPY", "QQQ"] })).status).toBe(200)
+      const patched = await call(key, "PATCH", "/v2/universes/hist", { add: ["AMD"], remove: ["QQQ"] })
+      expect(patched.status).toBe(200)
+      const NOW = ["NVDA", "SPY", "AMD"]
+      /** the day of the last change, by the service's clock: the list in effect at its end is NOW */
+      const today = new Date(patched.body.updated_at * 1000).toISOString().slice(0, 10)
+      const rule = await call(key, "POST", "/v2/rules", { name: "hist", q: "price > 0", universe: "hist" })
+      expect(rule.status).toBe(201)
+      /** every as-of read of the universe on `asof` (the list it had then), and the live ones (its list now) */
+      const members = async (asof: string | undefined, expected: ReadonlyArray<string>) => {
+        const want = [...expected].sort()
+        const at = asof === undefined ? {} : { asof }
+        const scan = await call(key, "POST", "/v2/scan", { q: "price > 0", universe: "hist", limit: 100, ...at })
+        expect(tickersOf(scan), `scan ${asof}`).toEqual(want)
+        expect(scan.body._meta.scope).toEqual({ universe: "hist", size: expected.length })
+        const query = new URLSearchParams({ q: "price > 0", universe: "hist", limit: "100", ...at })
+        expect(tickersOf(await call(key, "GET", `/v2/scan?${query}`)), `GET scan ${asof}`).toEqual(want)
+        const matches = await call(
+          key,
+          "GET",
+          `/v2/signals/price?condition=%3E0&universe=hist&limit=200${asof === undefined ? "" : `&asof=${asof}`}`
+        )
+        expect(tickersOf(matches), `signal matches ${asof}`).toEqual(want)
+        expect(tickersOf(await call(key, "POST", "/v2/scan", { rule: rule.body.id, ...at })), `rule ${asof}`).toEqual(
+          want
+        )
+        if (asof !== undefined) {
+          const history = await call(key, "POST", "/v2/scan/history", { q: "price > 0", universe: "hist", asof })
+          expect(tickersOf(history), `history ${asof}`).toEqual(want)
+        }
+      }
+      await members(day, FIRST) // before the universe existed: the list it was created with
+      await members(today, NOW)
+      await members(undefined, NOW)
+      // signal stats: each day counts the universe's members of that day
+      const stats = await call(key, "GET", `/v2/signals/price/stats?condition=%3E0&universe=hist&from=${day}&to=${day}`)
+      expect(stats.status).toBe(200)
+      expect(stats.body.days).toEqual([{ date: day, count: FIRST.length, total: FIRST.length }])
+      // over a range: each day's own list (every final day precedes the changes of today)
+      const from = new Date(Date.parse(today) - 10 * 86_400_000).toISOString().slice(0, 10)
+      const range = await call(
+        key,
+        "GET",
+        `/v2/signals/price/stats?condition=%3E0&universe=hist&from=${from}&to=${today}`
+      )
+      expect(range.status).toBe(200)
+      expect(range.body.days.length).toBeGreaterThan(0)
+      for (const d of range.body.days) expect(d.total, d.date).toBe(d.date < today ? FIRST.length : NOW.length)
+
+      // deleted and created again: a history of its own, nothing of the old one
+      expect((await call(key, "DELETE", "/v2/universes/hist")).status).toBe(200)
+      expectError(
+        await call(key, "POST", "/v2/scan", { q: "price > 0", universe: "hist", asof: day }),
+        404,
+        "universe_not_found"
+      )
+      expect((await call(key, "POST", "/v2/universes", { id: "hist", name: "Hist", tickers: ["TSLA"] })).status).toBe(
+        201
+      )
+      await members(day, ["TSLA"])
+      await members(today, ["TSLA"])
+      const again = await call(key, "GET", `/v2/signals/price/stats?condition=%3E0&universe=hist&from=${day}&to=${day}`)
+      expect(again.body.days).toEqual([{ date: day, count: 1, total: 1 }])
+    })
+
+    it("signal subscribe, POST /v2/webhooks and saved rules (and scans by them)", async () => {
+      const signal = await call(key, "POST", "/v2/signals/golden_cross/subscribe", { universe: "mine" })
+      expect(signal.status).toBe(200)
+      expect(signal.body.universe_id).toBe("mine")
+      const webhook = await call(key, "POST", "/v2/webhooks", { q: "price > 0", universe: "mine" })
+      expect(webhook.status).toBe(201)
+      expect(webhook.body.universe_id).toBe("mine")
+      const rule = await call(key, "POST", "/v2/rules", { name: "own", q: "price > 0", universe: "mine" })
+      expect(rule.status).toBe(201)
+      expect(tickersOf(await call(key, "POST", "/v2/scan", { rule: rule.body.id, asof: day }))).toEqual([...OWN].sort())
+      const viaRule = await call(key, "POST", "/v2/webhooks", { rule_id: rule.body.id })
+      expect(viaRule.body.universe_id).toBe("mine")
+      for (const [path, body] of [
+        ["/v2/signals/golden_cross/subscribe", { universe: "mine" }],
+        ["/v2/webhooks", { q: "price > 0", universe: "mine" }],
+        ["/v2/rules", { name: "theirs", q: "price > 0", universe: "mine" }]
+      ] as const) {
+        expectError(await call(other, "POST", path, body), 404, "universe_not_found")
+      }
+    })
+
+    describe("own universes as of a date between the versions of their list (in-process service, Clock moved, typed client)", () => {
+      const DAY = 86_400_000
+      let service: InProcessServer
+      beforeAll(async () => {
+        service = await startInProcess({ historyDays: 90 })
+      }, 180_000)
+      afterAll(async () => {
+        await service?.stop()
+      })
+
+      it("uses the list in effect at the end of the date read: before, between and after the changes", async () => {
+        const created = await fetch(`${service.url}/admin/accounts`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+          body: JSON.stringify({ plan: "pro" })
+        })
+        expect(created.status).toBe(201)
+        const key = ((await created.json()) as { api_key: string }).api_key
+        const run = <A, E>(
+          f: (client: Effect.Effect.Success<ReturnType<typeof makeVigilClient>>) => Effect.Effect<A, E>
+        ) =>
+          Effect.runPromise(
+            Effect.flatMap(makeVigilClient(service.url, key), f).pipe(Effect.provide(FetchHttpClient.layer))
+          )
+        const date = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY).toISOString().slice(0, 10)
+        /** the tickers an as-of scan and as-of signal matches give for the universe on a date, or live */
+        const members = (asof: string | undefined) =>
+          run((client) =>
+            Effect.gen(function* () {
+              const at = asof === undefined ? {} : { asof }
+              const scan = yield* client.scan.scan({
+                payload: { q: "price > 0", universe: "dated", limit: 100, ...at }
+              })
+              const matches = yield* client.signals.matches({
+                path: { signal: "price" },
+                urlParams: { condition: ">0", universe: "dated", limit: 200, ...at }
+              })
+              const sorted = (rows: ReadonlyArray<{ readonly [k: string]: unknown }>) =>
+                rows.map((r) => String(r.ticker)).sort()
+              expect(sorted(matches.results), `matches ${asof}`).toEqual(sorted(scan.results))
+              return sorted(scan.results)
+            })
+          )
+
+        // created 20 days ago, changed 10 and 3 days ago, by the service's Clock
+        service.setOffset(-20 * DAY)
+        await run((c) => c.universes.create({ payload: { id: "dated", name: "Dated", tickers: ["AAPL", "MSFT"] } }))
+        service.setOffset(-10 * DAY)
+        await run((c) => c.universes.update({ path: { id: "dated" }, payload: { tickers: ["NVDA", "SPY"] } }))
+        service.setOffset(-3 * DAY)
+        await run((c) => c.universes.update({ path: { id: "dated" }, payload: { add: ["AMD"], remove: ["SPY"] } }))
+        service.setOffset(0)
+
+        expect(await members(date(25))).toEqual(["AAPL", "MSFT"]) // before it existed: its first list
+        expect(await members(date(15))).toEqual(["AAPL", "MSFT"]) // between the first two versions
+        expect(await members(date(7))).toEqual(["NVDA", "SPY"]) // after the first change
+        expect(await members(date(1))).toEqual(["AMD", "NVDA"]) // after the second
+        expect(await members(undefined)).toEqual(["AMD", "NVDA"]) // live: the list now
+
+        // deleted and created again: nothing of the old history
+        await run((c) => c.universes.delete({ path: { id: "dated" } }))
+        await run((c) => c.universes.create({ payload: { id: "dated", name: "Dated", tickers: ["TSLA"] } }))
+        for (const ago of [25, 15, 7, 1]) expect(await members(date(ago))).toEqual(["TSLA"])
+      }, 60_000)
+    })
   })
 
   it("needs a key", async () => {

@@ -52,7 +52,7 @@ describe("webhook subscriptions and delivery over HTTP", () => {
     expect(sub.status).toBe(200)
     expect(sub.body).toMatchObject({
       name: "AAPL: price > 0",
-      q: "ticker = 'AAPL' AND price > 0",
+      q: "ticker = 'AAPL' AND (price > 0)",
       universe_id: null,
       cadence: "realtime",
       target_url: receiver.url("/t1"),
@@ -141,6 +141,25 @@ describe("webhook subscriptions and delivery over HTTP", () => {
     expect(list.body.webhooks).toEqual([])
   })
 
+  it("stores a ticker subscription's q as ticker = '<TICKER>' AND (<condition>), whatever the condition's precedence", async () => {
+    const key = await newKey()
+    const q = async (condition: string) => {
+      const res = await call(key, "POST", "/v2/tickers/aapl/subscribe", { condition })
+      expect(res.status, condition).toBe(200)
+      return res.body.q as string
+    }
+    expect(await q("price < 0")).toBe("ticker = 'AAPL' AND (price < 0)")
+    expect(await q("(price < 0)")).toBe("ticker = 'AAPL' AND (price < 0)")
+    expect(await q("price > 1 or rsi_14 < 30")).toBe("ticker = 'AAPL' AND (price > 1 OR rsi_14 < 30)")
+    expect(await q("NOT gap_up")).toBe("ticker = 'AAPL' AND (NOT gap_up)")
+    // the condition is one expression: it cannot close the parentheses and widen the subscription
+    expectError(
+      await call(key, "POST", "/v2/tickers/aapl/subscribe", { condition: "price < 0) OR (price > 0" }),
+      400,
+      "invalid_query"
+    )
+  })
+
   it("validates subscriptions", async () => {
     const key = await newKey()
     const sub = (path: string, body: unknown) => call(key, "POST", path, body)
@@ -195,7 +214,7 @@ describe("webhook subscriptions and delivery over HTTP", () => {
     const numeric = await call(key, "POST", "/v2/signals/rsi_14/subscribe", { condition: ">70", ticker: "nvda" })
     expect(numeric.body).toMatchObject({
       name: "rsi_14 > 70",
-      q: "ticker = 'NVDA' AND rsi_14 > 70",
+      q: "ticker = 'NVDA' AND (rsi_14 > 70)",
       subscription_origin: { type: "signal", ref: "rsi_14", condition: ">70" }
     })
     expect((await call(key, "POST", "/v2/signals", { name: "cheap", expr: "price < 20" })).status).toBe(201)
@@ -256,7 +275,7 @@ describe("webhook subscriptions and delivery over HTTP", () => {
     )
     expect(statuses).toEqual([...Array(10).fill("active"), "disabled", "disabled"])
     const kept = await call(key, "GET", `/v2/webhooks/${ids[11]}`)
-    expect(kept.body.q).toBe("ticker = 'AAPL' AND price > 101")
+    expect(kept.body.q).toBe("ticker = 'AAPL' AND (price > 101)")
     expectError(await call(key, "POST", `/v2/webhooks/${ids[11]}/enable`), 403, "webhook_limit_reached")
     expect((await call(key, "DELETE", `/v2/webhooks/${ids[0]}`)).body).toEqual({ ok: true })
     expectError(await call(key, "GET", `/v2/webhooks/${ids[0]}`), 404, "not_found")

@@ -1,8 +1,29 @@
-import { SqlClient } from "@effect/sql"
+import { Migrator, SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, TestClock } from "effect"
+import { lookupUniverse, membersOn } from "../../src/api/universes/resolve.js"
+import type { MarketData } from "../../src/market/engine/MarketData.js"
+import { migrations, runMigrations } from "../../src/store/migrate.js"
 import { Universes } from "../../src/store/universes.js"
 import { backends } from "../support/backends.js"
+
+const DAY_MS = 86_400_000
+/** an epoch day, and `at(d, h)`: `h` hours into day D0 + d (UTC) */
+const D0 = Math.floor(Date.UTC(2026, 2, 2) / DAY_MS)
+const at = (d: number, hours: number) => (D0 + d) * DAY_MS + hours * 3_600_000
+
+const versionsOf = (accountId: string, id: string) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ effective_at: number | string; tickers: ReadonlyArray<string> }>`SELECT effective_at, tickers
+      FROM universe_memberships WHERE account_id = ${accountId} AND universe_id = ${id} ORDER BY version`
+  ).pipe(Effect.map((rows) => rows.map((r) => [Number(r.effective_at), r.tickers] as const)))
+
+/** An own universe's members as of day D0 + d, through the API's resolver (no market needed for own universes). */
+const asOf = (accountId: string, id: string, d: number) =>
+  Effect.map(lookupUniverse(accountId, id, { from: D0 + d, to: D0 + d }), (u) =>
+    membersOn(undefined as unknown as MarketData, u, D0 + d)
+  )
 
 const account = (id: string) =>
   Effect.flatMap(
@@ -56,6 +77,93 @@ for (const backend of backends()) {
         })
       )
 
+      it.effect("keeps a version of the list per change of tickers, effective at the Clock's now", () =>
+        Effect.gen(function* () {
+          const store = yield* Universes
+          yield* account("acc_h")
+          yield* TestClock.setTime(at(0, 10))
+          yield* store.create({ accountId: "acc_h", id: "h", name: "H", description: null, tickers: ["AAPL", "MSFT"] })
+          yield* TestClock.setTime(at(3, 15))
+          yield* store.update("acc_h", "h", { tickers: ["AAPL", "NVDA"] })
+          yield* TestClock.setTime(at(3, 16))
+          yield* store.update("acc_h", "h", { name: "renamed" }) // no change of tickers: no version
+          yield* TestClock.setTime(at(3, 23))
+          yield* store.update("acc_h", "h", { tickers: ["NVDA"] })
+          yield* store.update("acc_h", "h", { tickers: ["NVDA", "SPY"] }) // the same second: the later one wins
+          yield* TestClock.setTime(at(6, 12))
+          yield* store.update("acc_h", "h", { tickers: ["NVDA", "SPY"], description: "d" }) // the same list
+          expect(yield* versionsOf("acc_h", "h")).toEqual([
+            [at(0, 10) / 1000, ["AAPL", "MSFT"]],
+            [at(3, 15) / 1000, ["AAPL", "NVDA"]],
+            [at(3, 23) / 1000, ["NVDA"]],
+            [at(3, 23) / 1000, ["NVDA", "SPY"]]
+          ])
+          expect((yield* store.get("acc_h", "h"))?.tickers).toEqual(["NVDA", "SPY"])
+
+          // the versions in effect over a span of days: from the one in effect at the end of the first day
+          const span = (from: number, to: number) =>
+            Effect.map(store.membership("acc_h", "h", D0 + from, D0 + to), (vs) => vs?.map((v) => v.tickers))
+          expect(yield* span(-5, -5)).toEqual([["AAPL", "MSFT"]]) // before it existed: the first version
+          expect(yield* span(-5, 1)).toEqual([["AAPL", "MSFT"]])
+          expect(yield* span(0, 2)).toEqual([["AAPL", "MSFT"]])
+          // the list at the end of the day: the last of that second's (its earlier ones come along)
+          expect(yield* span(3, 3)).toEqual([["NVDA"], ["NVDA", "SPY"]])
+          expect(yield* span(2, 9)).toEqual([["AAPL", "MSFT"], ["AAPL", "NVDA"], ["NVDA"], ["NVDA", "SPY"]])
+          expect(yield* store.membership("acc_h", "nope", D0, D0)).toBeUndefined()
+          expect(yield* store.membership("acc_a", "h", D0, D0)).toBeUndefined()
+
+          // as of a day through the resolver: the latest version effective on or before that day
+          expect(yield* asOf("acc_h", "h", -30)).toEqual(["AAPL", "MSFT"])
+          expect(yield* asOf("acc_h", "h", 0)).toEqual(["AAPL", "MSFT"])
+          expect(yield* asOf("acc_h", "h", 2)).toEqual(["AAPL", "MSFT"])
+          expect(yield* asOf("acc_h", "h", 3)).toEqual(["NVDA", "SPY"])
+          expect(yield* asOf("acc_h", "h", 100)).toEqual(["NVDA", "SPY"])
+          // live: the current list
+          const live = yield* lookupUniverse("acc_h", "h")
+          expect(membersOn(undefined as unknown as MarketData, live, D0)).toEqual(["NVDA", "SPY"])
+        })
+      )
+
+      it.effect("deletes a universe's history with it: the same slug created again starts afresh", () =>
+        Effect.gen(function* () {
+          const store = yield* Universes
+          yield* account("acc_r")
+          yield* TestClock.setTime(at(0, 12))
+          yield* store.create({ accountId: "acc_r", id: "r", name: "R", description: null, tickers: ["AAPL"] })
+          yield* TestClock.setTime(at(2, 12))
+          yield* store.update("acc_r", "r", { tickers: ["MSFT"] })
+          yield* TestClock.setTime(at(4, 12))
+          expect(yield* store.remove("acc_r", "r")).toBe(true)
+          expect(yield* versionsOf("acc_r", "r")).toEqual([])
+          expect(yield* store.membership("acc_r", "r", D0, D0 + 10)).toBeUndefined()
+          yield* TestClock.setTime(at(6, 12))
+          yield* store.create({ accountId: "acc_r", id: "r", name: "R", description: null, tickers: ["SPY"] })
+          expect(yield* versionsOf("acc_r", "r")).toEqual([[at(6, 12) / 1000, ["SPY"]]])
+          for (const d of [-1, 1, 3, 5, 6, 9]) expect(yield* asOf("acc_r", "r", d)).toEqual(["SPY"])
+        })
+      )
+
+      it.effect(
+        "never records a version before the latest one (a clock that stepped back); keeps both of one second",
+        () =>
+          Effect.gen(function* () {
+            const store = yield* Universes
+            yield* account("acc_c")
+            yield* TestClock.setTime(at(5, 12))
+            yield* store.create({ accountId: "acc_c", id: "c", name: "C", description: null, tickers: ["AAPL"] })
+            yield* TestClock.setTime(at(4, 12))
+            yield* store.update("acc_c", "c", { tickers: ["MSFT"] })
+            expect(yield* versionsOf("acc_c", "c")).toEqual([
+              [at(5, 12) / 1000, ["AAPL"]],
+              [at(5, 12) / 1000, ["MSFT"]]
+            ])
+            expect(yield* asOf("acc_c", "c", 9)).toEqual(["MSFT"])
+            expect(yield* asOf("acc_c", "c", 5)).toEqual(["MSFT"])
+            // before it existed: the list it was created with, though it changed within the same second
+            expect(yield* asOf("acc_c", "c", 4)).toEqual(["AAPL"])
+          })
+      )
+
       it.effect("stores 5,000 tickers", () =>
         Effect.gen(function* () {
           const store = yield* Universes
@@ -66,5 +174,23 @@ for (const backend of backends()) {
         })
       )
     })
+
+    it.effect(
+      "the migration gives every existing universe one version: its list, effective at its created_at",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const before = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < "0011"))
+          yield* Migrator.make({})({ loader: Migrator.fromRecord(before), table: "vigil_migrations" })
+          yield* account("acc_m")
+          yield* sql`INSERT INTO universes (account_id, id, name, description, tickers, created_at, updated_at)
+            VALUES ('acc_m', 'old', 'Old', NULL, ARRAY['AAPL','MSFT'], 1700000000, 1700500000),
+              ('acc_m', 'older', 'Older', NULL, ARRAY['SPY'], 1600000000, 1600000000)`
+          yield* runMigrations
+          expect(yield* versionsOf("acc_m", "old")).toEqual([[1700000000, ["AAPL", "MSFT"]]])
+          expect(yield* versionsOf("acc_m", "older")).toEqual([[1600000000, ["SPY"]]])
+        }).pipe(Effect.provide(Layer.fresh(backend.bare()))),
+      60_000
+    )
   })
 }

@@ -18,6 +18,8 @@ export interface Backend {
   readonly name: "pglite" | "postgres"
   /** a fresh, migrated database */
   readonly layer: () => Layer.Layer<SqlClient.SqlClient, SqlError>
+  /** a fresh database with no migrations run (for tests of a migration over existing rows) */
+  readonly bare: () => Layer.Layer<SqlClient.SqlClient, SqlError>
   /** how key and account changes reach the instances of this backend (as AppLive chooses) */
   readonly authChanges: Layer.Layer<AuthChanges, never, SqlClient.SqlClient>
 }
@@ -55,13 +57,19 @@ const migrated = (layer: Layer.Layer<SqlClient.SqlClient, SqlError>) =>
 
 export const backends = (): ReadonlyArray<Backend> => {
   const list: Array<Backend> = [
-    { name: "pglite", layer: () => migrated(pgliteLayer(undefined)), authChanges: localAuthChanges }
+    {
+      name: "pglite",
+      layer: () => migrated(pgliteLayer(undefined)),
+      bare: () => pgliteLayer(undefined),
+      authChanges: localAuthChanges
+    }
   ]
   const url = process.env.DATABASE_URL
   if (url !== undefined && url !== "") {
     list.push({
       name: "postgres",
       layer: () => migrated(isolatedPostgres(url)),
+      bare: () => isolatedPostgres(url),
       authChanges: postgresAuthChanges(Redacted.make(url), Option.none())
     })
   }

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../errors.js"
+import { BadRequestError, ForbiddenError, NotFoundError, ServiceUnavailableError } from "../errors.js"
 import { Authentication } from "../middleware/Authentication.js"
 import { IntParam, StrictParams } from "../v2/shared.js"
 
@@ -63,6 +63,7 @@ export class RulesApi extends HttpApiGroup.make("rules")
       .setPayload(CreateRule)
       .addSuccess(RuleDoc, { status: 201 })
       .addError(BadRequestError)
+      .addError(ForbiddenError)
       .addError(NotFoundError)
       .addError(ServiceUnavailableError)
       .annotate(
@@ -85,6 +86,7 @@ export class RulesApi extends HttpApiGroup.make("rules")
       .setPayload(UpdateRule)
       .addSuccess(RuleDoc)
       .addError(BadRequestError)
+      .addError(ForbiddenError)
       .addError(NotFoundError)
       .addError(ServiceUnavailableError)
       .annotate(OpenApi.Description, "Changes some of a rule's parameters (`universe: null` removes the scoping).")

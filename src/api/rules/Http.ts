@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto"
 import { HttpApiBuilder } from "@effect/platform"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect } from "effect"
+import type { Account } from "../../accounts/Accounts.js"
 import { Tickers } from "../../market/tickers/index.js"
 import { type RuleParams, type RuleRecord, Rules } from "../../store/rules.js"
 import { VigilApi } from "../Api.js"
@@ -9,7 +10,7 @@ import { Cursors, readCursor } from "../cursor.js"
 import { BadRequest, NotFound, unavailable } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
 import { DEFAULT_DIR, DEFAULT_ORDER, MAX_Q_LENGTH, validateDir, validateFields, validateOrder } from "../scan/params.js"
-import { universeExists, universeNotFound } from "../universes/resolve.js"
+import { lookupUniverse } from "../universes/resolve.js"
 import { compileFor } from "../v2/query.js"
 import { pageSize } from "../v2/shared.js"
 import { MAX_RULE_NAME_LENGTH } from "./Api.js"
@@ -43,7 +44,7 @@ interface Draft {
 }
 
 /** Validates a rule's parameters as a scan would (q compiled for the account, universe existing). */
-const validate = (accountId: string, draft: Draft, checkUniverse = true) =>
+const validate = (account: Account, draft: Draft, checkUniverse = true) =>
   Effect.gen(function* () {
     const name = draft.name.trim()
     if (name.length === 0 || draft.name.length > MAX_RULE_NAME_LENGTH) {
@@ -56,13 +57,11 @@ const validate = (accountId: string, draft: Draft, checkUniverse = true) =>
         message: `q is ${draft.q.length} characters; at most ${MAX_Q_LENGTH} are allowed`
       })
     }
-    yield* compileFor(draft.q, yield* Tickers, accountId)
+    yield* compileFor(draft.q, yield* Tickers, account)
     const order = yield* validateOrder(draft.order)
     const dir = yield* validateDir(draft.dir)
     const fields = yield* validateFields(draft.fields)
-    if (checkUniverse && draft.universe !== null && !(yield* universeExists(accountId, draft.universe))) {
-      return yield* universeNotFound(draft.universe)
-    }
+    if (checkUniverse && draft.universe !== null) yield* lookupUniverse(account.id, draft.universe)
     return { name, q: draft.q, universe: draft.universe, order, dir, fields } satisfies RuleParams
   })
 
@@ -88,7 +87,7 @@ export const RulesLive = HttpApiBuilder.group(VigilApi, "rules", (handlers) =>
     .handle("create", ({ payload }) =>
       Effect.gen(function* () {
         const key = yield* CurrentKey
-        const params = yield* validate(key.account.id, {
+        const params = yield* validate(key.account, {
           name: payload.name,
           q: payload.q,
           universe: payload.universe ?? null,
@@ -117,7 +116,7 @@ export const RulesLive = HttpApiBuilder.group(VigilApi, "rules", (handlers) =>
         const current = yield* db(store.get(key.account.id, path.id))
         if (current === undefined) return yield* notFound(path.id)
         const params = yield* validate(
-          key.account.id,
+          key.account,
           {
             name: payload.name ?? current.name,
             q: payload.q ?? current.q,

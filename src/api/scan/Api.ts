@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../errors.js"
+import { BadRequestError, ForbiddenError, NotFoundError, ServiceUnavailableError } from "../errors.js"
 import { Authentication } from "../middleware/Authentication.js"
 import { IntParam, StrictParams } from "../v2/shared.js"
 
@@ -53,7 +53,7 @@ export const ScanParams = StrictParams({
 })
 
 const describe = (form: string) =>
-  `${form}. \`q\` (required unless \`rule\` gives it, ≤ 4000 chars), \`universe\` (top_10, top_100 or an own slug), \`asof\` (YYYY-MM-DD or ISO; as-of form), \`order\` (a column; default day_change_pct), \`dir\` (asc|desc; default desc), \`fields\` (comma-separated extra columns, or * for every column), \`limit\` (1–100; default 50), \`cursor\`, \`rule\` (a saved rule id; explicit parameters override it). See docs/scan.md.`
+  `${form}. \`q\` (required unless \`rule\` gives it, ≤ 4000 chars), \`universe\` (top_10, top_100 or an own slug; as-of scans use its members of that date), \`asof\` (YYYY-MM-DD or ISO; as-of form), \`order\` (a column; default day_change_pct), \`dir\` (asc|desc; default desc), \`fields\` (comma-separated extra columns, or * for every column), \`limit\` (1–100; default 50), \`cursor\`, \`rule\` (a saved rule id; explicit parameters override it). See docs/scan.md.`
 
 export class ScanApi extends HttpApiGroup.make("scan")
   .add(
@@ -62,6 +62,7 @@ export class ScanApi extends HttpApiGroup.make("scan")
       .setPayload(ScanBody)
       .addSuccess(ScanResponse)
       .addError(BadRequestError)
+      .addError(ForbiddenError)
       .addError(NotFoundError)
       .addError(ServiceUnavailableError)
       .annotate(OpenApi.Description, describe("Live scan (as-of with `asof`), parameters in the JSON body"))
@@ -72,6 +73,7 @@ export class ScanApi extends HttpApiGroup.make("scan")
       .setUrlParams(ScanParams)
       .addSuccess(ScanResponse)
       .addError(BadRequestError)
+      .addError(ForbiddenError)
       .addError(NotFoundError)
       .addError(ServiceUnavailableError)
       .annotate(OpenApi.Description, describe("Live scan (as-of with `asof`), parameters in the query string"))
@@ -82,6 +84,7 @@ export class ScanApi extends HttpApiGroup.make("scan")
       .setPayload(ScanBody)
       .addSuccess(ScanResponse)
       .addError(BadRequestError)
+      .addError(ForbiddenError)
       .addError(NotFoundError)
       .addError(ServiceUnavailableError)
       .annotate(OpenApi.Description, describe("As-of scan (alias; `asof` required), parameters in the JSON body"))
@@ -92,6 +95,7 @@ export class ScanApi extends HttpApiGroup.make("scan")
       .setUrlParams(ScanParams)
       .addSuccess(ScanResponse)
       .addError(BadRequestError)
+      .addError(ForbiddenError)
       .addError(NotFoundError)
       .addError(ServiceUnavailableError)
       .annotate(OpenApi.Description, describe("As-of scan (alias; `asof` required), parameters in the query string"))

@@ -15,7 +15,7 @@ import { VigilApi } from "../Api.js"
 import { Cursors } from "../cursor.js"
 import { BadRequest, NotFound, unavailable } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
-import { dayOf, resolveUniverse } from "../universes/resolve.js"
+import { dayOf, resolveUniverse, rowsOfTickers } from "../universes/resolve.js"
 import { compileFor } from "../v2/query.js"
 import { FROZEN_FIELDS, isoAsOf, liveSnapshot, marketData, pageSize, parseDate, renderRow } from "../v2/shared.js"
 import { type OrderValue, pageOf, valueAt } from "./order.js"
@@ -54,15 +54,6 @@ const decodePosition = (
     return { value, ticker: raw[1] }
   }
   return undefined
-}
-
-const rowsOfTickers = (snapshot: Snapshot, tickers: ReadonlyArray<string>): Int32Array => {
-  const rows: Array<number> = []
-  for (const t of tickers) {
-    const r = snapshot.index.get(t)
-    if (r !== undefined) rows.push(r)
-  }
-  return Int32Array.from(rows).sort()
 }
 
 export const runScan = (input: ScanInput, requireAsof: boolean) =>
@@ -108,7 +99,7 @@ export const runScan = (input: ScanInput, requireAsof: boolean) =>
     }
     const asof = input.asof === undefined ? undefined : yield* parseDate("asof", input.asof)
     const directory = yield* Tickers
-    const compiled = yield* compileFor(q, directory, accountId)
+    const compiled = yield* compileFor(q, directory, key.account)
 
     // the snapshot and the scan's day
     let md: MarketData | undefined
@@ -132,7 +123,7 @@ export const runScan = (input: ScanInput, requireAsof: boolean) =>
     let scope: { universe: string; size: number } | undefined
     if (universe !== undefined) {
       if (md === undefined) md = yield* marketData
-      const tickers = yield* resolveUniverse(md, accountId, universe, day)
+      const tickers = yield* resolveUniverse(md, accountId, universe, day, asof !== undefined)
       rows = rowsOfTickers(snapshot, tickers)
       scope = { universe, size: tickers.length }
     }

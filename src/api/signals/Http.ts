@@ -2,19 +2,20 @@ import { HttpApiBuilder } from "@effect/platform"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect, Either, Layer } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
-import { PLAN_LIMITS } from "../../accounts/plans.js"
+import { CUSTOM_SIGNAL_PLANS, PLAN_LIMITS } from "../../accounts/plans.js"
 import { builtinSignalEntry, type ColumnDef, columnByName, isAvailableAt, SIGNALS } from "../../market/catalog.js"
 import { epochDay, isoDate } from "../../market/indicators/days.js"
 import { Market } from "../../market/Market.js"
 import type { Snapshot } from "../../market/snapshot.js"
 import type { TickerDirectory } from "../../market/tickers/index.js"
-import { type CompiledQuery, compileQuery, type Signals, signalsOf } from "../../query/index.js"
+import { type CompiledQuery, type Signals, signalsOf } from "../../query/index.js"
 import { type CustomSignal, CustomSignals } from "../../store/customSignals.js"
 import { VigilApi } from "../Api.js"
 import { Cursors } from "../cursor.js"
 import { BadRequest, Conflict, Forbidden, NotFound, type ServiceUnavailable, unavailable } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
-import { accountSignals, compileContext, queryErrorToBadRequest } from "../v2/query.js"
+import { dayOf, resolveUniverse, rowsOfTickers } from "../universes/resolve.js"
+import { accountSignals, compileConsuming, compileContext } from "../v2/query.js"
 import { FROZEN_FIELDS, isoAsOf, liveSnapshot, marketData, pageSize, parseDate, requirePlan } from "../v2/shared.js"
 import { SignalReferenced } from "./Api.js"
 import { signalEvents } from "./events.js"
@@ -36,10 +37,8 @@ import { SignalStats } from "./SignalStats.js"
 import { signalStats } from "./stats.js"
 
 const DAY_MS = 86_400_000
-const CUSTOM_PLANS = ["pro", "scale", "enterprise"] as const
-
 const requireCustomPlan = (key: AuthenticatedKey) =>
-  requirePlan(key, CUSTOM_PLANS, "custom_signals_tier_required", "custom signals")
+  requirePlan(key, CUSTOM_SIGNAL_PLANS, "custom_signals_tier_required", "custom signals")
 
 const orUnavailable = <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>) =>
   Effect.catchIf(
@@ -85,16 +84,15 @@ const checkLengths = (expr: string | undefined, description: string | null | und
  */
 const compileExpr = (
   directory: TickerDirectory,
+  key: AuthenticatedKey,
   name: string,
   expr: string,
   existing: ReadonlyArray<CustomSignal>
-): Effect.Effect<CompiledQuery, BadRequest> => {
+): Effect.Effect<CompiledQuery, BadRequest | Forbidden> => {
   const defs = new Map(existing.filter((s) => s.name !== name).map((s) => [s.name, s.expr]))
   defs.set(name, expr)
-  const compiled = compileQuery(expr, { ...compileContext(directory, signalsOf(defs), "expr"), self: name })
-  return Either.isLeft(compiled)
-    ? Effect.fail(queryErrorToBadRequest(compiled.left, "expr"))
-    : Effect.succeed(compiled.right)
+  const ctx = { ...compileContext(directory, signalsOf(defs), "expr"), self: name }
+  return compileConsuming(expr, ctx, key.account.plan, "expr")
 }
 
 type Resolved =
@@ -118,10 +116,13 @@ const resolveSignal = (raw: string, key: AuthenticatedKey, directory: TickerDire
         message: `no signal ${JSON.stringify(raw)}: not a built-in nor a custom signal of this account`
       })
     }
-    yield* requireCustomPlan(key)
-    const compiled = compileQuery(name, compileContext(directory, signals))
-    if (Either.isLeft(compiled)) return yield* queryErrorToBadRequest(compiled.left, `signal ${name}`)
-    return { kind: "custom", name, compiled: compiled.right } as Resolved
+    const compiled = yield* compileConsuming(
+      name,
+      compileContext(directory, signals),
+      key.account.plan,
+      `signal ${name}`
+    )
+    return { kind: "custom", name, compiled } as Resolved
   })
 
 const decodeCursor = (
@@ -206,7 +207,7 @@ export const SignalsLive = HttpApiBuilder.group(VigilApi, "signals", (handlers) 
           if (existing.some((s) => s.name === name)) {
             return yield* new Conflict({ code: "already_exists", message: `this account already has a signal ${name}` })
           }
-          yield* compileExpr(market.directory, name, expr, existing)
+          yield* compileExpr(market.directory, key, name, expr, existing)
           const cap = PLAN_LIMITS[key.account.plan].customSignals
           const created = yield* orUnavailable(
             repo.create(key.account.id, { name, expr, description: payload.description ?? null }, cap)
@@ -243,7 +244,7 @@ export const SignalsLive = HttpApiBuilder.group(VigilApi, "signals", (handlers) 
           if (!existing.some((s) => s.name === name)) {
             return yield* new NotFound({ message: `this account has no custom signal ${JSON.stringify(name)}` })
           }
-          if (payload.expr !== undefined) yield* compileExpr(market.directory, name, payload.expr, existing)
+          if (payload.expr !== undefined) yield* compileExpr(market.directory, key, name, payload.expr, existing)
           const updated = yield* orUnavailable(
             repo.update(key.account.id, name, { expr: payload.expr, description: payload.description })
           )
@@ -311,20 +312,12 @@ export const SignalsLive = HttpApiBuilder.group(VigilApi, "signals", (handlers) 
           }
           let rows: Int32Array | undefined
           if (urlParams.universe !== undefined) {
-            const universe = urlParams.universe
-            if (universe !== "top_10" && universe !== "top_100") {
-              return yield* new NotFound({
-                code: "universe_not_found",
-                message: `no universe ${JSON.stringify(universe)}: system universes are top_10 and top_100`
-              })
-            }
+            const day = asof !== undefined ? epochDay(asof) : dayOf(snapshot.asOf)
             const md = yield* marketData
-            const day = asof !== undefined ? epochDay(asof) : Math.floor(snapshot.asOf / DAY_MS)
-            const members = md.membershipOn(day)?.ranked ?? []
-            const chosen = universe === "top_10" ? members.slice(0, 10) : members
-            rows = Int32Array.from(
-              chosen.map((t) => snapshot.index.get(t)).filter((r): r is number => r !== undefined)
-            ).sort()
+            rows = rowsOfTickers(
+              snapshot,
+              yield* resolveUniverse(md, key.account.id, urlParams.universe, day, asof !== undefined)
+            )
           }
           const matches: Array<Match> =
             resolved.kind === "custom"

@@ -39,7 +39,7 @@ import type { TickerDirectory } from "../../market/tickers/index.js"
 import type { CompiledQuery } from "../../query/index.js"
 import { BadRequest } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
-import { isSystemId, resolveUniverse, systemMembership } from "../universes/resolve.js"
+import { dayOf, lookupUniverse, membersOn } from "../universes/resolve.js"
 import { isoAsOf, liveSnapshot, marketData, parseDate } from "../v2/shared.js"
 import { type Condition, compare, parseCondition } from "./matching.js"
 import { SignalStats } from "./SignalStats.js"
@@ -330,26 +330,30 @@ export const signalStats = <E, R>(
       return yield* new BadRequest({ message: "to is before from" })
     }
 
-    // the universe: its members on each day (system universes are rebalanced monthly)
+    // the universe: its members on each day (system universes are rebalanced monthly, own universes
+    // keep the versions of their list), one set of slots per membership
     let members: ((day: number) => ReadonlySet<number>) | undefined
     const universe = urlParams.universe
     if (universe !== undefined) {
-      const slotsOf = (tickers: ReadonlyArray<string>) =>
-        new Set(tickers.map((t) => md.index.get(t)).filter((i): i is number => i !== undefined))
-      if (isSystemId(universe)) {
-        const byEffective = new Map<number, ReadonlySet<number>>()
-        members = (day) => {
-          const effective = md.membershipOn(day)?.effectiveDay ?? -1
-          let set = byEffective.get(effective)
-          if (set === undefined) {
-            set = slotsOf(systemMembership(md, universe, day).tickers)
-            byEffective.set(effective, set)
-          }
-          return set
+      const resolved = yield* lookupUniverse(key.account.id, universe, {
+        from: from ?? earliest,
+        to: to ?? dayOf(live.asOf)
+      })
+      const bySet = new Map<unknown, ReadonlySet<number>>()
+      members = (day) => {
+        // a system universe's rebalance, or the own version's list (the same array per version)
+        const at =
+          resolved._tag === "System" ? (md.membershipOn(day)?.effectiveDay ?? -1) : membersOn(md, resolved, day)
+        let set = bySet.get(at)
+        if (set === undefined) {
+          set = new Set(
+            membersOn(md, resolved, day)
+              .map((t) => md.index.get(t))
+              .filter((i): i is number => i !== undefined)
+          )
+          bySet.set(at, set)
         }
-      } else {
-        const own = slotsOf(yield* resolveUniverse(md, key.account.id, universe, Math.floor(live.asOf / DAY_MS)))
-        members = () => own
+        return set
       }
     }
 

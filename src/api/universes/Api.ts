@@ -104,7 +104,7 @@ export class UniversesApi extends HttpApiGroup.make("universes")
       .addError(ServiceUnavailableError)
       .annotate(
         OpenApi.Description,
-        "Updates `name`, `description`, and either `tickers` (replaces the list) or `add` / `remove` (not both forms)."
+        "Updates `name`, `description`, and either `tickers` (replaces the list) or `add` / `remove` (not both forms). A change of the list is recorded with its time: as-of reads (scans, signal matches and stats) use the list the universe had at the end of their date, the first list for dates before it was created (see docs/scan.md)."
       )
   )
   .add(
@@ -115,7 +115,10 @@ export class UniversesApi extends HttpApiGroup.make("universes")
       .addError(ForbiddenError)
       .addError(NotFoundError)
       .addError(ServiceUnavailableError)
-      .annotate(OpenApi.Description, "Deletes an own universe. Saved rules naming it keep the slug (see docs/scan.md).")
+      .annotate(
+        OpenApi.Description,
+        "Deletes an own universe and the history of its lists (a universe created again with the id starts afresh). Saved rules naming it keep the slug (see docs/scan.md)."
+      )
   )
   .middleware(Authentication)
   .annotate(

@@ -2,11 +2,12 @@
  * Universes as the API sees them: the system universes (`top_10`,
  * `top_100`, membership as of a day), validation of caller-given ticker
  * lists through the ticker directory, rendering of documents, and resolving
- * a `universe` parameter of a scan or rule to its tickers.
+ * the `universe` parameter of every endpoint that takes one (`lookupUniverse`).
  */
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import type { MarketData } from "../../market/engine/MarketData.js"
+import type { Snapshot } from "../../market/snapshot.js"
 import type { TickerDirectory } from "../../market/tickers/index.js"
 import { isWellFormedSymbol } from "../../market/tickers/index.js"
 import { firstOfMonth, nextFirstOfMonth, REBALANCE_METHOD } from "../../market/universes.js"
@@ -152,33 +153,103 @@ export const universeNotFound = (id: string) =>
   })
 
 /**
- * The tickers of a `universe` parameter on `day`: a system universe's
- * membership in effect that day, or the account's own list; 404
- * `universe_not_found` otherwise.
+ * A `universe` parameter resolved: a system universe; one of the account's own with its current
+ * list (live reads); or one of the account's own with the versions of its list over the days read
+ * (as-of reads), oldest first, each from its effective day on.
+ */
+export type ResolvedUniverse =
+  | { readonly _tag: "System"; readonly id: SystemId }
+  | { readonly _tag: "Own"; readonly id: string; readonly tickers: ReadonlyArray<string> }
+  | {
+      readonly _tag: "OwnHistory"
+      readonly id: string
+      readonly versions: ReadonlyArray<{ readonly effectiveDay: number; readonly tickers: ReadonlyArray<string> }>
+    }
+
+/** Epoch days `from`..`to` (UTC) an as-of read covers. */
+export interface AsOfDays {
+  readonly from: number
+  readonly to: number
+}
+
+/**
+ * The one resolver of a `universe` parameter, for every endpoint that takes one (scans, signal
+ * matches and stats, subscriptions, webhooks, rules): `top_10`/`top_100`, else one of the account's
+ * own universes by slug; 404 `universe_not_found` otherwise. With `asOf`, an own universe comes with
+ * the versions of its list in effect on those days (one query; see `membersOn`), else its current list.
+ */
+export const lookupUniverse = (
+  accountId: string,
+  id: string,
+  asOf?: AsOfDays
+): Effect.Effect<ResolvedUniverse, NotFound | ServiceUnavailable, Universes> => {
+  if (isSystemId(id)) return Effect.succeed({ _tag: "System", id })
+  if (!SLUG.test(id)) return Effect.fail(universeNotFound(id))
+  const found = Effect.flatMap(Universes, (store) =>
+    asOf === undefined
+      ? Effect.map(
+          store.get(accountId, id),
+          (u): ResolvedUniverse | undefined => u && { _tag: "Own", id, tickers: u.tickers }
+        )
+      : Effect.map(
+          store.membership(accountId, id, asOf.from, asOf.to),
+          (versions): ResolvedUniverse | undefined =>
+            versions && {
+              _tag: "OwnHistory",
+              id,
+              versions: versions.map((v) => ({ effectiveDay: Math.floor(v.effectiveAt / DAY_S), tickers: v.tickers }))
+            }
+        )
+  )
+  return found.pipe(
+    Effect.catchTag("SqlError", (_: SqlError) => Effect.fail(unavailable())),
+    Effect.flatMap((u) => (u === undefined ? Effect.fail(universeNotFound(id)) : Effect.succeed(u)))
+  )
+}
+
+/**
+ * The members of a resolved universe on `day`. A system universe: its membership in effect that day.
+ * An own universe read live: its current list. An own universe read as of a day: the list in effect
+ * at the end of that day (the as-of snapshot's moment), i.e. the latest version whose effective day
+ * is on or before it, like the system universes' rebalances; before the universe existed, the list
+ * it was created with. The array is the same object for the same own version.
+ */
+export const membersOn = (md: MarketData, u: ResolvedUniverse, day: number): ReadonlyArray<string> => {
+  switch (u._tag) {
+    case "System":
+      return systemMembership(md, u.id, day).tickers
+    case "Own":
+      return u.tickers
+    case "OwnHistory": {
+      let found = u.versions[0]
+      for (const v of u.versions) {
+        if (v.effectiveDay <= day) found = v
+        else break
+      }
+      return found?.tickers ?? []
+    }
+  }
+}
+
+/**
+ * The tickers of a `universe` parameter on `day` (see `lookupUniverse`, `membersOn`): as of that day
+ * when `asOf`, else live (an own universe's current list).
  */
 export const resolveUniverse = (
   md: MarketData,
   accountId: string,
   id: string,
-  day: number
-): Effect.Effect<ReadonlyArray<string>, NotFound | ServiceUnavailable, Universes> => {
-  if (isSystemId(id)) return Effect.succeed(systemMembership(md, id, day).tickers)
-  if (!SLUG.test(id)) return Effect.fail(universeNotFound(id))
-  return Universes.pipe(
-    Effect.flatMap((store) => store.get(accountId, id)),
-    Effect.catchTag("SqlError", (_: SqlError) => Effect.fail(unavailable())),
-    Effect.flatMap((u) => (u === undefined ? Effect.fail(universeNotFound(id)) : Effect.succeed(u.tickers)))
-  )
-}
+  day: number,
+  asOf: boolean
+): Effect.Effect<ReadonlyArray<string>, NotFound | ServiceUnavailable, Universes> =>
+  Effect.map(lookupUniverse(accountId, id, asOf ? { from: day, to: day } : undefined), (u) => membersOn(md, u, day))
 
-/** Does the universe exist for the account (system or own)? */
-export const universeExists = (accountId: string, id: string): Effect.Effect<boolean, ServiceUnavailable, Universes> =>
-  isSystemId(id)
-    ? Effect.succeed(true)
-    : !SLUG.test(id)
-      ? Effect.succeed(false)
-      : Universes.pipe(
-          Effect.flatMap((store) => store.get(accountId, id)),
-          Effect.map((u) => u !== undefined),
-          Effect.catchTag("SqlError", () => Effect.fail(unavailable()))
-        )
+/** The rows (ascending) of `tickers` in a snapshot; tickers without a row are left out. */
+export const rowsOfTickers = (snapshot: Snapshot, tickers: ReadonlyArray<string>): Int32Array => {
+  const rows: Array<number> = []
+  for (const t of tickers) {
+    const r = snapshot.index.get(t)
+    if (r !== undefined) rows.push(r)
+  }
+  return Int32Array.from(rows).sort()
+}

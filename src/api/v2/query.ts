@@ -2,10 +2,14 @@
  * Compiling `q` and conditions in requests: the catalog's columns, tracked
  * tickers for cross-ticker references, the account's custom signals, and the
  * mapping of `QueryError` onto the API's 400 envelope (`invalid_query`,
- * `compile_failed`, `recursion_depth_exceeded`, with `errors[]`).
+ * `compile_failed`, `recursion_depth_exceeded`, with `errors[]`), and the
+ * plan rule for consuming custom signals (`compileConsuming`, the one place
+ * every scan, signal read, subscription, rule and custom signal goes through).
  */
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Either } from "effect"
+import type { Account } from "../../accounts/Accounts.js"
+import { CUSTOM_SIGNAL_PLANS, type Plan } from "../../accounts/plans.js"
 import { CATALOG } from "../../market/catalog.js"
 import type { TickerDirectory } from "../../market/tickers/index.js"
 import {
@@ -18,7 +22,8 @@ import {
   type Signals
 } from "../../query/index.js"
 import { SignalResolver } from "../../signals/SignalResolver.js"
-import { BadRequest, type ServiceUnavailable, unavailable } from "../errors.js"
+import { BadRequest, type Forbidden, type ServiceUnavailable, unavailable } from "../errors.js"
+import { requirePlan } from "./shared.js"
 
 /** Every column of the ticker row, for compiling. */
 export const catalogColumns = columnsOf(CATALOG)
@@ -41,6 +46,33 @@ export const queryErrorToBadRequest = (e: QueryError, parameter = "q"): BadReque
     message: `${parameter}: ${e.message}`,
     details: { errors: e.errors }
   })
+
+/**
+ * Compiles `text` in `ctx` for an account on `plan`: 400 when it does not compile, and 403
+ * `custom_signals_tier_required` when it consumes (inlines) any custom signal and the plan is below
+ * Pro, downgraded accounts included. A name that is not one of the account's custom signals is a
+ * column name as written, so such text compiles (or fails) the same on every plan.
+ */
+export const compileConsuming = (
+  text: string,
+  ctx: CompileContext,
+  plan: Plan,
+  parameter: string
+): Effect.Effect<CompiledQuery, BadRequest | Forbidden> => {
+  const compiled = compileQuery(text, ctx)
+  if (Either.isLeft(compiled)) return Effect.fail(queryErrorToBadRequest(compiled.left, parameter))
+  const signals = compiled.right.signals
+  if (signals.length === 0) return Effect.succeed(compiled.right)
+  return Effect.as(
+    requirePlan(
+      plan,
+      CUSTOM_SIGNAL_PLANS,
+      "custom_signals_tier_required",
+      `consuming custom signals (${signals.join(", ")})`
+    ),
+    compiled.right
+  )
+}
 
 /** The account's custom signals, or 503 when the database cannot answer. */
 export const accountSignals = (accountId: string): Effect.Effect<Signals, ServiceUnavailable, SignalResolver> =>
@@ -77,7 +109,8 @@ export const compileWithoutSignals = (text: string, directory: TickerDirectory):
 }
 
 /**
- * Compiles a scan `q` (or a condition) for an account: custom signals resolved, errors as 400s.
+ * Compiles a scan `q` (or a condition) for an account: custom signals resolved (on Pro and above,
+ * see `compileConsuming`), errors as 400s.
  *
  * A name is a catalog column before it is a custom signal (`query/inline.ts`), so a `q` that
  * compiles without the account's signals names none of them and compiles to the same query with
@@ -87,16 +120,13 @@ export const compileWithoutSignals = (text: string, directory: TickerDirectory):
 export const compileFor = (
   text: string,
   directory: TickerDirectory,
-  accountId: string,
+  account: Pick<Account, "id" | "plan">,
   parameter = "q"
-): Effect.Effect<CompiledQuery, BadRequest | ServiceUnavailable, SignalResolver> =>
+): Effect.Effect<CompiledQuery, BadRequest | Forbidden | ServiceUnavailable, SignalResolver> =>
   Effect.suspend(() => {
     const direct = compileWithoutSignals(text, directory)
     if (direct !== undefined) return Effect.succeed(direct)
-    return Effect.flatMap(accountSignals(accountId), (signals) => {
-      const compiled = compileQuery(text, compileContext(directory, signals))
-      return Either.isLeft(compiled)
-        ? Effect.fail(queryErrorToBadRequest(compiled.left, parameter))
-        : Effect.succeed(compiled.right)
-    })
+    return Effect.flatMap(accountSignals(account.id), (signals) =>
+      compileConsuming(text, compileContext(directory, signals), account.plan, parameter)
+    )
   })

@@ -87,21 +87,23 @@ export const refuseQueryParams: Effect.Effect<void, BadRequest, HttpServerReques
 
 export const limitsOf = (key: AuthenticatedKey): PlanLimits => PLAN_LIMITS[key.account.plan]
 
-/** 403 with `code` unless the account's plan is one of `plans`. */
+/** 403 with `code` unless the account's plan (of a key, or the plan itself) is one of `plans`. */
 export const requirePlan = (
-  key: AuthenticatedKey,
+  of: AuthenticatedKey | Plan,
   plans: ReadonlyArray<Plan>,
   code: string,
   what: string
-): Effect.Effect<void, Forbidden> =>
-  plans.includes(key.account.plan)
+): Effect.Effect<void, Forbidden> => {
+  const plan = typeof of === "string" ? of : of.account.plan
+  return plans.includes(plan)
     ? Effect.void
     : Effect.fail(
         new Forbidden({
           code,
-          message: `${what} needs the ${plans.join(", ")} plan${plans.length > 1 ? "s" : ""}; this account is on ${key.account.plan}`
+          message: `${what} needs the ${plans.join(", ")} plan${plans.length > 1 ? "s" : ""}; this account is on ${plan}`
         })
       )
+}
 
 /** Static fields of the row: they always reflect current values, also in historical reads. */
 export const FROZEN_FIELDS = ["name", "sector", "industry", "asset_type", "exchange"] as const

@@ -37,7 +37,7 @@ import { BadRequest, Conflict, Forbidden, NotFound, NotImplemented, unavailable 
 import { CurrentKey } from "../middleware/Authentication.js"
 import { MAX_Q_LENGTH, validateFields } from "../scan/params.js"
 import { parseCondition } from "../signals/matching.js"
-import { universeExists, universeNotFound } from "../universes/resolve.js"
+import { lookupUniverse } from "../universes/resolve.js"
 import { accountSignals, compileContext, compileFor, queryErrorToBadRequest } from "../v2/query.js"
 import { liveSnapshot, pageSize } from "../v2/shared.js"
 import { MAX_WEBHOOK_NAME } from "./Api.js"
@@ -47,7 +47,6 @@ const DELIVERY_ID = /^dlv_[A-Za-z0-9_-]{1,64}$/
 /** How long the previous signing secret keeps signing after a rotation. */
 export const SECRET_OVERLAP_MS = 24 * 3_600_000
 const PAID: ReadonlyArray<Plan> = ["hobby", "pro", "scale", "enterprise"]
-const CUSTOM_SIGNAL_PLANS: ReadonlyArray<Plan> = ["pro", "scale", "enterprise"]
 
 const db = <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>) =>
   Effect.catchIf(
@@ -228,7 +227,7 @@ const deliverySettings = (key: AuthenticatedKey, input: DeliveryInput, defaultNa
     }
   })
 
-/** Compiles a condition for the account and freezes it; consuming custom signals needs Pro. */
+/** Compiles a condition for the account and freezes it (consuming custom signals needs Pro: `compileFor`). */
 const freeze = (key: AuthenticatedKey, text: string, parameter: string) =>
   Effect.gen(function* () {
     if (text.length > MAX_Q_LENGTH) {
@@ -237,13 +236,7 @@ const freeze = (key: AuthenticatedKey, text: string, parameter: string) =>
         message: `${parameter} is ${text.length} characters; at most ${MAX_Q_LENGTH} are allowed`
       })
     }
-    const compiled = yield* compileFor(text, yield* Tickers, key.account.id, parameter)
-    if (compiled.signals.length > 0 && !CUSTOM_SIGNAL_PLANS.includes(key.account.plan)) {
-      return yield* new Forbidden({
-        code: "custom_signals_tier_required",
-        message: `custom signals (${compiled.signals.join(", ")}) need the pro, scale or enterprise plan; this account is on ${key.account.plan}`
-      })
-    }
+    const compiled = yield* compileFor(text, yield* Tickers, key.account, parameter)
     return compiled.text
   })
 
@@ -297,8 +290,7 @@ const create = (
 const checkUniverse = (accountId: string, universe: string | null | undefined) =>
   Effect.gen(function* () {
     if (universe === undefined || universe === null) return null
-    if (!(yield* universeExists(accountId, universe))) return yield* universeNotFound(universe)
-    return universe
+    return (yield* lookupUniverse(accountId, universe)).id
   })
 
 const owned = (key: AuthenticatedKey, id: string) =>
@@ -325,8 +317,16 @@ const trackedTicker = (raw: string) =>
     return meta
   })
 
-/** `ticker = '<T>' AND (<condition>)`: a condition restricted to one ticker. */
-const forTicker = (ticker: string, condition: string) => `ticker = '${ticker.replaceAll("'", "''")}' AND (${condition})`
+/**
+ * The frozen q of a condition restricted to one ticker: `ticker = '<T>' AND (<condition>)`, the
+ * condition compiled (and frozen) on its own, so it stays one parenthesized operand whatever its
+ * precedence and cannot close the parentheses to widen the subscription.
+ */
+const freezeForTicker = (key: AuthenticatedKey, ticker: string, condition: string) =>
+  Effect.map(
+    freeze(key, condition, "condition"),
+    (frozen) => `ticker = '${ticker.replaceAll("'", "''")}' AND (${frozen})`
+  )
 
 export const WebhooksLive = HttpApiBuilder.group(VigilApi, "webhooks", (handlers) =>
   handlers
@@ -337,7 +337,7 @@ export const WebhooksLive = HttpApiBuilder.group(VigilApi, "webhooks", (handlers
         const meta = yield* trackedTicker(path.ticker)
         const condition = payload.condition?.trim() ?? ""
         if (condition === "") return yield* new BadRequest({ message: "condition is required" })
-        const q = yield* freeze(key, forTicker(meta.ticker, condition), "condition")
+        const q = yield* freezeForTicker(key, meta.ticker, condition)
         const settings = yield* deliverySettings(key, payload, `${meta.ticker}: ${condition}`)
         return yield* create(key, q, null, { type: "ticker", ref: meta.ticker, condition }, settings)
       })
@@ -381,11 +381,10 @@ export const WebhooksLive = HttpApiBuilder.group(VigilApi, "webhooks", (handlers
             message: `${JSON.stringify(path.signal)} is neither a built-in signal nor one of this account's custom signals (GET /v2/signals lists them)`
           })
         }
-        const text =
+        const q =
           payload.ticker === undefined || payload.ticker === null
-            ? expr
-            : forTicker((yield* trackedTicker(payload.ticker)).ticker, expr)
-        const q = yield* freeze(key, text, "condition")
+            ? yield* freeze(key, expr, "condition")
+            : yield* freezeForTicker(key, (yield* trackedTicker(payload.ticker)).ticker, expr)
         const universe = yield* checkUniverse(key.account.id, payload.universe)
         const settings = yield* deliverySettings(key, payload, defaultName)
         return yield* create(key, q, universe, { type: "signal", ref: name, condition }, settings)
