@@ -30,14 +30,19 @@ export {
   BadRequest,
   Conflict,
   Forbidden,
+  IdempotencyKeyInProgress,
+  IdempotencyKeyReused,
   Internal,
   NotFound,
   NotImplemented,
   PayloadTooLarge,
   RateLimited,
+  RequestHeaderTooLarge,
+  RequestTimeout,
   ServiceUnavailable,
   SubscriptionRequired,
-  Unauthenticated
+  Unauthenticated,
+  UnsupportedMediaType
 } from "./api/errors.js"
 
 /**

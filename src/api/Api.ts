@@ -5,7 +5,15 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AccountApi } from "./account/Api.js"
 import { AdminApi } from "./admin/Api.js"
-import { InternalError } from "./errors.js"
+import {
+  IdempotencyKeyInProgressError,
+  IdempotencyKeyReusedError,
+  InternalError,
+  PayloadTooLargeError,
+  RequestHeaderTooLargeError,
+  RequestTimeoutError,
+  UnsupportedMediaTypeError
+} from "./errors.js"
 import { MarketApi } from "./market/Api.js"
 import { NewsApi } from "./news/Api.js"
 import { tidyOpenApi } from "./openapiDocument.js"
@@ -30,6 +38,14 @@ export class VigilApi extends HttpApi.make("vigil")
   .add(WebhooksApi)
   .add(NewsApi)
   .addError(InternalError)
+  // the request policy's answers (server, request middleware, idempotency), before any endpoint runs: declared
+  // once here, and kept by the document transform only on the operations where each can happen (openapiDocument.ts)
+  .addError(RequestTimeoutError)
+  .addError(PayloadTooLargeError)
+  .addError(UnsupportedMediaTypeError)
+  .addError(RequestHeaderTooLargeError)
+  .addError(IdempotencyKeyInProgressError)
+  .addError(IdempotencyKeyReusedError)
   .annotate(OpenApi.Title, "Vigil API")
   .annotate(OpenApi.Servers, [{ url: "/", description: "This service: the host that serves this document" }])
   .annotate(OpenApi.Transform, tidyOpenApi)

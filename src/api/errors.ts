@@ -43,6 +43,23 @@ export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
   "PayloadTooLarge",
   fields("payload_too_large")
 ) {}
+export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("RequestTimeout", fields("request_timeout")) {}
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()(
+  "UnsupportedMediaType",
+  fields("unsupported_media_type")
+) {}
+export class RequestHeaderTooLarge extends Schema.TaggedError<RequestHeaderTooLarge>()(
+  "RequestHeaderTooLarge",
+  fields("request_header_too_large")
+) {}
+export class IdempotencyKeyInProgress extends Schema.TaggedError<IdempotencyKeyInProgress>()(
+  "IdempotencyKeyInProgress",
+  fields("idempotency_key_in_progress")
+) {}
+export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()(
+  "IdempotencyKeyReused",
+  fields("idempotency_key_reused")
+) {}
 export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", fields("rate_limited")) {}
 export class NotImplemented extends Schema.TaggedError<NotImplemented>()("NotImplemented", fields("not_implemented")) {}
 export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()(
@@ -51,21 +68,30 @@ export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()
 ) {}
 export class Internal extends Schema.TaggedError<Internal>()("Internal", fields("internal")) {}
 
-const Wire = Schema.Struct({
-  error: Schema.Struct(
-    { code: Schema.String, message: Schema.String, request_id: Schema.String },
-    Schema.Record({ key: Schema.String, value: Schema.Unknown })
-  )
-})
+/** The envelope; with `code`, only that code (so a client tells apart errors sharing a status, e.g. 409s). */
+const wire = (code?: string) =>
+  Schema.Struct({
+    error: Schema.Struct(
+      {
+        code: code === undefined ? Schema.String : Schema.Literal(code),
+        message: Schema.String,
+        request_id: Schema.String
+      },
+      Schema.Record({ key: Schema.String, value: Schema.Unknown })
+    )
+  })
+const Wire = wire()
 
 /** Puts a tagged error class on the wire in the envelope, with its HTTP status. */
 const envelope = <A extends { readonly _tag: string; readonly message: string }, I>(
   cls: Schema.Schema<A, I, never>,
   tag: A["_tag"],
   status: number,
-  description: string
+  description: string,
+  /** the one code this class is sent with (by the request policy, not a handler) */
+  code?: string
 ) =>
-  Schema.transformOrFail(Wire, Schema.typeSchema(cls), {
+  Schema.transformOrFail(code === undefined ? Wire : wire(code), Schema.typeSchema(cls), {
     strict: false,
     decode: (wire) => {
       const { request_id: _id, code, message, ...details } = wire.error
@@ -113,7 +139,48 @@ export const ForbiddenError = envelope(
 )
 export const NotFoundError = envelope(NotFound, "NotFound", 404, "Not found or not accessible to this account")
 export const ConflictError = envelope(Conflict, "Conflict", 409, "Conflicts with an existing resource")
-export const PayloadTooLargeError = envelope(PayloadTooLarge, "PayloadTooLarge", 413, "Request body over 1 MB")
+export const PayloadTooLargeError = envelope(
+  PayloadTooLarge,
+  "PayloadTooLarge",
+  413,
+  "Request body over 1 MB",
+  "payload_too_large"
+)
+export const RequestTimeoutError = envelope(
+  RequestTimeout,
+  "RequestTimeout",
+  408,
+  "The request did not arrive in time (its headers within 10 s, the whole request within 30 s)",
+  "request_timeout"
+)
+export const UnsupportedMediaTypeError = envelope(
+  UnsupportedMediaType,
+  "UnsupportedMediaType",
+  415,
+  "A request body in a media type other than JSON (`application/json`, or a `+json` type)",
+  "unsupported_media_type"
+)
+export const RequestHeaderTooLargeError = envelope(
+  RequestHeaderTooLarge,
+  "RequestHeaderTooLarge",
+  431,
+  "The request headers exceed 16 KB",
+  "request_header_too_large"
+)
+export const IdempotencyKeyInProgressError = envelope(
+  IdempotencyKeyInProgress,
+  "IdempotencyKeyInProgress",
+  409,
+  "A request with this Idempotency-Key is still running",
+  "idempotency_key_in_progress"
+)
+export const IdempotencyKeyReusedError = envelope(
+  IdempotencyKeyReused,
+  "IdempotencyKeyReused",
+  422,
+  "This Idempotency-Key was used with a different request",
+  "idempotency_key_reused"
+)
 export const RateLimitedError = envelope(RateLimited, "RateLimited", 429, "Per-minute limit exceeded; see Retry-After")
 export const NotImplementedError = envelope(NotImplemented, "NotImplemented", 501, "Reserved and not available")
 export const ServiceUnavailableError = envelope(

@@ -14,10 +14,11 @@ import {
   HttpApi,
   type HttpApp,
   HttpIncomingMessage,
+  HttpMethod,
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Cause, Clock, Duration, Effect, MetricLabel, Option } from "effect"
+import { Cause, Clock, Duration, Effect, MetricLabel, Option, SchemaAST } from "effect"
 import { httpRequestDuration, httpRequestsTotal } from "../observability/httpMetrics.js"
 import { VigilApi } from "./Api.js"
 import { mediaTypeVerdict, requestHazard } from "./bodyGuard.js"
@@ -54,6 +55,31 @@ interface RoutePattern {
   readonly label: string
   readonly regex: RegExp
   readonly static: boolean
+  /** the query parameters the endpoint declares; undefined when its schema does not list them (any are passed on) */
+  readonly query: ReadonlySet<string> | undefined
+}
+
+/**
+ * The query parameter names an endpoint declares: those of its URL parameters
+ * and, for a method without a body, of its payload (read from the query
+ * string), by their names on the wire; undefined when a schema is not a plain
+ * struct (an index signature, a union), whose names it cannot list.
+ */
+export const declaredQuery = (endpoint: {
+  readonly method: HttpMethod.HttpMethod
+  readonly urlParamsSchema: Option.Option<{ readonly ast: SchemaAST.AST }>
+  readonly payloadSchema: Option.Option<{ readonly ast: SchemaAST.AST }>
+}): ReadonlySet<string> | undefined => {
+  const names = new Set<string>()
+  const schemas = [endpoint.urlParamsSchema]
+  if (!HttpMethod.hasBody(endpoint.method)) schemas.push(endpoint.payloadSchema)
+  for (const schema of schemas) {
+    if (Option.isNone(schema)) continue
+    const ast = SchemaAST.encodedAST(schema.value.ast)
+    if (ast._tag !== "TypeLiteral" || ast.indexSignatures.length > 0) return undefined
+    for (const property of ast.propertySignatures) names.add(String(property.name))
+  }
+  return names
 }
 
 /** Route patterns from the API definition, for low-cardinality metric labels. */
@@ -70,7 +96,8 @@ const routePatterns: ReadonlyArray<RoutePattern> = (() => {
         method: endpoint.method,
         label: endpoint.path,
         regex: new RegExp(`^${source}/?$`),
-        static: !endpoint.path.includes(":")
+        static: !endpoint.path.includes(":"),
+        query: declaredQuery(endpoint)
       })
     }
   })
@@ -105,6 +132,22 @@ export const labelsFor = (method: string, route: string, status: number) => {
     labelCache.set(key, labels)
   }
   return labels
+}
+
+/**
+ * The query parameters of a request that its endpoint does not declare (the
+ * API promises they are 400, never silently ignored): checked here for every
+ * endpoint from its declared schemas, so no handler needs a check and a typed
+ * client call needs no empty `urlParams`.
+ */
+export const unknownQueryParams = (method: string, url: string): ReadonlyArray<string> => {
+  const start = url.indexOf("?")
+  if (start < 0) return []
+  const path = url.slice(0, start)
+  const route = routePatterns.find((r) => r.method === method && r.regex.test(path))
+  if (route?.query === undefined) return []
+  const declared = route.query
+  return [...new Set(new URLSearchParams(url.slice(start + 1)).keys())].filter((name) => !declared.has(name))
 }
 
 const envelope = (status: number, code: string, message: string, requestId: string, headers?: Record<string, string>) =>
@@ -260,6 +303,11 @@ export const requestMiddleware = <E, R>(
           requestId
         )
       )
+    }
+    const unknown = unknownQueryParams(method, request.url)
+    if (unknown.length > 0) {
+      const names = unknown.slice(0, 5).map((name) => JSON.stringify(name.slice(0, 60)))
+      return yield* finish(envelope(400, "bad_request", `unknown query parameter(s): ${names.join(", ")}`, requestId))
     }
     // the same request object for the guard and the endpoint: it caches the body it read
     const relabelled =

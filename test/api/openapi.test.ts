@@ -8,7 +8,14 @@
  * validated against the JSON Schema the document declares for its status.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { lintOpenApi, responseValidator, routeShape, SPEC_REFERENCED_ROUTES, SPEC_ROUTES } from "../support/openapi.js"
+import {
+  declaredHeaders,
+  lintOpenApi,
+  responseValidator,
+  routeShape,
+  SPEC_REFERENCED_ROUTES,
+  SPEC_ROUTES
+} from "../support/openapi.js"
 import { type LocalReceiver, startReceiver } from "../support/receiver.js"
 import { ADMIN_TOKEN, admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
 
@@ -21,13 +28,25 @@ const UNREACHABLE: Readonly<Record<string, string>> = {
   "503": "the database failing or a request overrunning its deadline (reached here only where a build is pending)",
   "system 400":
     "the probes read no input, so nothing fails to decode (Effect declares its decode 400 on every operation, " +
-    "and Redocly's recommended rules want a 4XX on each)"
+    "and Redocly's recommended rules want a 4XX on each)",
+  "408": "the HTTP parser's answer to a stalled request (headers not in within 10 s, checked every 30 s)",
+  "scan 409": "only idempotency_key_in_progress there: a retry racing the first request",
+  "rules 409": "only idempotency_key_in_progress there: a retry racing the first request",
+  "news 409": "only idempotency_key_in_progress there: a retry racing the first request"
 }
 
-/** Who sends a replayed request (no key: none) and its JSON body. */
+/**
+ * Statuses of the request policy, answered before any endpoint and the same
+ * for every operation: replayed once each by the request policy test, not per group.
+ */
+const POLICY_STATUSES: ReadonlyArray<number> = [413, 415, 422, 431]
+
+/** Who sends a replayed request (no key: none), its JSON body (or a raw one, with its type), more headers. */
 interface Sent {
   readonly key?: string | undefined
   readonly body?: unknown
+  readonly raw?: { readonly type: string; readonly text: string }
+  readonly headers?: Record<string, string>
 }
 
 describe("the OpenAPI document, read as client generators read it", () => {
@@ -46,6 +65,60 @@ describe("the OpenAPI document, read as client generators read it", () => {
     await server?.stop()
     await receiver?.close()
   })
+
+  /** statuses replayed, by group (the operation's tag), over every test */
+  const covered = new Map<string, Set<number>>()
+  const groupOf = (op: string) => {
+    const [method, path] = op.split(" ") as [string, string]
+    return (doc.paths[path]?.[method.toLowerCase()]?.tags?.[0] as string | undefined) ?? "?"
+  }
+
+  /**
+   * A replay: sends a request for the operation `op` (`METHOD /template`) to
+   * `url` and checks its status, its body against the schema the document
+   * declares for that status, and that it carries every header the document
+   * says that answer always has; gives the response. Problems go to `failures`.
+   */
+  const replayer = (failures: Array<string>) => {
+    const validate = responseValidator(doc)
+    return async (op: string, url: string, status: number, options: Sent = {}): Promise<any> => {
+      const method = op.split(" ")[0]!
+      const res = await api(server, options.key, url, {
+        method,
+        ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+        ...(options.raw === undefined ? {} : { body: options.raw.text }),
+        headers: { ...(options.raw === undefined ? {} : { "content-type": options.raw.type }), ...options.headers }
+      })
+      const where = `${op} (${method} ${url})`
+      if (res.status !== status) {
+        failures.push(`${where}: expected ${status}, got ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`)
+        return res
+      }
+      covered.set(groupOf(op), new Set([...(covered.get(groupOf(op)) ?? []), status]))
+      for (const [name, required] of Object.entries(declaredHeaders(doc, op, status))) {
+        if (required && !res.headers.has(name))
+          failures.push(`${where} ${status}: no ${name} header, declared as always sent`)
+      }
+      const contentType = (res.headers.get("content-type") ?? "").split(";")[0]!.trim()
+      if (contentType !== "application/json") {
+        const [m, path] = op.split(" ") as [string, string]
+        const declared = Object.keys(doc.paths[path]?.[m.toLowerCase()]?.responses?.[status]?.content ?? {})
+        if (!declared.some((t) => t.split(";")[0]!.trim() === contentType)) {
+          failures.push(`${where}: ${status} answered ${contentType}, the document declares ${declared.join(", ")}`)
+        }
+        return res
+      }
+      try {
+        const errors = validate(op, status, res.body)
+        if (errors.length > 0) {
+          failures.push(`${where} ${status}: ${errors.join("; ")} in ${JSON.stringify(res.body).slice(0, 300)}`)
+        }
+      } catch (e) {
+        failures.push(`${where}: ${(e as Error).message}`)
+      }
+      return res
+    }
+  }
 
   it("validates with Redocly's recommended rules: no error, and no warning but the licence", async () => {
     expect(doc.openapi).toMatch(/^3\.1\./)
@@ -87,51 +160,104 @@ describe("the OpenAPI document, read as client generators read it", () => {
     expect(missing).toEqual([])
   })
 
-  it("answers a sample of real requests per group with the body the document declares for each status", async () => {
-    const validate = responseValidator(doc)
-    const failures: Array<string> = []
-    /** statuses replayed, by group (the operation's tag) */
-    const covered = new Map<string, Set<number>>()
-    const groupOf = (op: string) => {
-      const [method, path] = op.split(" ") as [string, string]
-      return (doc.paths[path]?.[method.toLowerCase()]?.tags?.[0] as string | undefined) ?? "?"
+  it("declares the request policy's answers and the headers of every answer where they apply", () => {
+    const problems: Array<string> = []
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        const where = `${method.toUpperCase()} ${path}`
+        const statuses = Object.keys(op.responses).map(Number)
+        const bodied = !["get", "head", "options"].includes(method) && path !== "/admin/import"
+        const idempotent = method === "post" && path.startsWith("/v2/")
+        const expected: Record<number, boolean> = {
+          408: true,
+          431: true,
+          413: path !== "/admin/import",
+          415: bodied,
+          422: idempotent,
+          429: path.startsWith("/v2/")
+        }
+        for (const [status, declared] of Object.entries(expected)) {
+          if (statuses.includes(Number(status)) !== declared) {
+            problems.push(`${where}: ${status} ${declared ? "not declared" : "declared where it cannot happen"}`)
+          }
+        }
+        // every /v2 request is answered 503 past its deadline (and when the database cannot answer)
+        if (path.startsWith("/v2/") && !statuses.includes(503)) problems.push(`${where}: 503 not declared`)
+        if (idempotent && !statuses.includes(409))
+          problems.push(`${where}: 409 (idempotency key in progress) not declared`)
+        const key = (op.parameters ?? []).some((p: any) => p.in === "header" && p.name === "Idempotency-Key")
+        if (key !== idempotent) problems.push(`${where}: Idempotency-Key ${idempotent ? "not declared" : "declared"}`)
+        for (const status of statuses) {
+          const headers = declaredHeaders(doc, `${method} ${path}`, status)
+          const want: Record<string, boolean | undefined> = {
+            "x-request-id": true,
+            "retry-after": status === 429 ? true : undefined,
+            "x-ratelimit-limit": statuses.includes(429) && status === 429 ? true : undefined
+          }
+          if (statuses.includes(429) && status < 300 && headers["x-ratelimit-limit"] === undefined) {
+            problems.push(`${where} ${status}: no X-RateLimit-Limit declared on a rate-limited success`)
+          }
+          for (const [name, required] of Object.entries(want)) {
+            if (required !== undefined && headers[name] !== required) {
+              problems.push(
+                `${where} ${status}: ${name} ${headers[name] === undefined ? "not declared" : "not required"}`
+              )
+            }
+          }
+        }
+      }
     }
+    expect(problems).toEqual([])
+  })
 
-    /**
-     * Sends a request for the operation `op` (`METHOD /template`) to `url`
-     * and checks its status and body against the document; gives the body.
-     */
-    const replay = async (op: string, url: string, status: number, options: Sent = {}): Promise<any> => {
-      const method = op.split(" ")[0]!
-      const res = await api(server, options.key, url, {
-        method,
-        ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) })
-      })
-      const where = `${op} (${method} ${url})`
-      if (res.status !== status) {
-        failures.push(`${where}: expected ${status}, got ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`)
-        return res.body
-      }
-      covered.set(groupOf(op), new Set([...(covered.get(groupOf(op)) ?? []), status]))
-      const contentType = (res.headers.get("content-type") ?? "").split(";")[0]!.trim()
-      if (contentType !== "application/json") {
-        const [m, path] = op.split(" ") as [string, string]
-        const declared = Object.keys(doc.paths[path]?.[m.toLowerCase()]?.responses?.[status]?.content ?? {})
-        if (!declared.some((t) => t.split(";")[0]!.trim() === contentType)) {
-          failures.push(`${where}: ${status} answered ${contentType}, the document declares ${declared.join(", ")}`)
-        }
-        return res.body
-      }
-      try {
-        const errors = validate(op, status, res.body)
-        if (errors.length > 0) {
-          failures.push(`${where} ${status}: ${errors.join("; ")} in ${JSON.stringify(res.body).slice(0, 300)}`)
-        }
-      } catch (e) {
-        failures.push(`${where}: ${(e as Error).message}`)
-      }
-      return res.body
+  it("answers what the request policy refuses (413, 415, 422, 429, 431, unknown query parameters) as declared", async () => {
+    const failures: Array<string> = []
+    const replay = replayer(failures)
+    const account = async (plan: string) => {
+      const created = await admin(server, "POST", "/admin/accounts", { plan })
+      expect(created.status).toBe(201)
+      return created.body.api_key as string
     }
+    const [pro, free] = await Promise.all(["pro", "free"].map(account))
+
+    // bodies over 1 MB, in another media type than JSON, headers over 16 KB
+    await replay("POST /v2/scan", "/v2/scan", 413, { key: pro, body: { q: "price > 1", pad: "x".repeat(1_100_000) } })
+    await replay("POST /v2/universes", "/v2/universes", 415, { key: pro, raw: { type: "text/plain", text: "AAPL" } })
+    await replay("GET /v2/account", "/v2/account", 431, { key: pro, headers: { "x-padding": "x".repeat(20_000) } })
+
+    // an Idempotency-Key: the same request is replayed as it was answered, another one is 422
+    const universe = { id: "oa_once", name: "Once", tickers: ["AAPL"] }
+    const once = { key: pro, headers: { "idempotency-key": "oa-policy-1" } }
+    const first = await replay("POST /v2/universes", "/v2/universes", 201, { ...once, body: universe })
+    const again = await replay("POST /v2/universes", "/v2/universes", 201, { ...once, body: universe })
+    expect(again.headers.get("idempotent-replayed")).toBe("true")
+    expect(again.body).toEqual(first.body)
+    await replay("POST /v2/universes", "/v2/universes", 422, { ...once, body: { ...universe, name: "Twice" } })
+
+    // a Free key's 60 requests a minute spent: 429 with Retry-After and the rate-limit headers
+    for (let i = 0; i < 60; i++) await api(server, free, "/v2/market/status")
+    const limited = await replay("GET /v2/account", "/v2/account", 429, { key: free })
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+
+    // unknown query parameters are 400 on every operation, naming them (dummy path values: refused before any lookup)
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const method of Object.keys(item)) {
+        const op = `${method.toUpperCase()} ${path}`
+        const url = `${path.replace("{ticker}", "AAPL").replace(/\{[^}]+\}/g, "oa_none")}?zz_unknown=1`
+        const who = path.startsWith("/admin/") ? ADMIN_TOKEN : pro
+        const res = await replay(op, url, 400, { key: who, ...(method === "get" ? {} : { body: {} }) })
+        if (res.status === 400 && !String(res.body?.error?.message).includes("zz_unknown")) {
+          failures.push(`${op}: 400 not naming the unknown parameter: ${JSON.stringify(res.body)}`)
+        }
+      }
+    }
+    expect(failures).toEqual([])
+  }, 120_000)
+
+  it("answers a sample of real requests per group with the body the document declares for each status", async () => {
+    const failures: Array<string> = []
+    const replayResponse = replayer(failures)
+    const replay = async (...args: Parameters<typeof replayResponse>) => (await replayResponse(...args)).body
     /** `[operation, url, expected status, request]`, replayed in order */
     type Case = readonly [op: string, url: string, status: number, request?: Sent]
     const replayAll = async (cases: ReadonlyArray<Case>) => {
@@ -375,6 +501,7 @@ describe("the OpenAPI document, read as client generators read it", () => {
         if (
           status >= 400 &&
           !replayed.has(status) &&
+          !POLICY_STATUSES.includes(status) &&
           UNREACHABLE[status] === undefined &&
           UNREACHABLE[`${group} ${status}`] === undefined
         ) {

@@ -112,3 +112,18 @@ export const responseValidator = (doc: any) => {
     return (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)}`)
   }
 }
+
+/**
+ * The response headers the document declares for an operation (`GET /v2/…`)
+ * and status, by lower-case name: whether each is required (always sent).
+ */
+export const declaredHeaders = (doc: any, op: string, status: number): Record<string, boolean> => {
+  const [method, path] = op.split(" ") as [string, string]
+  const response = doc.paths?.[path]?.[method.toLowerCase()]?.responses?.[String(status)]
+  const out: Record<string, boolean> = {}
+  for (const [name, header] of Object.entries<any>(response?.headers ?? {})) {
+    const resolved = typeof header.$ref === "string" ? doc.components?.headers?.[header.$ref.split("/").pop()!] : header
+    out[name.toLowerCase()] = resolved?.required === true
+  }
+  return out
+}

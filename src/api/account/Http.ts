@@ -2,18 +2,14 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { VigilApi } from "../Api.js"
 import { CurrentKey } from "../middleware/Authentication.js"
-import { refuseQueryParams } from "../v2/shared.js"
 
 export const AccountLive = HttpApiBuilder.group(VigilApi, "account", (handlers) =>
   handlers.handle("whoami", () =>
-    Effect.zipRight(
-      refuseQueryParams,
-      Effect.map(CurrentKey, (key) => ({
-        account_id: key.account.id,
-        key_id: key.keyId,
-        plan: key.account.plan,
-        rate_limit_per_minute: key.account.rateLimitPerMinute
-      }))
-    )
+    Effect.map(CurrentKey, (key) => ({
+      account_id: key.account.id,
+      key_id: key.keyId,
+      plan: key.account.plan,
+      rate_limit_per_minute: key.account.rateLimitPerMinute
+    }))
   )
 )

@@ -5,7 +5,6 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Clock, Effect } from "effect"
 import { cryptoTradingDate, marketSession } from "../../market/calendar.js"
 import { VigilApi } from "../Api.js"
-import { refuseQueryParams } from "../v2/shared.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -28,10 +27,5 @@ export const marketStatusAt = (now: number) => {
 }
 
 export const MarketLive = HttpApiBuilder.group(VigilApi, "market", (handlers) =>
-  handlers.handle("status", () =>
-    Effect.gen(function* () {
-      yield* refuseQueryParams
-      return marketStatusAt(yield* Clock.currentTimeMillis)
-    })
-  )
+  handlers.handle("status", () => Effect.map(Clock.currentTimeMillis, marketStatusAt))
 )

@@ -3,7 +3,6 @@
  * loads, as-of dates, page sizes, plan gates, strict query parameters and
  * row rendering. Keep group handlers thin by adding here what two groups need.
  */
-import { HttpServerRequest } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { PLAN_LIMITS, type Plan, type PlanLimits } from "../../accounts/plans.js"
@@ -73,17 +72,6 @@ export const IntParam = Schema.NumberFromString.pipe(Schema.int())
  */
 export const StrictParams = <F extends Schema.Struct.Fields>(fields: F) =>
   Schema.Struct(fields).annotations({ parseOptions: { onExcessProperty: "error" } })
-
-/** For an endpoint that takes no parameters: 400 for any, as the strict parameter structs refuse unknown ones. */
-export const refuseQueryParams: Effect.Effect<void, BadRequest, HttpServerRequest.ParsedSearchParams> = Effect.flatMap(
-  HttpServerRequest.ParsedSearchParams,
-  (params) => {
-    const names = Object.keys(params)
-    return names.length === 0
-      ? Effect.void
-      : Effect.fail(new BadRequest({ message: `unknown query parameter(s): ${names.join(", ")}` }))
-  }
-)
 
 export const limitsOf = (key: AuthenticatedKey): PlanLimits => PLAN_LIMITS[key.account.plan]
 
