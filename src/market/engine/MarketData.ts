@@ -146,11 +146,7 @@ export class MarketData {
     this.size = options.tickers.length
     this.index = new Map(options.tickers.map((t, i) => [t.ticker, i]))
     this.isCrypto = Uint8Array.from(options.tickers, (t) => (t.asset_type === "CRYPTO" ? 1 : 0))
-    const simulator = new MarketSimulator({
-      seed: options.seed,
-      tickers: options.tickers.map(simSpec),
-      anchorDate: SIM_ANCHOR_DATE
-    })
+    const simulator = simulatorFor(options.seed, options.tickers)
     this.sim = options.source?.(simulator) ?? simulator
     this.imported = new Map(options.imported ?? [])
     this.partialEquity = allocatePartialBars(this.size)
@@ -885,6 +881,10 @@ export class MarketData {
     return summary
   }
 }
+
+/** The simulated market of a seed: what a `MarketData` of those options simulates (also in a worker thread). */
+export const simulatorFor = (seed: number, tickers: ReadonlyArray<TickerMeta>): MarketSimulator =>
+  new MarketSimulator({ seed, tickers: tickers.map(simSpec), anchorDate: SIM_ANCHOR_DATE })
 
 /** Runs a work generator to its end. */
 export const runToEnd = <A>(gen: Generator<void, A>): A => {
