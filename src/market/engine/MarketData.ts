@@ -28,7 +28,7 @@ import {
   isTradingDay,
   previousTradingDay
 } from "../calendar.js"
-import { BarSeries } from "../history/barSeries.js"
+import { BarSeries, SeriesArena } from "../history/barSeries.js"
 import { epochDay, isoDate } from "../indicators/days.js"
 import {
   allocateColumns,
@@ -240,10 +240,12 @@ export class MarketData {
     let scratchSize = 0
     for (const i of slots) scratchSize += 3 * capacityOf(i)
     const scratch = new Float64Array(scratchSize)
+    // the rest of their arrays: views of a few shared buffers (see BarSeries)
+    const arena = new SeriesArena(scratchSize / 3)
     let scratchAt = 0
     for (const i of slots) {
       const capacity = capacityOf(i)
-      const s = new BarSeries(capacity, scratch.subarray(scratchAt, scratchAt + 3 * capacity))
+      const s = new BarSeries(capacity, scratch.subarray(scratchAt, scratchAt + 3 * capacity), arena)
       scratchAt += 3 * capacity
       fresh[i] = s
       const bars = this.imported.get(this.tickers[i].ticker)
