@@ -37,6 +37,8 @@ interface Start {
   readonly ready: number
   readonly healthy: number
   readonly rssMb: number
+  /** CPU seconds (user + system, every thread) the process used until ready */
+  readonly cpu: number
   readonly phases: Record<string, number | undefined>
 }
 
@@ -55,7 +57,7 @@ const run = async (label: string, env: Record<string, string>) => {
   }
   const phase = (name: string) => figure((s) => s.phases[name])
   console.log(
-    `${label}: ready in ${figure((s) => s.ready)} s (first /healthz at ${figure((s) => s.healthy)} s; ratio ${figure((s) => s.ready / s.healthy)}x); rss when ready ${figure((s) => s.rssMb)} MB` +
+    `${label}: ready in ${figure((s) => s.ready)} s (first /healthz at ${figure((s) => s.healthy)} s; ratio ${figure((s) => s.ready / s.healthy)}x); rss when ready ${figure((s) => s.rssMb)} MB; CPU until ready ${figure((s) => s.cpu)} s` +
       (RUNS > 1 ? ` (min/median of ${RUNS})` : "") +
       `\n  phases (s since spawn): migrations applied ${phase("migrations")}, market history from ${phase("history")}, ` +
       `indicators from ${phase("indicators")}, market ready ${phase("market")}; ` +
@@ -87,6 +89,9 @@ const start = async (label: string, env: Record<string, string>): Promise<Start>
     }
     if ((await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200) ready = performance.now() - started
   }
+  const stat = readFileSync(`/proc/${child.pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  const cpu = (Number(fields[11]) + Number(fields[12])) / 100
   const status = readFileSync(`/proc/${child.pid}/status`, "utf8")
   const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
   child.kill("SIGTERM")
@@ -97,6 +102,7 @@ const start = async (label: string, env: Record<string, string>): Promise<Start>
     ready: ready / 1000,
     healthy: (healthy ?? ready) / 1000,
     rssMb: rssKb / 1024,
+    cpu,
     phases: {
       migrations: phaseAt(out, spawnedAt, "migrations applied"),
       history: phaseAt(out, spawnedAt, "market loading", "history"),
