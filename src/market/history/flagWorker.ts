@@ -6,9 +6,10 @@
  * besides the bars), walks every ticker's history once as the service would,
  * and hands the bits and the counts back (transferred, no copy).
  *
- * It runs at a lower scheduling priority (nice 10): it uses the CPU the
- * request thread leaves idle (the second core), and about a tenth of a core
- * the request thread wants.
+ * It runs at the lowest scheduling priority (nice 19): it uses the CPU the
+ * request thread leaves idle (the second core), and next to nothing of a
+ * core another thread wants (nice 10, a tenth of a core, still cost the
+ * requests 28% of their throughput in one loaded run: docs/benchmarks.md).
  */
 import { parentPort, workerData } from "node:worker_threads"
 import { lowerThreadPriority } from "../../workerThread.js"
