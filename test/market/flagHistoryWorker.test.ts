@@ -56,13 +56,13 @@ describe("flag history built in a worker thread", () => {
       Effect.gen(function* () {
         const tickers = loadTickers().filter((t, i) => i % 300 === 0 || t.ticker === "AAPL" || t.ticker === "BTC-USD")
         const md = MarketData.build({ seed: 5, tickers, historyDays: 30, now: FRIDAY_MIDDAY })
-      // what the worker is handed: views of a handful of shared buffers, not buffers of each series' own
-      // (posting 13,047 series' 78,000 buffers took seconds of the service's thread)
-      const buffers = new Set(
-        md.series.flatMap((s) => [s.days, s.open, s.high, s.low, s.close, s.volume].map((a) => a.buffer))
-      )
-      expect([...buffers].every((b) => b instanceof SharedArrayBuffer)).toBe(true)
-      expect(buffers.size).toBeLessThanOrEqual(12)
+        // what the worker is handed: views of a handful of shared buffers, not buffers of each series' own
+        // (posting 13,047 series' 78,000 buffers took seconds of the service's thread)
+        const buffers = new Set(
+          md.series.flatMap((s) => [s.days, s.open, s.high, s.low, s.close, s.volume].map((a) => a.buffer))
+        )
+        expect([...buffers].every((b) => b instanceof SharedArrayBuffer)).toBe(true)
+        expect(buffers.size).toBeLessThanOrEqual(12)
         const sync = new FlagHistory(md.size, md.isCrypto)
         runToEnd(sync.sync(md))
         // walked 7 tickers at a time (with only their fundamentals computed): the same bits
