@@ -12,16 +12,25 @@
  * c. as-of scan, dates drawn uniformly over the history window, one request
  *    at a time: cold (a date outside the as-of cache) and warm (a date in it).
  *
- * Measured once the service is idle after /readyz (it builds the flag history
- * in the background first). Besides throughput and latency, each phase prints
- * the server's CPU time per request (/proc), steadier on a shared machine.
+ * d. the first minute after ready (issue 13): a fresh service is loaded with
+ *    `GET /v2/tickers/{ticker}` from the moment `/readyz` first answers 200
+ *    (polled every 20 ms) for 60 s, while it builds its background state (the
+ *    flag history), then again once it is idle; prints both figures and the
+ *    ratio first minute / settled (the goal: ≥ 0.8).
+ *
+ * a–c are measured once the service is idle after /readyz (it builds the flag
+ * history in the background first). Besides throughput and latency, each
+ * phase prints the server's CPU time per request (/proc), steadier on a
+ * shared machine.
  *
  *   npm run bench:api              (PostgreSQL too when DATABASE_URL is set)
  *
- * BENCH_SECONDS (default 10) sets each measured load phase; BENCH_STORES
- * (`embedded,postgres`) which stores run, BENCH_PHASES (`scan,ticker,asof`)
- * which measurements; BENCH_SERVER_NODE_ARGS adds node flags to the service
- * (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
+ * BENCH_SECONDS (default 10) sets each measured load phase of a–c; BENCH_STORES
+ * (`embedded,postgres`) which stores run, BENCH_PHASES (`first,scan,ticker,asof`)
+ * which measurements (`first` starts a service of its own); BENCH_FIRST_SECONDS
+ * (default 60) the window after ready and BENCH_SETTLED_SECONDS (default 20)
+ * the settled measurement of d; BENCH_SERVER_NODE_ARGS adds node flags to the
+ * service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -37,7 +46,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const WARMUP_SECONDS = 3
 const CONNECTIONS = 16
 const STORES = (process.env.BENCH_STORES ?? "embedded,postgres").split(",")
-const PHASES = (process.env.BENCH_PHASES ?? "scan,ticker,asof").split(",")
+const PHASES = (process.env.BENCH_PHASES ?? "first,scan,ticker,asof").split(",")
+const FIRST_SECONDS = Number(process.env.BENCH_FIRST_SECONDS ?? 60)
+const SETTLED_SECONDS = Number(process.env.BENCH_SETTLED_SECONDS ?? 20)
 
 const freePort = () =>
   new Promise<number>((ok, fail) => {
@@ -85,8 +96,18 @@ const stopChild = (child: ChildProcess) =>
     child.kill("SIGTERM")
   })
 
-/** The service, as `npm start` runs it; its log goes to a file, as a deployment's would. */
-const startVigil = async (env: Record<string, string>): Promise<Child> => {
+/** Resident memory of a process now and its peak so far, MB (/proc). */
+const rss = (pid: number) => {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8")
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0)
+  return { now: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 }
+}
+
+/**
+ * The service, as `npm start` runs it; its log goes to a file, as a deployment's would.
+ * Answers once `/readyz` is 200, or (`until: "listening"`) once `/healthz` is.
+ */
+const startVigil = async (env: Record<string, string>, until: "ready" | "listening" = "ready"): Promise<Child> => {
   const dataDir = mkdtempSync(join(tmpdir(), "vigil-bench-api-"))
   const logPath = join(dataDir, "vigil.log")
   const port = await freePort()
@@ -109,7 +130,7 @@ const startVigil = async (env: Record<string, string>): Promise<Child> => {
   const log = () => readFileSync(logPath, "utf8")
   const deadline = performance.now() + 300_000
   try {
-    while ((await fetch(`${url}/readyz`).catch(() => undefined))?.status !== 200) {
+    while ((await fetch(`${url}/${until === "ready" ? "readyz" : "healthz"}`).catch(() => undefined))?.status !== 200) {
       if (child.exitCode !== null) throw new Error(`vigil exited:\n${log()}`)
       if (performance.now() > deadline) throw new Error(`vigil not ready in time:\n${log()}`)
       await new Promise((r) => setTimeout(r, 200))
@@ -179,8 +200,11 @@ interface LoadResult {
   readonly p99: number
 }
 
-/** `CONNECTIONS` closed-loop clients over one undici Pool; counts only 200s. */
-const load = async (server: Child, req: Req, seconds: number): Promise<LoadResult> => {
+/**
+ * `CONNECTIONS` closed-loop clients over one undici Pool; counts only 200s
+ * (and, when given, the 200s of each second in `perSecond`).
+ */
+const load = async (server: Child, req: Req, seconds: number, perSecond?: Array<number>): Promise<LoadResult> => {
   const origin = server.url
   const cpuBefore = cpuSeconds(server.child.pid!)
   const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1 })
@@ -201,6 +225,10 @@ const load = async (server: Child, req: Req, seconds: number): Promise<LoadResul
       await res.body.dump({ limit: 1 << 24 })
       const dt = performance.now() - t0
       if (res.statusCode === 200) {
+        if (perSecond !== undefined) {
+          const second = Math.floor((t0 + dt - started) / 1000)
+          perSecond[second] = (perSecond[second] ?? 0) + 1
+        }
         if (ok < latencies.length) latencies[ok] = dt
         ok++
       } else other++
@@ -296,24 +324,80 @@ const asOf = async (vigil: Child, headers: Record<string, string>, today: string
   )
 }
 
+const LIMIT = 100_000_000
+
+/** An enterprise account whose per-minute limit is above any load here; its key's headers. */
+const benchAccount = async (vigil: Child) => {
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
+  const created = await call(vigil.url, "POST", "/admin/accounts", admin, { plan: "enterprise" })
+  if (created.status !== 201) throw new Error(`create account: ${created.status}`)
+  const { account_id, api_key } = created.json()
+  const patched = await call(vigil.url, "PATCH", `/admin/accounts/${account_id}`, admin, {
+    plan: "enterprise",
+    rate_limit_per_minute: LIMIT
+  })
+  if (patched.status !== 200) throw new Error(`patch account: ${patched.status}`)
+  return { authorization: `Bearer ${api_key}` }
+}
+
+/**
+ * d. The first minute after ready: a fresh service; the account is made as
+ * soon as the admin API answers (the migrations ran), then `/readyz` is
+ * polled every 20 ms and the load starts at its first 200.
+ */
+const firstMinute = async (label: string, env: Record<string, string>) => {
+  const startedAt = performance.now()
+  const vigil = await startVigil(env, "listening")
+  try {
+    let auth: Record<string, string> | undefined
+    while (auth === undefined) {
+      auth = await benchAccount(vigil).catch(() => undefined)
+      if (auth === undefined) await new Promise((r) => setTimeout(r, 100))
+    }
+    while ((await fetch(`${vigil.url}/readyz`).catch(() => undefined))?.status !== 200) {
+      if (vigil.child.exitCode !== null) throw new Error(`vigil exited:\n${vigil.log()}`)
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    const ready = (performance.now() - startedAt) / 1000
+    const req: Req = { method: "GET", path: "/v2/tickers/AAPL", headers: auth }
+    const perSecond: Array<number> = []
+    const first = await load(vigil, req, FIRST_SECONDS, perSecond)
+    const memoryFirst = rss(vigil.child.pid!)
+    const idle = await quiesce(vigil.child.pid!)
+    const built = /"signal flag history ready".*?"seconds":([\d.]+)/.exec(vigil.log())?.[1]
+    await load(vigil, req, WARMUP_SECONDS)
+    const settled = await load(vigil, req, SETTLED_SECONDS)
+    const memorySettled = rss(vigil.child.pid!)
+    const tens: Array<string> = []
+    for (let t = 0; t < FIRST_SECONDS; t += 10) {
+      let n = 0
+      for (let k = t; k < Math.min(t + 10, FIRST_SECONDS); k++) n += perSecond[k] ?? 0
+      tens.push(Math.round(n / Math.min(10, FIRST_SECONDS - t)).toLocaleString("en-US"))
+    }
+    console.log(
+      `${label}: first minute after ready (ready in ${ready.toFixed(1)} s; flag history built ${built ?? "?"} s after ready)\n` +
+        `  GET /v2/tickers/AAPL, first ${FIRST_SECONDS} s after /readyz 200: ${fmt(first)}\n` +
+        `    req/s per 10 s: ${tens.join(", ")}\n` +
+        `  settled (idle ${idle.toFixed(0)} s later, ${WARMUP_SECONDS} s warm-up + ${SETTLED_SECONDS} s): ${fmt(settled)}\n` +
+        `  ratio first minute / settled: throughput ${(first.rps / settled.rps).toFixed(2)}, p99 ${(first.p99 / settled.p99).toFixed(1)}x\n` +
+        `  server rss: ${memoryFirst.now.toFixed(0)} MB after the first minute, ${memorySettled.now.toFixed(0)} MB settled, peak ${memorySettled.peak.toFixed(0)} MB`
+    )
+  } finally {
+    await vigil.stop()
+  }
+}
+
 const runStore = async (label: string, env: Record<string, string>) => {
+  if (PHASES.includes("first")) await firstMinute(label, env)
+  if (!PHASES.some((p) => p !== "first")) return
   const startedAt = performance.now()
   const vigil = await startVigil(env)
   const ready = (performance.now() - startedAt) / 1000
   const idle = await quiesce(vigil.child.pid!)
   console.log(`${label}: ready in ${ready.toFixed(1)} s, idle ${idle.toFixed(0)} s later`)
   try {
-    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
-    const created = await call(vigil.url, "POST", "/admin/accounts", admin, { plan: "enterprise" })
-    if (created.status !== 201) throw new Error(`create account: ${created.status}`)
-    const { account_id, api_key } = created.json()
-    const limit = 100_000_000
-    const patched = await call(vigil.url, "PATCH", `/admin/accounts/${account_id}`, admin, {
-      plan: "enterprise",
-      rate_limit_per_minute: limit
-    })
-    if (patched.status !== 200) throw new Error(`patch account: ${patched.status}`)
-    const auth = { authorization: `Bearer ${api_key}` }
+    const auth = await benchAccount(vigil)
+    const limit = LIMIT
 
     const scanBody = JSON.stringify({ q: "price > 5 AND market_cap > 1000000000", limit: 50 })
     const scanReq: Req = {

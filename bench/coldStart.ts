@@ -4,7 +4,13 @@
  * resident memory once ready. The baseline in the same run is the time to the
  * first `/healthz` answer (process start, no market).
  *
+ * Phases, from the service's log (times since the process was spawned): when
+ * the migrations were applied (the database is ready), when the market began
+ * generating its history, began committing the indicators, and was ready.
+ *
  *   npm run bench:start            (PostgreSQL too when DATABASE_URL is set)
+ *
+ * BENCH_RUNS (default 1) repeats each store's start and prints min and median.
  */
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -14,8 +20,54 @@ import pg from "pg"
 
 const ROOT = resolve(import.meta.dirname, "..")
 
+const RUNS = Number(process.env.BENCH_RUNS ?? 1)
+
+/** Seconds from `spawnedAt` (epoch ms) to the first log line with `message` (and `phase`, when given). */
+const phaseAt = (log: string, spawnedAt: number, message: string, phase?: string): number | undefined => {
+  for (const line of log.split("\n")) {
+    if (!line.includes(`"message":"${message}"`)) continue
+    if (phase !== undefined && !line.includes(`"phase":"${phase}","percent":0}`)) continue
+    const at = /"timestamp":"([^"]+)"/.exec(line)?.[1]
+    if (at !== undefined) return (Date.parse(at) - spawnedAt) / 1000
+  }
+  return undefined
+}
+
+interface Start {
+  readonly ready: number
+  readonly healthy: number
+  readonly rssMb: number
+  /** CPU seconds (user + system, every thread) the process used until ready */
+  readonly cpu: number
+  readonly phases: Record<string, number | undefined>
+}
+
+const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]
+
 const run = async (label: string, env: Record<string, string>) => {
+  const starts: Array<Start> = []
+  for (let k = 0; k < RUNS; k++) starts.push(await start(label, env))
+  const figure = (pick: (s: Start) => number | undefined) => {
+    const xs = starts.map(pick).filter((x): x is number => x !== undefined)
+    return xs.length === 0
+      ? "?"
+      : RUNS === 1
+        ? xs[0].toFixed(1)
+        : `${Math.min(...xs).toFixed(1)}/${median(xs).toFixed(1)}`
+  }
+  const phase = (name: string) => figure((s) => s.phases[name])
+  console.log(
+    `${label}: ready in ${figure((s) => s.ready)} s (first /healthz at ${figure((s) => s.healthy)} s; ratio ${figure((s) => s.ready / s.healthy)}x); rss when ready ${figure((s) => s.rssMb)} MB; CPU until ready ${figure((s) => s.cpu)} s` +
+      (RUNS > 1 ? ` (min/median of ${RUNS})` : "") +
+      `\n  phases (s since spawn): migrations applied ${phase("migrations")}, market history from ${phase("history")}, ` +
+      `indicators from ${phase("indicators")}, market ready ${phase("market")}; ` +
+      `market load ${figure((s) => (s.phases.market ?? Number.NaN) - (s.phases.history ?? Number.NaN))} s`
+  )
+}
+
+const start = async (label: string, env: Record<string, string>): Promise<Start> => {
   const dataDir = mkdtempSync(join(tmpdir(), "vigil-bench-"))
+  const spawnedAt = Date.now()
   const started = performance.now()
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
@@ -37,15 +89,27 @@ const run = async (label: string, env: Record<string, string>) => {
     }
     if ((await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200) ready = performance.now() - started
   }
+  const stat = readFileSync(`/proc/${child.pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  const cpu = (Number(fields[11]) + Number(fields[12])) / 100
   const status = readFileSync(`/proc/${child.pid}/status`, "utf8")
   const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
   child.kill("SIGTERM")
   await new Promise((r) => child.once("exit", r))
   rmSync(dataDir, { recursive: true, force: true })
   if (ready === undefined) throw new Error(`${label}: not ready in time\n${out}`)
-  console.log(
-    `${label}: ready in ${(ready / 1000).toFixed(1)} s (first /healthz at ${((healthy ?? 0) / 1000).toFixed(1)} s; ratio ${(ready / (healthy ?? ready)).toFixed(1)}x); rss when ready ${(rssKb / 1024).toFixed(0)} MB`
-  )
+  return {
+    ready: ready / 1000,
+    healthy: (healthy ?? ready) / 1000,
+    rssMb: rssKb / 1024,
+    cpu,
+    phases: {
+      migrations: phaseAt(out, spawnedAt, "migrations applied"),
+      history: phaseAt(out, spawnedAt, "market loading", "history"),
+      indicators: phaseAt(out, spawnedAt, "market loading", "indicators"),
+      market: phaseAt(out, spawnedAt, "market ready")
+    }
+  }
 }
 
 await run("embedded (PGlite)", {})

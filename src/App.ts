@@ -2,6 +2,9 @@
  * The whole service as one layer: configuration → storage → services → HTTP.
  * Startup work that may take a while (migrations, the first market snapshot)
  * runs in the background while `/readyz` answers 503; a failure there is fatal.
+ * On a first start of the embedded store the database is created in a worker
+ * thread while the market loads (a new database holds no imported bars, so the
+ * market need not wait for it); `/readyz` still waits for both.
  */
 import { Deferred, Effect, Layer, Option, Redacted } from "effect"
 import { Accounts } from "./accounts/Accounts.js"

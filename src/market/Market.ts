@@ -22,6 +22,7 @@ import {
 import { AppConfig } from "../config/AppConfig.js"
 import { Fatal } from "../Fatal.js"
 import { Readiness } from "../observability/Readiness.js"
+import { NewDatabase } from "../store/Database.js"
 import { ImportedBars } from "../store/importedBars.js"
 import { type ImportSummary, MarketData } from "./engine/MarketData.js"
 import type { Snapshot } from "./snapshot.js"
@@ -95,9 +96,13 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
       return (simulator: MarketSource) => new ReplaySource(simulator, tapes, start)
     })
 
+    // a database this start creates holds no imported bars: the market loads while it is created
+    const newDatabase = Option.getOrElse(yield* Effect.serviceOption(NewDatabase), () => false)
+
     const build = Effect.gen(function* () {
-      yield* readiness.await("migrations")
-      const imported = yield* importedBars.loadAll
+      const imported: ReadonlyMap<string, ReadonlyArray<ParsedBar>> = newDatabase
+        ? new Map()
+        : yield* readiness.await("migrations").pipe(Effect.zipRight(importedBars.loadAll))
       const now = yield* Clock.currentTimeMillis
       const started = Date.now()
       let lastLogged = ""

@@ -16,6 +16,13 @@ import * as PgliteClient from "./PgliteClient.js"
 
 export type Backend = "pglite" | "postgres"
 
+/**
+ * Whether this start creates the database (the embedded store on an empty
+ * DATA_DIR): it holds no rows yet, so a reader of stored data (the market's
+ * imported bars) need not wait for it. Absent (PostgreSQL, tests): unknown.
+ */
+export class NewDatabase extends Context.Tag("vigil/NewDatabase")<NewDatabase, boolean>() {}
+
 /** int8 (20) as a JS number on PostgreSQL, as PGlite already does: ids and epoch seconds fit in 2^53. */
 const pgTypes = {
   getTypeParser: (oid: number, format?: any) =>
@@ -50,11 +57,17 @@ export const postgresLayer = (url: Redacted.Redacted<string>): Layer.Layer<SqlCl
     types: pgTypes as any
   }).pipe(Layer.tap(requireSchema))
 
-export const pgliteLayer = (dataDir: string | undefined): Layer.Layer<SqlClient.SqlClient, SqlError> =>
+export const pgliteLayer = (
+  dataDir: string | undefined
+): Layer.Layer<SqlClient.SqlClient | NewDatabase | PgliteClient.PgliteClient, SqlError> =>
   Layer.unwrapEffect(
     Effect.sync(() => {
       if (dataDir !== undefined) mkdirSync(resolve(dataDir, "pgdata"), { recursive: true })
-      return PgliteClient.layer({ dataDir: dataDir === undefined ? undefined : resolve(dataDir, "pgdata") })
+      const client = PgliteClient.layer({ dataDir: dataDir === undefined ? undefined : resolve(dataDir, "pgdata") })
+      return Layer.effect(
+        NewDatabase,
+        Effect.map(PgliteClient.PgliteClient, (c) => c.created)
+      ).pipe(Layer.provideMerge(client))
     })
   )
 

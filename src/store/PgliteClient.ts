@@ -9,7 +9,18 @@
  * statement takes a one-permit semaphore; a transaction holds the permit for
  * its whole scope (BEGIN … COMMIT run on the same, exclusively held
  * connection), so statements of other fibers wait instead of interleaving.
+ *
+ * Opening. A data directory without a cluster (a first start) is created in a
+ * worker thread (`pgliteCreate.ts`: initdb, seconds of CPU on the second
+ * core), then opened here; the client is available at once and its
+ * statements wait for the database (`created` says the database is new, so
+ * e.g. the market need not wait to read what it holds: nothing). An existing
+ * cluster, or an in-memory database, is opened before the client is returned.
  */
+import { existsSync } from "node:fs"
+import { createRequire } from "node:module"
+import { dirname, extname, join } from "node:path"
+import { fileURLToPath } from "node:url"
 
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -17,10 +28,14 @@ import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import { makeCompiler } from "@effect/sql-pg/PgClient"
 import { PGlite } from "@electric-sql/pglite"
-import { Chunk, Context, Effect, Layer, Stream } from "effect"
+import { Chunk, Clock, Context, Effect, Layer, Stream } from "effect"
+import { startWorker } from "../workerThread.js"
 
 export interface PgliteClient extends SqlClient.SqlClient {
-  readonly pglite: PGlite
+  /** the database, once open */
+  readonly pglite: Effect.Effect<PGlite, SqlError>
+  /** whether this client created the database (an empty data directory) */
+  readonly created: boolean
 }
 
 export const PgliteClient = Context.GenericTag<PgliteClient>("vigil/PgliteClient")
@@ -32,21 +47,61 @@ export interface PgliteClientConfig {
 
 const toSqlError = (cause: unknown, message = "Failed to execute statement") => new SqlError({ cause, message })
 
+const createModule = new URL(`./pgliteCreate${extname(fileURLToPath(import.meta.url))}`, import.meta.url)
+
+/** PGlite's PostgreSQL build */
+const pgliteWasm = join(dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite")), "pglite.wasm")
+
+/** Creates a database cluster in `dataDir` in a worker thread; answers the compiled PostgreSQL module. */
+const createInWorker = (dataDir: string) =>
+  new Promise<WebAssembly.Module>((ok, fail) => {
+    const worker = startWorker(createModule, { dataDir, wasm: pgliteWasm })
+    worker.once("message", (out: { ok: boolean; message?: string; pgliteWasmModule?: WebAssembly.Module }) => {
+      void worker.terminate()
+      if (out.ok && out.pgliteWasmModule !== undefined) ok(out.pgliteWasmModule)
+      else fail(new Error(out.message))
+    })
+    worker.once("error", fail)
+    worker.once("exit", (code) => fail(new Error(`PGlite create worker exited with code ${code}`)))
+  })
+
 export const make = (config: PgliteClientConfig) =>
   Effect.gen(function* () {
-    const db = yield* Effect.acquireRelease(
-      Effect.tryPromise({
-        try: () => PGlite.create(config.dataDir ?? "memory://"),
-        catch: (cause) => toSqlError(cause, `PGlite: failed to open ${config.dataDir ?? "in-memory database"}`)
-      }),
-      (db) => Effect.promise(() => db.close()).pipe(Effect.timeoutOption("5 seconds"))
+    const dataDir = config.dataDir
+    const created = dataDir !== undefined && !existsSync(join(dataDir, "PG_VERSION"))
+    const opening = created
+      ? createInWorker(dataDir).then((pgliteWasmModule) => PGlite.create(dataDir, { pgliteWasmModule }))
+      : PGlite.create(dataDir ?? "memory://")
+    // a failure reaches every statement (the migrations, which stop the service), not the void
+    opening.catch(() => undefined)
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(() => opening.then((db) => db.close()).catch(() => undefined)).pipe(
+        Effect.timeoutOption("5 seconds")
+      )
     )
+    const open = Effect.tryPromise({
+      try: () => opening,
+      catch: (cause) => toSqlError(cause, `PGlite: failed to open ${dataDir ?? "in-memory database"}`)
+    })
+    if (!created) yield* open
+    else {
+      const started = yield* Clock.currentTimeMillis
+      yield* open.pipe(
+        Effect.zipRight(Clock.currentTimeMillis),
+        Effect.flatMap((now) =>
+          Effect.logInfo("database created").pipe(Effect.annotateLogs({ seconds: (now - started) / 1000 }))
+        ),
+        Effect.ignore,
+        Effect.forkScoped
+      )
+    }
     const lock = yield* Effect.makeSemaphore(1)
     const compiler = makeCompiler()
 
     const runQuery = (sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
       Effect.tryPromise({
         try: async () => {
+          const db = await opening
           if (params.length === 0 && rowMode === "object") {
             // simple protocol: allows several statements in one text (migrations)
             const results = await db.exec(sql)
@@ -68,7 +123,12 @@ export const make = (config: PgliteClientConfig) =>
       return {
         execute,
         executeRaw: (sql, params) =>
-          guard(Effect.tryPromise({ try: () => db.query(sql, params as Array<unknown>), catch: toSqlError })),
+          guard(
+            Effect.tryPromise({
+              try: () => opening.then((db) => db.query(sql, params as Array<unknown>)),
+              catch: toSqlError
+            })
+          ),
         executeStream: (sql, params, transformRows) =>
           Stream.fromIterableEffect(execute(sql, params, transformRows)).pipe(
             Stream.rechunk(128),
@@ -94,7 +154,7 @@ export const make = (config: PgliteClientConfig) =>
         ["db.namespace", "pglite"]
       ]
     })
-    return Object.assign(client, { pglite: db }) as PgliteClient
+    return Object.assign(client, { pglite: open, created }) as PgliteClient
   })
 
 export const layer = (config: PgliteClientConfig): Layer.Layer<PgliteClient | SqlClient.SqlClient, SqlError> =>

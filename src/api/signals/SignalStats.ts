@@ -2,13 +2,17 @@
  * The flags of every ticker on every day, kept current in the background for
  * the events and stats endpoints (see `FlagHistory`).
  *
- * Once the market has loaded, its whole history is walked once (in slices,
- * so requests keep being answered; a few seconds to tens of seconds of CPU on
- * the full market). After that every published snapshot triggers a `sync`,
- * which costs nothing until a session closes (its final bars are added: one
- * preview per ticker) or bars are imported (the imported tickers' histories
- * are walked again). Until the data an endpoint needs is current, it answers
- * 503 `service_unavailable` with Retry-After.
+ * Once the market has loaded, its whole history is walked once: in a worker
+ * thread (`buildFlagHistoryInWorker`; about 45 s of CPU on the full market,
+ * which on the event loop cut the requests served in the first minute after
+ * ready by more than ten times), or, for a market whose inputs a worker cannot
+ * rebuild (or when the worker fails), in the background on the event loop.
+ * After that every published snapshot triggers a `sync`, which costs nothing
+ * until a session closes (its final bars are added: one preview per ticker)
+ * or bars are imported (the imported tickers' histories are walked again).
+ * Work on the event loop that nobody waits for runs in short slices with a
+ * bounded share of the loop (`runInBackground`). Until the data an endpoint
+ * needs is current, it answers 503 `service_unavailable` with Retry-After.
  *
  * SIGNAL_FLAG_HISTORY=lazy defers the first build to the first request that
  * needs it (for processes that never serve these endpoints, e.g. test servers
@@ -18,10 +22,10 @@
  * also run here, in slices and one at a time, so that a burst of them cannot
  * starve the rest of the service.
  */
-import { performance } from "node:perf_hooks"
-import { Deferred, Effect, Stream } from "effect"
+import { Clock, Deferred, Duration, Effect, Stream } from "effect"
 import { AppConfig } from "../../config/AppConfig.js"
 import type { MarketData } from "../../market/engine/MarketData.js"
+import { buildFlagHistoryInWorker, workerCanBuild } from "../../market/history/buildFlagHistory.js"
 import { FlagHistory } from "../../market/history/flagHistory.js"
 import { Market } from "../../market/Market.js"
 import { ServiceUnavailable } from "../errors.js"
@@ -35,19 +39,47 @@ const yieldToEventLoop = Effect.async<void>((resume) => {
 /** CPU time of one slice before the event loop gets a turn. */
 const SLICE_MS = 15
 
-/** Runs a work generator to its end, giving the event loop a turn every SLICE_MS of work. */
+const millis = (clock: Clock.Clock) => Number(clock.unsafeCurrentTimeNanos()) / 1e6
+
+/** Runs a work generator to its end, giving the event loop a turn every SLICE_MS of work (Effect Clock). */
 export const runSliced = <A>(work: Generator<void, A>): Effect.Effect<A> =>
-  Effect.gen(function* () {
-    let slice = performance.now()
-    for (;;) {
-      const step = work.next()
-      if (step.done) return step.value
-      if (performance.now() - slice > SLICE_MS) {
-        yield* yieldToEventLoop
-        slice = performance.now()
+  Effect.clockWith((clock) =>
+    Effect.gen(function* () {
+      let slice = millis(clock)
+      for (;;) {
+        const step = work.next()
+        if (step.done) return step.value
+        if (millis(clock) - slice > SLICE_MS) {
+          yield* yieldToEventLoop
+          slice = millis(clock)
+        }
       }
-    }
-  })
+    })
+  )
+
+/** Background work on the event loop: slices of at most this long… */
+export const BACKGROUND_SLICE_MS = 5
+/** …and at most this share of the loop's time (the rest is the requests'). */
+export const BACKGROUND_SHARE = 0.2
+
+/**
+ * Runs background work (that no request waits for) to its end on the event
+ * loop, in slices of BACKGROUND_SLICE_MS, pausing after each so that the work
+ * takes at most BACKGROUND_SHARE of the loop's time (Effect Clock).
+ */
+export const runInBackground = <A>(work: Generator<void, A>): Effect.Effect<A> =>
+  Effect.clockWith((clock) =>
+    Effect.gen(function* () {
+      for (;;) {
+        const start = millis(clock)
+        let step = work.next()
+        while (!step.done && millis(clock) - start < BACKGROUND_SLICE_MS) step = work.next()
+        if (step.done) return step.value
+        const busy = millis(clock) - start
+        yield* Effect.sleep(Duration.millis((busy * (1 - BACKGROUND_SHARE)) / BACKGROUND_SHARE))
+      }
+    })
+  )
 
 export class SignalStats extends Effect.Service<SignalStats>()("vigil/SignalStats", {
   scoped: Effect.gen(function* () {
@@ -60,15 +92,28 @@ export class SignalStats extends Effect.Service<SignalStats>()("vigil/SignalStat
     const lock = yield* Effect.makeSemaphore(1)
     const onDemand = yield* Effect.makeSemaphore(1)
 
+    /** the first build: in a worker thread when it can rebuild the market's inputs */
+    const firstBuild = (md: MarketData) =>
+      workerCanBuild(md)
+        ? buildFlagHistoryInWorker(md).pipe(
+            Effect.catchAll((error) =>
+              Effect.logWarning("signal flag history worker failed; building on the event loop", error).pipe(
+                Effect.as(new FlagHistory(md.size, md.isCrypto))
+              )
+            )
+          )
+        : Effect.succeed(new FlagHistory(md.size, md.isCrypto))
+
     const sync = lock.withPermits(1)(
       Effect.gen(function* () {
         const md = yield* market.data
-        const h = history ?? new FlagHistory(md.size, md.isCrypto)
+        const started = yield* Clock.currentTimeMillis
+        const first = history?.counts === undefined
+        const h = history ?? (yield* firstBuild(md))
         history = h
-        const first = h.counts === undefined
-        const started = performance.now()
-        const changed = yield* runSliced(h.sync(md))
-        const seconds = (performance.now() - started) / 1000
+        // after a worker's build: what changed meanwhile (usually nothing)
+        const changed = yield* runInBackground(h.sync(md))
+        const seconds = ((yield* Clock.currentTimeMillis) - started) / 1000
         if (first) {
           firstBuildSeconds = seconds
           yield* Effect.logInfo("signal flag history ready").pipe(

@@ -28,7 +28,7 @@ import {
   isTradingDay,
   previousTradingDay
 } from "../calendar.js"
-import { BarSeries } from "../history/barSeries.js"
+import { BarSeries, SeriesArena } from "../history/barSeries.js"
 import { epochDay, isoDate } from "../indicators/days.js"
 import {
   allocateColumns,
@@ -146,11 +146,7 @@ export class MarketData {
     this.size = options.tickers.length
     this.index = new Map(options.tickers.map((t, i) => [t.ticker, i]))
     this.isCrypto = Uint8Array.from(options.tickers, (t) => (t.asset_type === "CRYPTO" ? 1 : 0))
-    const simulator = new MarketSimulator({
-      seed: options.seed,
-      tickers: options.tickers.map(simSpec),
-      anchorDate: SIM_ANCHOR_DATE
-    })
+    const simulator = simulatorFor(options.seed, options.tickers)
     this.sim = options.source?.(simulator) ?? simulator
     this.imported = new Map(options.imported ?? [])
     this.partialEquity = allocatePartialBars(this.size)
@@ -165,7 +161,8 @@ export class MarketData {
     this.startCryptoDay = epochDay(this.windowStart) - CRYPTO_WARMUP_DAYS
 
     this.series = options.tickers.map(() => new BarSeries(0))
-    this.states = options.tickers.map((t) => makeState(configForAssetType(t.asset_type)))
+    // made by `commitSeries` (making them here too would allocate ~186 MB twice)
+    this.states = new Array(this.size)
     this.checkpoints = new HistoryCheckpoints(this.size)
   }
 
@@ -224,12 +221,16 @@ export class MarketData {
     const prevClose = rescale ? new Float64Array(this.size).fill(1) : this.sim.closesAt(isoDate(first - 1))
     const shadow = new Float64Array(this.size).fill(1)
     const atAnchor = new Float64Array(this.size).fill(1)
-    /** per ticker: bars before this index follow the pure simulation (and are rescaled) */
-    const simulatedUntil = new Map<number, number>()
-    const fresh = new Map<number, BarSeries>()
-    const importedAt = new Map<number, { bars: ReadonlyArray<ParsedBar>; days: Int32Array; next: number }>()
+    // per ticker slot, in arrays (the loop below visits every ticker on every day: ~14 M visits)
+    const slots = Int32Array.from(which)
+    /** per ticker: bars before this index follow the pure simulation (and are rescaled); -1: all of them */
+    const simulatedUntil = new Int32Array(this.size).fill(-1)
+    const fresh: Array<BarSeries | undefined> = new Array(this.size)
+    const importedAt: Array<{ bars: ReadonlyArray<ParsedBar>; days: Int32Array; next: number } | undefined> = new Array(
+      this.size
+    )
     const pushImported = (i: number, s: BarSeries, day: number, b: ParsedBar) => {
-      if (!simulatedUntil.has(i)) simulatedUntil.set(i, s.length)
+      if (simulatedUntil[i] < 0) simulatedUntil[i] = s.length
       s.push(day, b.open, b.high, b.low, b.close, b.volume)
       prevClose[i] = b.close
     }
@@ -237,14 +238,16 @@ export class MarketData {
     // the opens, highs and lows of every series while they are built: one allocation, which
     // `compact` below leaves whole to be freed (see BarSeries)
     let scratchSize = 0
-    for (const i of which) scratchSize += 3 * capacityOf(i)
+    for (const i of slots) scratchSize += 3 * capacityOf(i)
     const scratch = new Float64Array(scratchSize)
+    // the rest of their arrays: views of a few shared buffers (see BarSeries)
+    const arena = new SeriesArena(scratchSize / 3)
     let scratchAt = 0
-    for (const i of which) {
+    for (const i of slots) {
       const capacity = capacityOf(i)
-      const s = new BarSeries(capacity, scratch.subarray(scratchAt, scratchAt + 3 * capacity))
+      const s = new BarSeries(capacity, scratch.subarray(scratchAt, scratchAt + 3 * capacity), arena)
       scratchAt += 3 * capacity
-      fresh.set(i, s)
+      fresh[i] = s
       const bars = this.imported.get(this.tickers[i].ticker)
       if (bars === undefined || bars.length === 0) continue
       const days = Int32Array.from(bars, (b) => epochDay(b.date))
@@ -254,22 +257,23 @@ export class MarketData {
         pushImported(i, s, days[next], bars[next])
         next++
       }
-      importedAt.set(i, { bars, days, next })
+      importedAt[i] = { bars, days, next }
     }
     const total = last - first + 1
     let dayBars: DayBars | undefined
     for (let d = first; d <= last; d++) {
       dayBars = this.sim.generateDay(isoDate(d), prevClose, dayBars)
       const { traded, open, high, low, close, volume } = dayBars
-      for (const i of which) {
+      for (let k = 0; k < slots.length; k++) {
+        const i = slots[k]
         if (traded[i] === 1) shadow[i] *= close[i] / prevClose[i]
         const crypto = this.isCrypto[i] === 1
         if (d < (crypto ? this.startCryptoDay : this.startEquityDay) || d > (crypto ? lastC : lastE)) {
           if (traded[i] === 1) prevClose[i] = close[i]
           continue
         }
-        const s = fresh.get(i)!
-        const imp = importedAt.get(i)
+        const s = fresh[i] as BarSeries
+        const imp = importedAt[i]
         if (imp !== undefined && imp.next < imp.bars.length && d >= imp.days[0]) {
           if (imp.days[imp.next] === d) {
             pushImported(i, s, d, imp.bars[imp.next++])
@@ -290,7 +294,7 @@ export class MarketData {
           continue
         }
         if (traded[i] === 1) {
-          if (simulatedUntil.has(i)) {
+          if (simulatedUntil[i] >= 0) {
             s.push(
               d,
               tickRound(open[i], crypto),
@@ -312,8 +316,9 @@ export class MarketData {
       }
     }
     const anchorPrice = this.sim.params.anchorPrice
-    for (const [i, s] of fresh) {
-      const until = simulatedUntil.get(i) ?? s.length
+    for (const i of slots) {
+      const s = fresh[i] as BarSeries
+      const until = simulatedUntil[i] >= 0 ? simulatedUntil[i] : s.length
       const factor = rescale ? anchorPrice[i] / atAnchor[i] : 1
       const crypto = this.isCrypto[i] === 1
       // built with doubles (ohlScale 1): rescaled in place, then kept scaled where exact
@@ -885,6 +890,10 @@ export class MarketData {
     return summary
   }
 }
+
+/** The simulated market of a seed: what a `MarketData` of those options simulates (also in a worker thread). */
+export const simulatorFor = (seed: number, tickers: ReadonlyArray<TickerMeta>): MarketSimulator =>
+  new MarketSimulator({ seed, tickers: tickers.map(simSpec), anchorDate: SIM_ANCHOR_DATE })
 
 /** Runs a work generator to its end. */
 export const runToEnd = <A>(gen: Generator<void, A>): A => {

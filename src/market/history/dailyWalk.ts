@@ -73,6 +73,12 @@ export interface WalkSpec {
   readonly inputs: WalkInputs
 }
 
+/**
+ * What a walk reads of the market: `MarketData` has it; so does a worker
+ * thread's view of the same series (see `flagWorker.ts`).
+ */
+export type WalkMarket = Pick<MarketData, "series" | "tickers" | "size" | "isCrypto" | "sim" | "stateAt">
+
 /** Called for every walked bar with its row in `walk.row` (row 0): bar `j` of `slots[k]`, on `day`. */
 export type BarVisitor = (k: number, j: number, day: number) => void
 
@@ -84,7 +90,7 @@ export class DailyWalk {
   private readonly sink: RowSink
 
   constructor(
-    private readonly md: MarketData,
+    private readonly md: WalkMarket,
     readonly spec: WalkSpec
   ) {
     const row = allocateColumns(1)
@@ -113,7 +119,7 @@ export class DailyWalk {
       // a fresh state per ticker is cheap but not for 13,000 at once: the event loop gets turns
       if (k % 64 === 63) yield
     }
-    const inputs = new ChunkInputs(md, spec.inputs)
+    const inputs = new ChunkInputs(md, spec.inputs, slots)
     let work = 0
     for (let c0 = first; c0 <= spec.toDay; c0 += CHUNK_DAYS) {
       const c1 = Math.min(c0 + CHUNK_DAYS - 1, spec.toDay)
@@ -145,10 +151,16 @@ class ChunkInputs {
   private readonly filled = new Int32Array(CHUNK_DAYS).fill(-1)
   private readonly news = new Map<number, readonly [Float64Array, Float64Array]>()
 
+  /** the walked slots, when they are few enough that computing only theirs pays */
+  private readonly only: ReadonlyArray<number> | undefined
+
   constructor(
-    private readonly md: MarketData,
-    private readonly need: WalkInputs
-  ) {}
+    private readonly md: WalkMarket,
+    private readonly need: WalkInputs,
+    slots: ReadonlyArray<number>
+  ) {
+    this.only = slots.length * 2 <= md.size ? slots : undefined
+  }
 
   moveTo(start: number): void {
     this.start = start
@@ -159,7 +171,11 @@ class ChunkInputs {
     const slot = day - this.start
     let f = this.fundamentals[slot]
     if (this.filled[slot] !== day || f === undefined) {
-      f = this.md.sim.fundamentalsAt(isoDate(day), f ?? allocateFundamentals(this.md.size))
+      const out = f ?? allocateFundamentals(this.md.size)
+      f =
+        this.only === undefined
+          ? this.md.sim.fundamentalsAt(isoDate(day), out)
+          : this.md.sim.slotsFundamentalsAt(this.only, isoDate(day), out)
       this.fundamentals[slot] = f
       this.filled[slot] = day
     }

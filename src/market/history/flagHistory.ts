@@ -25,12 +25,17 @@
  *
  * Rows come from `DailyWalk` with fundamentals but without news (no flag
  * depends on news), so every bit is the flag of the as-of row.
+ *
+ * The first build (tens of seconds of CPU on the full market) can run in a
+ * worker thread over the same series (`flagWorker.ts`): the worker's history
+ * hands its bits and counts over (`bits`), and the service's history takes
+ * them (`adopt`), as if it had walked the series itself.
  */
 import { FLAGS } from "../catalog.js"
-import { CARRY_FORWARD_DAYS, type MarketData } from "../engine/MarketData.js"
+import { CARRY_FORWARD_DAYS } from "../engine/MarketData.js"
 import type { BooleanColumn } from "../snapshot.js"
 import type { BarSeries } from "./barSeries.js"
-import { DailyWalk } from "./dailyWalk.js"
+import { DailyWalk, type WalkMarket } from "./dailyWalk.js"
 
 /** The flag names, in catalog order. */
 export const FLAG_NAMES: ReadonlyArray<string> = FLAGS.map((c) => c.name)
@@ -51,6 +56,15 @@ export interface FlagCounts {
   readonly totals: Int32Array
   /** increases with every change */
   readonly version: number
+}
+
+/** Everything a history computed, handed from one thread to another (the arrays are transferred). */
+export interface FlagBits {
+  readonly trues: Array<Uint32Array>
+  readonly known: Array<Uint32Array>
+  /** per ticker: bars computed */
+  readonly done: Int32Array
+  readonly counts: Omit<FlagCounts, "version">
 }
 
 export class FlagHistory {
@@ -86,14 +100,14 @@ export class FlagHistory {
   }
 
   /** Tickers whose series the bits no longer describe (imported since), or that were never computed. */
-  stale(md: MarketData): Array<number> {
+  stale(md: WalkMarket): Array<number> {
     const out: Array<number> = []
     for (let i = 0; i < this.size; i++) if (md.series[i] !== this.series[i]) out.push(i)
     return out
   }
 
   /** Whether ticker `i`'s bits describe the market's current series of it. */
-  isCurrent(md: MarketData, i: number): boolean {
+  isCurrent(md: WalkMarket, i: number): boolean {
     return md.series[i] === this.series[i]
   }
 
@@ -101,8 +115,12 @@ export class FlagHistory {
    * Brings the bits up to the market's series: whole histories of tickers
    * never computed or replaced, and new bars of the others; then republishes
    * the counts. Yields between slices of work; returns whether anything changed.
+   *
+   * Whole histories are walked `batch` tickers at a time: a walk holds an
+   * indicator state (~14 KB) per ticker it walks, ~186 MB for all 13,047 at
+   * once; in batches of 1,024, ~15 MB. The bits are the same either way.
    */
-  *sync(md: MarketData): Generator<void, boolean> {
+  *sync(md: WalkMarket, batch = Number.POSITIVE_INFINITY): Generator<void, boolean> {
     const replaced: Array<number> = []
     const grown: Array<number> = []
     for (let i = 0; i < this.size; i++) {
@@ -114,13 +132,13 @@ export class FlagHistory {
     // days before the first new bar keep their counts when bars were only appended
     let changedFrom = replaced.length > 0 ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY
     for (const i of grown) changedFrom = Math.min(changedFrom, md.series[i].days[this.done[i]])
-    if (replaced.length > 0) yield* this.walk(md, replaced, true)
+    for (let k = 0; k < replaced.length; k += batch) yield* this.walk(md, replaced.slice(k, k + batch), true)
     if (grown.length > 0) yield* this.walk(md, grown, false)
     this.publish(changedFrom)
     return true
   }
 
-  private *walk(md: MarketData, slots: ReadonlyArray<number>, fresh: boolean): Generator<void, void> {
+  private *walk(md: WalkMarket, slots: ReadonlyArray<number>, fresh: boolean): Generator<void, void> {
     let toDay = Number.NEGATIVE_INFINITY
     for (const i of slots) {
       const s = md.series[i]
@@ -176,6 +194,36 @@ export class FlagHistory {
       this.known[i] = known[k]
       this.done[i] = ends[k]
     }
+  }
+
+  /** What this history holds (after a `sync`), to hand to another thread. */
+  bits(): FlagBits {
+    const c = this.published
+    if (c === undefined) throw new Error("the flag history has not been built")
+    return {
+      trues: this.trues.slice(),
+      known: this.known.slice(),
+      done: this.done.slice(),
+      counts: { firstDay: c.firstDay, lastDay: c.lastDay, counts: c.counts, totals: c.totals }
+    }
+  }
+
+  /**
+   * Takes what another history computed from `series` (the series objects,
+   * one per ticker, whose bars it was given): afterwards this history is as
+   * if it had synced with those series itself; a `sync` then adds what
+   * changed since.
+   */
+  adopt(series: ReadonlyArray<BarSeries>, bits: FlagBits): void {
+    if (series.length !== this.size || bits.trues.length !== this.size) throw new Error("flag bits of another market")
+    for (let i = 0; i < this.size; i++) {
+      this.series[i] = series[i]
+      this.trues[i] = bits.trues[i]
+      this.known[i] = bits.known[i]
+      this.done[i] = bits.done[i]
+    }
+    this.version++
+    this.published = { ...bits.counts, version: this.version }
   }
 
   /**

@@ -185,6 +185,13 @@ export class Fundamentals {
     return out
   }
 
+  /** The fundamentals of tickers `slots` on `day`, each at its own slot of `out` (the same values as `fill`). */
+  fillSlots(day: number, slots: ReadonlyArray<number>, out: FundamentalColumns): FundamentalColumns {
+    const on = this.dayContext(day)
+    for (const i of slots) this.row(on, i, out, i)
+    return out
+  }
+
   /** Ticker `i`'s fundamentals on `day` alone, written at slot `at` of `out` (the same values as `fill`). */
   fillTicker(day: number, i: number, out: FundamentalColumns, at = 0): FundamentalColumns {
     this.row(this.dayContext(day), i, out, at)

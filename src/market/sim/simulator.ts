@@ -186,6 +186,11 @@ export class MarketSimulator {
     return this.fundamentals.fillTicker(epochDay(date), this.slot(ticker), out, at)
   }
 
+  /** The `fundamentalsAt` values of tickers `slots` alone, each at its own slot of `out`. */
+  slotsFundamentalsAt(slots: ReadonlyArray<number>, date: string, out: FundamentalColumns): FundamentalColumns {
+    return this.fundamentals.fillSlots(epochDay(date), slots, out)
+  }
+
   /** Whether the ticker (slot or symbol) reports earnings on `date`. */
   isEarningsDay(ticker: number | string, date: string): boolean {
     return this.earnings.isEarningsDay(this.slot(ticker), epochDay(date))

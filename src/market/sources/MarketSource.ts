@@ -42,6 +42,8 @@ export interface MarketSource {
   fundamentalsAt(date: string, out?: FundamentalColumns): FundamentalColumns
   /** one ticker's (slot's) `fundamentalsAt` values, written at index `at` of `out` (per-ticker history walks) */
   tickerFundamentalsAt(slot: number, date: string, out: FundamentalColumns, at?: number): FundamentalColumns
+  /** the `fundamentalsAt` values of some slots, each written at its own index of `out` (walks over a subset) */
+  slotsFundamentalsAt(slots: ReadonlyArray<number>, date: string, out: FundamentalColumns): FundamentalColumns
   /** news columns of every ticker at an instant (quantized to 15 minutes); returns the instant used */
   newsColumnsAt(epochMs: number, volumeOut: Float64Array, sentimentOut: Float64Array): number
   /** one ticker's (slot's) `newsColumnsAt` values, written at index `at` of the outputs */

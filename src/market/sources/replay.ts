@@ -26,7 +26,7 @@ export class ReplaySource implements MarketSource {
   private readonly startDay: number
 
   constructor(
-    private readonly base: MarketSource,
+    readonly base: MarketSource,
     private readonly tapes: ReadonlyArray<ReplayTape>,
     /** the session on which each tape's first bar is replayed */
     private readonly start: string
@@ -89,6 +89,10 @@ export class ReplaySource implements MarketSource {
 
   tickerFundamentalsAt(slot: number, date: string, out: FundamentalColumns, at?: number): FundamentalColumns {
     return this.base.tickerFundamentalsAt(slot, date, out, at)
+  }
+
+  slotsFundamentalsAt(slots: ReadonlyArray<number>, date: string, out: FundamentalColumns): FundamentalColumns {
+    return this.base.slotsFundamentalsAt(slots, date, out)
   }
 
   tickerNewsColumnsAt(
