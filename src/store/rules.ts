@@ -1,7 +1,8 @@
 /**
  * Saved scan rules, account-scoped: named, stored parameter sets of a scan
  * (`q`, `universe`, `order`, `dir`, `fields`). The store keeps what it is
- * given; validation (compiling `q`, columns, universe) is the API's.
+ * given; validation (compiling `q`, columns, universe) is the API's, run by
+ * `update` on the rule as locked in its transaction.
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
@@ -93,6 +94,24 @@ export class Rules extends Effect.Service<Rules>()("vigil/Rules", {
         return rows.length === 0 ? undefined : toRecord(rows[0]!)
       })
 
+    /**
+     * The read-modify-write of a rule: `edit` gets the rule as locked (`FOR UPDATE`) in the
+     * transaction that writes the parameters it returns, so concurrent edits queue instead of
+     * writing back what they read; a failing edit writes nothing. Undefined when the rule does not
+     * exist (`edit` is not run).
+     */
+    const update = <E, R>(
+      accountId: string,
+      id: string,
+      edit: (current: RuleRecord) => Effect.Effect<RuleParams, E, R>
+    ) =>
+      Effect.gen(function* () {
+        const locked = yield* sql<Row>`SELECT * FROM scan_rules WHERE account_id = ${accountId} AND id = ${id}
+          FOR UPDATE`
+        if (locked.length === 0) return undefined
+        return yield* replace(accountId, id, yield* edit(toRecord(locked[0]!)))
+      }).pipe(sql.withTransaction)
+
     /** true when a rule was deleted. */
     const remove = (accountId: string, id: string) =>
       Effect.map(
@@ -100,6 +119,6 @@ export class Rules extends Effect.Service<Rules>()("vigil/Rules", {
         (rows) => rows.length > 0
       )
 
-    return { list, get, create, replace, remove } as const
+    return { list, get, create, replace, update, remove } as const
   })
 }) {}

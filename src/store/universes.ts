@@ -9,6 +9,11 @@
  * Clock's now, in the same transaction as the universe; delete takes the
  * history with it. `membership` reads the versions in effect over a span of
  * days, for as-of reads.
+ *
+ * `update` is the one read-modify-write of a universe: it locks the row
+ * (`SELECT … FOR UPDATE`) and derives the new values — an edit of the list
+ * included — from what it read under the lock, in the transaction that writes
+ * them and the version, so concurrent updates queue instead of losing changes.
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
@@ -24,10 +29,17 @@ export interface UniverseRecord {
   readonly updatedAt: number
 }
 
-export interface UniverseChanges {
+/**
+ * An edit of a universe's list: given the list read under the row's lock, the new one (or a failure,
+ * which leaves the universe as it was).
+ */
+export type TickersEdit<E = never> = (current: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<string>, E>
+
+export interface UniverseChanges<E = never> {
   readonly name?: string | undefined
   readonly description?: string | null | undefined
-  readonly tickers?: ReadonlyArray<string> | undefined
+  /** the new list, or an edit of the current one */
+  readonly tickers?: ReadonlyArray<string> | TickersEdit<E> | undefined
 }
 
 interface Row {
@@ -118,15 +130,26 @@ export class Universes extends Effect.Service<Universes>()("vigil/Universes", {
         return toRecord(rows[0]!)
       }).pipe(sql.withTransaction)
 
-    /** Applies changes (a new version when the tickers change); undefined when the universe does not exist. */
-    const update = (accountId: string, id: string, changes: UniverseChanges) =>
+    /**
+     * Applies changes (a new version when the tickers change) to the universe as locked in this
+     * transaction; undefined when the universe does not exist. A failing edit of the list fails the
+     * update and writes nothing.
+     */
+    const update = <E = never>(accountId: string, id: string, changes: UniverseChanges<E>) =>
       Effect.gen(function* () {
-        const current = yield* get(accountId, id)
-        if (current === undefined) return undefined
+        const locked =
+          yield* sql<Row>`SELECT * FROM universes WHERE account_id = ${accountId} AND id = ${id} FOR UPDATE`
+        if (locked.length === 0) return undefined
+        const current = toRecord(locked[0]!)
         const now = yield* nowSeconds
         const name = changes.name ?? current.name
         const description = changes.description === undefined ? current.description : changes.description
-        const tickers = changes.tickers ?? current.tickers
+        const tickers =
+          changes.tickers === undefined
+            ? current.tickers
+            : typeof changes.tickers === "function"
+              ? yield* changes.tickers(current.tickers)
+              : changes.tickers
         const rows = yield* sql<Row>`UPDATE universes
           SET name = ${name}, description = ${description}, tickers = ${tickers}::text[], updated_at = ${now}
           WHERE account_id = ${accountId} AND id = ${id}

@@ -286,9 +286,15 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
         (rows) => rows.map(toRecord)
       )
 
+    /**
+     * Applies a patch to the webhook as locked in this transaction (`FOR UPDATE`), so the fields it
+     * leaves alone keep what concurrent patches wrote; undefined when the webhook does not exist.
+     */
     const update = (accountId: string, id: string, patch: WebhookPatch) =>
       Effect.gen(function* () {
         const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+        const locked = yield* sql`SELECT id FROM webhooks WHERE account_id = ${accountId} AND id = ${id} FOR UPDATE`
+        if (locked.length === 0) return undefined
         const current = yield* get(accountId, id)
         if (current === undefined) return undefined
         const rows = yield* sql<{ id: string }>`UPDATE webhooks SET

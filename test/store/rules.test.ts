@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { Rules } from "../../src/store/rules.js"
+import { type RuleParams, Rules } from "../../src/store/rules.js"
 import { backends } from "../support/backends.js"
 
 const account = (id: string) =>
@@ -42,6 +42,38 @@ for (const backend of backends()) {
           expect(yield* store.remove("acc_b", "rule_1")).toBe(false)
           expect(yield* store.remove("acc_a", "rule_1")).toBe(true)
           expect(yield* store.get("acc_a", "rule_1")).toBeUndefined()
+        })
+      )
+
+      it.effect("concurrent edits of different parameters all hold: none writes back what it read", () =>
+        Effect.gen(function* () {
+          const store = yield* Rules
+          yield* account("acc_c")
+          yield* store.create("acc_c", "rule_c", { ...params, name: "n0", q: "q0" })
+          const patch = (changes: Partial<RuleParams>) =>
+            store.update("acc_c", "rule_c", (current) =>
+              Effect.succeed({ ...current, ...changes } satisfies RuleParams)
+            )
+          for (let i = 1; i <= 30; i++) {
+            const dir = i % 2 === 0 ? "desc" : "asc"
+            yield* Effect.all(
+              [patch({ name: `n${i}` }), patch({ q: `q${i}` }), patch({ dir }), patch({ fields: [`f${i}`] })],
+              {
+                concurrency: "unbounded"
+              }
+            )
+            expect(yield* store.get("acc_c", "rule_c")).toMatchObject({
+              name: `n${i}`,
+              q: `q${i}`,
+              dir,
+              fields: [`f${i}`]
+            })
+          }
+          // a failing edit writes nothing; a missing rule is not edited
+          const failed = yield* Effect.either(store.update("acc_c", "rule_c", () => Effect.fail("invalid")))
+          expect(failed).toMatchObject({ _tag: "Left", left: "invalid" })
+          expect(yield* store.get("acc_c", "rule_c")).toMatchObject({ name: "n30" })
+          expect(yield* store.update("acc_c", "rule_missing", () => Effect.die("not run"))).toBeUndefined()
         })
       )
     })

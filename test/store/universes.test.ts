@@ -1,7 +1,8 @@
 import { Migrator, SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
-import { lookupUniverse, membersOn } from "../../src/api/universes/resolve.js"
+import { Effect, Either, Layer, TestClock } from "effect"
+import { MAX_UNIVERSE_SIZE } from "../../src/api/universes/Api.js"
+import { editTickers, lookupUniverse, membersOn } from "../../src/api/universes/resolve.js"
 import type { MarketData } from "../../src/market/engine/MarketData.js"
 import { migrations, runMigrations } from "../../src/store/migrate.js"
 import { Universes } from "../../src/store/universes.js"
@@ -162,6 +163,85 @@ for (const backend of backends()) {
             // before it existed: the list it was created with, though it changed within the same second
             expect(yield* asOf("acc_c", "c", 4)).toEqual(["AAPL"])
           })
+      )
+
+      it.effect("concurrent add/remove edits and renames all count: none is lost, one version each", () =>
+        Effect.gen(function* () {
+          const store = yield* Universes
+          yield* account("acc_x")
+          const removed = Array.from({ length: 24 }, (_, i) => `R${i}`)
+          const added = Array.from({ length: 24 }, (_, i) => `A${i}`)
+          yield* store.create({
+            accountId: "acc_x",
+            id: "x",
+            name: "X",
+            description: null,
+            tickers: ["KEEP", ...removed]
+          })
+          const edits = added.flatMap((a, i) => [
+            store.update("acc_x", "x", { tickers: editTickers([a], []) }),
+            store.update("acc_x", "x", { tickers: editTickers([], [removed[i]!]) }),
+            store.update("acc_x", "x", { name: `X${i}` }) // keeps the list as it is when it writes
+          ])
+          yield* Effect.all(edits, { concurrency: "unbounded" })
+          const after = (yield* store.get("acc_x", "x"))!
+          expect(after.tickers[0]).toBe("KEEP")
+          expect([...after.tickers].sort()).toEqual(["KEEP", ...added].sort())
+          // one version per edit of the list, each the one before with its edit applied; the last is the list
+          const versions = (yield* versionsOf("acc_x", "x")).map(([, tickers]) => tickers)
+          expect(versions).toHaveLength(1 + 2 * added.length)
+          for (let i = 1; i < versions.length; i++) {
+            const [before, next] = [new Set(versions[i - 1]), new Set(versions[i])]
+            const changed =
+              [...before].filter((t) => !next.has(t)).length + [...next].filter((t) => !before.has(t)).length
+            expect(changed).toBe(1)
+          }
+          expect(versions.at(-1)).toEqual(after.tickers)
+        })
+      )
+
+      it.effect("a rename concurrent with new lists never writes back the list it read", () =>
+        Effect.gen(function* () {
+          const store = yield* Universes
+          yield* account("acc_y")
+          yield* store.create({ accountId: "acc_y", id: "y", name: "Y", description: null, tickers: ["L"] })
+          const lists = Array.from({ length: 16 }, (_, i) => [`L${i}`])
+          yield* Effect.all(
+            lists.flatMap((tickers, i) => [
+              store.update("acc_y", "y", { tickers }),
+              store.update("acc_y", "y", { name: `Y${i}`, description: `d${i}` })
+            ]),
+            { concurrency: "unbounded" }
+          )
+          const after = (yield* store.get("acc_y", "y"))!
+          const versions = (yield* versionsOf("acc_y", "y")).map(([, tickers]) => tickers)
+          expect(versions).toHaveLength(1 + lists.length)
+          expect(versions.at(-1)).toEqual(after.tickers)
+        })
+      )
+
+      it.effect("the size cap holds under concurrent adds: exactly the adds that fit succeed", () =>
+        Effect.gen(function* () {
+          const store = yield* Universes
+          yield* account("acc_cap")
+          const start = Array.from({ length: MAX_UNIVERSE_SIZE - 5 }, (_, i) => `T${i}`)
+          yield* store.create({ accountId: "acc_cap", id: "cap", name: "Cap", description: null, tickers: start })
+          const adds = Array.from({ length: 20 }, (_, i) => `N${i}`)
+          const results = yield* Effect.all(
+            adds.map((t) => Effect.either(store.update("acc_cap", "cap", { tickers: editTickers([t], []) }))),
+            { concurrency: "unbounded" }
+          )
+          const ok = adds.filter((_, i) => Either.isRight(results[i]!))
+          expect(ok).toHaveLength(5)
+          for (const r of results) {
+            if (Either.isLeft(r))
+              expect(r.left).toMatchObject({ _tag: "BadRequest", details: { max_size: MAX_UNIVERSE_SIZE } })
+          }
+          const after = (yield* store.get("acc_cap", "cap"))!
+          expect(after.tickers).toHaveLength(MAX_UNIVERSE_SIZE)
+          expect(after.tickers.slice(start.length).sort()).toEqual([...ok].sort())
+          expect(yield* versionsOf("acc_cap", "cap")).toHaveLength(1 + 5)
+        })
       )
 
       it.effect("stores 5,000 tickers", () =>

@@ -17,7 +17,7 @@ import { MAX_RULE_NAME_LENGTH } from "./Api.js"
 
 const RULE_ID = /^rule_[A-Za-z0-9_-]{1,64}$/
 
-const db = <A, R>(effect: Effect.Effect<A, SqlError, R>) =>
+const db = <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>) =>
   Effect.catchTag(effect, "SqlError", () => Effect.fail(unavailable()))
 
 const notFound = (id: string) => new NotFound({ message: `rule ${JSON.stringify(id)} not found` })
@@ -113,21 +113,23 @@ export const RulesLive = HttpApiBuilder.group(VigilApi, "rules", (handlers) =>
         const key = yield* CurrentKey
         if (!RULE_ID.test(path.id)) return yield* notFound(path.id)
         const store = yield* Rules
-        const current = yield* db(store.get(key.account.id, path.id))
-        if (current === undefined) return yield* notFound(path.id)
-        const params = yield* validate(
-          key.account,
-          {
-            name: payload.name ?? current.name,
-            q: payload.q ?? current.q,
-            universe: payload.universe === undefined ? current.universe : payload.universe,
-            order: payload.order ?? current.order,
-            dir: payload.dir ?? current.dir,
-            fields: payload.fields ?? current.fields
-          },
-          payload.universe !== undefined
+        // merged with and validated against the rule as locked in the transaction that writes it
+        const updated = yield* db(
+          store.update(key.account.id, path.id, (current) =>
+            validate(
+              key.account,
+              {
+                name: payload.name ?? current.name,
+                q: payload.q ?? current.q,
+                universe: payload.universe === undefined ? current.universe : payload.universe,
+                order: payload.order ?? current.order,
+                dir: payload.dir ?? current.dir,
+                fields: payload.fields ?? current.fields
+              },
+              payload.universe !== undefined
+            )
+          )
         )
-        const updated = yield* db(store.replace(key.account.id, path.id, params))
         if (updated === undefined) return yield* notFound(path.id)
         return toDoc(updated)
       })

@@ -3,7 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect, Either } from "effect"
 import { Market } from "../../market/Market.js"
 import { Tickers } from "../../market/tickers/index.js"
-import { Universes } from "../../store/universes.js"
+import { type TickersEdit, Universes } from "../../store/universes.js"
 import { VigilApi } from "../Api.js"
 import { Cursors } from "../cursor.js"
 import { BadRequest, Conflict, Forbidden, NotFound, unavailable } from "../errors.js"
@@ -14,6 +14,7 @@ import {
   canonicalTickers,
   checkSize,
   dayOf,
+  editTickers,
   isSystemId,
   ownDoc,
   SLUG,
@@ -22,7 +23,7 @@ import {
   systemDoc
 } from "./resolve.js"
 
-const db = <A, R>(effect: Effect.Effect<A, SqlError, R>) =>
+const db = <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>) =>
   Effect.catchTag(effect, "SqlError", () => Effect.fail(unavailable()))
 
 /** `as_of` for reads that do not need the market: the live snapshot's when loaded, the clock's otherwise. */
@@ -179,18 +180,18 @@ export const UniversesLive = HttpApiBuilder.group(VigilApi, "universes", (handle
         }
         if (payload.name !== undefined) yield* checkName(payload.name)
         yield* checkDescription(payload.description)
-        const current = yield* db(store.get(key.account.id, path.id))
-        if (current === undefined) return yield* notFound(path.id)
-        let tickers: ReadonlyArray<string> | undefined
+        // a missing universe is a 404 before any 400 of its tickers; the update itself reads it again, locked
+        if ((yield* db(store.get(key.account.id, path.id))) === undefined) return yield* notFound(path.id)
+        let tickers: ReadonlyArray<string> | TickersEdit<BadRequest> | undefined
         if (payload.tickers !== undefined) {
           yield* checkSize(payload.tickers, "tickers")
           tickers = yield* canonicalTickers(directory, payload.tickers, "tickers")
         } else if (payload.add !== undefined || payload.remove !== undefined) {
-          const add = yield* canonicalTickers(directory, payload.add ?? [], "add", true)
-          const remove = new Set(yield* canonicalTickers(directory, payload.remove ?? [], "remove", true))
-          const present = new Set(current.tickers)
-          tickers = [...current.tickers, ...add.filter((t) => !present.has(t))].filter((t) => !remove.has(t))
-          yield* checkSize(tickers, "the resulting universe")
+          // applied by the store to the list as locked in its transaction: concurrent edits all count
+          tickers = editTickers(
+            yield* canonicalTickers(directory, payload.add ?? [], "add", true),
+            yield* canonicalTickers(directory, payload.remove ?? [], "remove", true)
+          )
         }
         const updated = yield* db(
           store.update(key.account.id, path.id, {

@@ -146,6 +146,20 @@ export const checkSize = (tickers: ReadonlyArray<unknown>, parameter: string): E
         )
       : Effect.void
 
+/**
+ * The edit of a PATCH's `add`/`remove` (canonical, deduplicated lists): the current list, then the
+ * added tickers not in it (in their order), without the removed ones; 400 unless the result has
+ * 1..MAX_UNIVERSE_SIZE tickers. Applied by the store to the list it holds locked.
+ */
+export const editTickers =
+  (add: ReadonlyArray<string>, remove: ReadonlyArray<string>) =>
+  (current: ReadonlyArray<string>): Effect.Effect<Array<string>, BadRequest> => {
+    const present = new Set(current)
+    const removed = new Set(remove)
+    const tickers = [...current, ...add.filter((t) => !present.has(t))].filter((t) => !removed.has(t))
+    return Effect.as(checkSize(tickers, "the resulting universe"), tickers)
+  }
+
 export const universeNotFound = (id: string) =>
   new NotFound({
     code: "universe_not_found",
