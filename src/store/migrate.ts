@@ -15,6 +15,7 @@ import idempotencyKeys from "./migrations/0007_idempotency_keys.js"
 import webhooks from "./migrations/0008_webhooks.js"
 import webhookStates from "./migrations/0009_webhook_states.js"
 import universesVersion from "./migrations/0010_universes_version.js"
+import webhooksActive from "./migrations/0011_webhooks_active.js"
 
 export const migrations = {
   "0001_accounts": accounts,
@@ -26,7 +27,8 @@ export const migrations = {
   "0007_idempotency_keys": idempotencyKeys,
   "0008_webhooks": webhooks,
   "0009_webhook_states": webhookStates,
-  "0010_universes_version": universesVersion
+  "0010_universes_version": universesVersion,
+  "0011_webhooks_active": webhooksActive
 }
 
 export const runMigrations = Migrator.make({})({
