@@ -16,10 +16,21 @@
  *
  * Embedded (PGlite, the default) always; PostgreSQL too when DATABASE_URL is set, in a schema of
  * its own dropped after. BENCH_STORES=embedded or =postgres runs one.
+ *
+ * First, per store, the same creates on the store alone (`Webhooks.create` from `--clients` fibers in
+ * this process, no HTTP; `--store-webhooks`, 20,000; 0 skips it): what the database side of a create
+ * costs, against which the service's figures show what the HTTP path adds.
  */
-import { loadavg } from "node:os"
+import { mkdtempSync, rmSync } from "node:fs"
+import { loadavg, tmpdir } from "node:os"
+import { join } from "node:path"
 import { performance } from "node:perf_hooks"
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Redacted } from "effect"
 import { Pool } from "undici"
+import { pgliteLayer, postgresLayer } from "../src/store/Database.js"
+import { runMigrations } from "../src/store/migrate.js"
+import { Webhooks } from "../src/store/webhooks.js"
 import { admin, startServer, waitReady } from "../test/support/server.js"
 import { benchArgs } from "./support/args.js"
 import { conditionMaker } from "./support/conditions.js"
@@ -34,6 +45,7 @@ const BASELINE_SECONDS = Number(args.get("baseline-seconds") ?? 5)
 const STORES = (process.env.BENCH_STORES ?? "embedded,postgres").split(",")
 /** `--keys=false`: creates without an Idempotency-Key */
 const KEYS = args.get("keys") !== "false"
+const STORE_N = Number(args.get("store-webhooks") ?? 20_000)
 
 const quantile = (sorted: Float64Array, q: number) =>
   sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
@@ -50,17 +62,75 @@ interface Step {
 const stepLine = (label: string, s: Step) =>
   `${label}: ${fmt(s.rate)} creates/s, p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, server CPU ${s.cpuMs.toFixed(2)} ms/create`
 
-const runStore = async (label: string, env: Record<string, string>) => {
-  const t0 = performance.now()
-  const server = await startServer(
-    { REFRESH_INTERVAL: "1h", ...(process.env.PGLITE_STATS ? { PGLITE_STATS: process.env.PGLITE_STATS } : {}), ...env },
-    300_000,
-    {
-      keepOutput: 200_000,
-      // BENCH_SERVER_NODE_ARGS: node flags for the service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`)
-      nodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")
-    }
+/** The store alone: `STORE_N` creates from `CLIENTS` fibers, the rate of each half. */
+const storeAlone = (label: string, db: Layer.Layer<SqlClient.SqlClient, unknown>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const store = yield* Webhooks
+    yield* sql`INSERT INTO accounts (id, plan, created_at, updated_at) VALUES ('acc_bench', 'enterprise', 1, 1)`
+    let seed = 17
+    const condition = conditionMaker(() => {
+      seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff
+      return seed / 0x7fffffff
+    })
+    const half = Math.floor(STORE_N / 2)
+    const marks: Array<number> = [performance.now()]
+    let next = 0
+    let done = 0
+    yield* Effect.all(
+      Array.from({ length: CLIENTS }, () =>
+        Effect.gen(function* () {
+          for (let i = next++; i < STORE_N; i = next++) {
+            const q = condition()
+            yield* store.create(
+              "acc_bench",
+              `wh_store_${i}`,
+              {
+                name: `store ${i}`,
+                q,
+                universeId: null,
+                cadence: "realtime",
+                channel: "in_app",
+                targetUrl: null,
+                chatUrl: null,
+                deviceId: null,
+                signingSecret: null,
+                fields: [],
+                origin: { type: "query", ref: null, condition: q }
+              },
+              null
+            )
+            if (++done === half || done === STORE_N) marks.push(performance.now())
+          }
+        })
+      ),
+      { concurrency: "unbounded" }
+    )
+    const rate = (n: number, ms: number) => fmt(n / (ms / 1000))
+    const first = half / ((marks[1]! - marks[0]!) / 1000)
+    const last = (STORE_N - half) / ((marks[2]! - marks[1]!) / 1000)
+    console.log(
+      `${label}, the store alone (${CLIENTS} fibers, no HTTP): first ${fmt(half)} ${rate(half, marks[1]! - marks[0]!)} creates/s, last ${fmt(STORE_N - half)} ${rate(STORE_N - half, marks[2]! - marks[1]!)} creates/s (× ${(last / first).toFixed(2)})`
+    )
+  }).pipe(
+    Effect.provide(
+      Webhooks.Default.pipe(
+        Layer.provideMerge(Layer.effectDiscard(Effect.orDie(runMigrations)).pipe(Layer.provideMerge(db)))
+      )
+    ),
+    Effect.scoped,
+    Effect.orDie,
+    Effect.runPromise
   )
+
+const runStore = async (label: string, env: Record<string, string>) => {
+  if (N === 0) return
+  const t0 = performance.now()
+  const server = await startServer({ REFRESH_INTERVAL: "1h", ...env }, 300_000, {
+    keepOutput: 200_000,
+    // BENCH_SERVER_NODE_ARGS: node flags for the service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`)
+    nodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")
+  })
   try {
     await waitReady(server, 300_000)
     const ready = (performance.now() - t0) / 1000
@@ -202,8 +272,23 @@ console.log(
     .map((l) => l.toFixed(2))
     .join(" ")}`
 )
-if (STORES.includes("embedded")) await runStore("embedded (PGlite, fresh data dir)", {})
+if (STORES.includes("embedded")) {
+  if (STORE_N > 0) {
+    const dir = mkdtempSync(join(tmpdir(), "vigil-bench-store-"))
+    try {
+      await storeAlone("embedded (PGlite, fresh data dir)", pgliteLayer(dir))
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+  await runStore("embedded (PGlite, fresh data dir)", {})
+}
 const databaseUrl = process.env.DATABASE_URL
 if (databaseUrl !== undefined && databaseUrl !== "" && STORES.includes("postgres")) {
+  if (STORE_N > 0) {
+    await withPgSchema(databaseUrl, (url) =>
+      storeAlone("PostgreSQL (a schema of its own)", postgresLayer(Redacted.make(url)))
+    )
+  }
   await withPgSchema(databaseUrl, (url) => runStore("PostgreSQL (a schema of its own)", { DATABASE_URL: url }))
 }
