@@ -32,6 +32,7 @@ import { pgliteLayer, postgresLayer } from "../src/store/Database.js"
 import { runMigrations } from "../src/store/migrate.js"
 import { Webhooks } from "../src/store/webhooks.js"
 import { admin, startServer, waitReady } from "../test/support/server.js"
+import { inAppConfig } from "../test/support/webhookConfig.js"
 import { benchArgs } from "./support/args.js"
 import { conditionMaker } from "./support/conditions.js"
 import { withPgSchema } from "./support/pgSchema.js"
@@ -82,24 +83,7 @@ const storeAlone = (label: string, db: Layer.Layer<SqlClient.SqlClient, unknown>
         Effect.gen(function* () {
           for (let i = next++; i < STORE_N; i = next++) {
             const q = condition()
-            yield* store.create(
-              "acc_bench",
-              `wh_store_${i}`,
-              {
-                name: `store ${i}`,
-                q,
-                universeId: null,
-                cadence: "realtime",
-                channel: "in_app",
-                targetUrl: null,
-                chatUrl: null,
-                deviceId: null,
-                signingSecret: null,
-                fields: [],
-                origin: { type: "query", ref: null, condition: q }
-              },
-              null
-            )
+            yield* store.create("acc_bench", `wh_store_${i}`, inAppConfig(`store ${i}`, q), null)
             if (++done === half || done === STORE_N) marks.push(performance.now())
           }
         })

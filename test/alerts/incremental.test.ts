@@ -23,6 +23,7 @@ import { compileQuery } from "../../src/query/index.js"
 import { decodeMatchSet, encodeDelta, Webhooks } from "../../src/store/webhooks.js"
 import { context, snapshotOf } from "../query/support.js"
 import { backends } from "../support/backends.js"
+import { inAppConfig } from "../support/webhookConfig.js"
 
 const TICKERS = Array.from({ length: 60 }, (_, i) => `T${i}`)
 
@@ -190,24 +191,7 @@ describe("stored match-set deltas", () => {
           const sql = yield* SqlClient.SqlClient
           const store = yield* Webhooks
           yield* sql`INSERT INTO accounts (id, plan, created_at, updated_at) VALUES ('acc_a', 'pro', 1, 1)`
-          const created = yield* store.create(
-            "acc_a",
-            "wh_d",
-            {
-              name: "d",
-              q: "price > 1",
-              universeId: null,
-              cadence: "realtime",
-              channel: "in_app",
-              targetUrl: null,
-              chatUrl: null,
-              deviceId: null,
-              signingSecret: null,
-              fields: [],
-              origin: { type: "query", ref: null, condition: "price > 1" }
-            },
-            null
-          )
+          const created = yield* store.create("acc_a", "wh_d", inAppConfig("d", "price > 1"), null)
           if (created._tag !== "Created") throw new Error("not created")
           const w = created.record
           expect(w.lastMatchSet).toEqual([])

@@ -6,22 +6,11 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { type CreateOutcome, type WebhookConfig, Webhooks } from "../../src/store/webhooks.js"
+import { type CreateOutcome, Webhooks } from "../../src/store/webhooks.js"
 import { backends } from "../support/backends.js"
+import { inAppConfig } from "../support/webhookConfig.js"
 
-const config = (name: string): WebhookConfig => ({
-  name,
-  q: "price > 5",
-  universeId: null,
-  cadence: "realtime",
-  channel: "in_app",
-  targetUrl: null,
-  chatUrl: null,
-  deviceId: null,
-  signingSecret: null,
-  fields: ["rsi_14", "pe_ratio"],
-  origin: { type: "query", ref: null, condition: "price > 5" }
-})
+const config = (name: string) => inAppConfig(name, "price > 5", ["rsi_14", "pe_ratio"])
 
 const account = (id: string, plan = "hobby") =>
   Effect.flatMap(
