@@ -39,6 +39,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import pg from "pg"
 import { Pool } from "undici"
+import { cpuSeconds, quiesce } from "./support/process.js"
 
 const ROOT = resolve(import.meta.dirname, "..")
 const ADMIN_TOKEN = "bench-admin-token"
@@ -59,28 +60,6 @@ const freePort = () =>
       s.close(() => ok(port))
     })
   })
-
-/** CPU seconds (user + system) a process has used so far, from /proc (clock ticks of 10 ms). */
-const cpuSeconds = (pid: number): number => {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
-
-/**
- * Waits until the service is idle (under 5% of a core over 2 s): after
- * `/readyz` it still derives history in the background for a minute or two,
- * which would be measured as request cost otherwise.
- */
-const quiesce = async (pid: number, timeoutMs = 300_000) => {
-  const started = performance.now()
-  while (performance.now() - started < timeoutMs) {
-    const before = cpuSeconds(pid)
-    await new Promise((r) => setTimeout(r, 2_000))
-    if (cpuSeconds(pid) - before < 0.1) return (performance.now() - started) / 1000
-  }
-  return (performance.now() - started) / 1000
-}
 
 interface Child {
   readonly url: string

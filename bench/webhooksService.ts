@@ -15,21 +15,17 @@
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:webhooks-service -- --webhooks=100000 --ticks=8
  */
-import { randomBytes } from "node:crypto"
 import { readdirSync, readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { performance } from "node:perf_hooks"
 import pg from "pg"
 import { loadTickers } from "../src/market/tickers/index.js"
 import { ADMIN_TOKEN, startServer, waitReady } from "../test/support/server.js"
+import { benchArgs } from "./support/args.js"
 import { conditionMaker, wholeMarketMaker } from "./support/conditions.js"
+import { withPgSchema } from "./support/pgSchema.js"
 
-const args = new Map(
-  process.argv.slice(2).map((a) => {
-    const [k, v] = a.replace(/^--/, "").split("=")
-    return [k!, v ?? "true"] as const
-  })
-)
+const args = benchArgs()
 const N = Number(args.get("webhooks") ?? 100_000)
 const TICKS = Number(args.get("ticks") ?? 8)
 /** seconds between the steady refreshes (the service refreshes once a minute; 0: back to back) */
@@ -81,15 +77,13 @@ const main = async () => {
       .map((l) => l.toFixed(2))
       .join(" ")}`
   )
-  const schema = `b_${randomBytes(6).toString("hex")}`
-  const admin = new pg.Client({ connectionString: DATABASE_URL })
-  await admin.connect()
-  await admin.query(`CREATE SCHEMA ${schema}`)
-  const url = new URL(DATABASE_URL)
-  url.searchParams.set("options", `-c search_path=${schema}`)
+  await withPgSchema(DATABASE_URL, (url) => run(url))
+}
+
+const run = async (url: string) => {
   const server = await startServer(
     {
-      DATABASE_URL: url.toString(),
+      DATABASE_URL: url,
       REFRESH_INTERVAL: "1h",
       SIGNAL_FLAG_HISTORY: "lazy",
       // BENCH_HEAP_SNAPSHOT=dir: the service writes a heap snapshot there at ready and after the last refresh
@@ -105,11 +99,7 @@ const main = async () => {
         for (const line of chunk.toString().split("\n")) if (line.includes("Mark-Compact")) fullGcs.push(line.trim())
       }
     }
-  ).catch(async (e) => {
-    await admin.query(`DROP SCHEMA ${schema} CASCADE`)
-    await admin.end()
-    throw e
-  })
+  )
   const pid = server.process.pid!
   let peak = 0
   const sampler = setInterval(() => {
@@ -168,7 +158,7 @@ const main = async () => {
     )
 
     // the webhooks, inserted by SQL (as the evaluator bench does)
-    const db = new pg.Client({ connectionString: url.toString() })
+    const db = new pg.Client({ connectionString: url })
     await db.connect()
     const tickers = loadTickers().map((t) => t.ticker)
     const condition = conditionMaker(rand)
@@ -259,8 +249,6 @@ const main = async () => {
   } finally {
     clearInterval(sampler)
     await server.stop()
-    await admin.query(`DROP SCHEMA ${schema} CASCADE`)
-    await admin.end()
   }
 }
 

@@ -13,6 +13,7 @@ import { createHash } from "node:crypto"
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Clock, Effect } from "effect"
+import { makeGroupCommit } from "../store/groupCommit.js"
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 const KEY = /^[\x21-\x7e]{1,255}$/
@@ -22,73 +23,200 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 const problem = (status: number, code: string, message: string) =>
   HttpServerResponse.unsafeJson({ error: { code, message, request_id: "" } }, { status })
 
-export const idempotency = <E, R>(
-  app: HttpApp.Default<E, R>
-): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest | SqlClient.SqlClient> =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const key = request.headers["idempotency-key"]
-    const path = request.url.split("?")[0]
-    if (request.method !== "POST" || key === undefined || !path.startsWith("/v2/")) return yield* app
-    if (!KEY.test(key)) {
-      return problem(400, "bad_request", "Idempotency-Key must be 1 to 255 printable ASCII characters")
+interface Claim {
+  readonly scope: string
+  readonly key: string
+  readonly fingerprint: string
+  /** epoch seconds */
+  readonly now: number
+}
+
+/** What a claim found: the key is this request's now, or the stored row of an earlier request, or none (it just left). */
+type Claimed =
+  | { readonly _tag: "Claimed" }
+  | {
+      readonly _tag: "Existing"
+      readonly fingerprint: string
+      readonly status: number | null
+      readonly contentType: string | null
+      readonly body: string | null
     }
-    const authorization = request.headers.authorization
-    if (authorization === undefined) return yield* app // unauthenticated: the 401 needs no replay
-    // every body that reaches this far is JSON (other media types are refused first, see bodyGuard.ts)
-    const sql = yield* SqlClient.SqlClient
-    const scope = sha256(authorization)
-    const body = yield* Effect.orElseSucceed(request.text, () => "")
-    const fingerprint = sha256(`${request.method} ${request.url}\n${body}`)
-    const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+  | { readonly _tag: "Missing" }
 
-    const claim = Effect.gen(function* () {
-      yield* sql`DELETE FROM idempotency_keys WHERE scope = ${scope} AND key = ${key}
-        AND created_at < ${now - IDEMPOTENCY_TTL_SECONDS}`
-      const inserted = yield* sql<{ key: string }>`INSERT INTO idempotency_keys (scope, key, fingerprint, created_at)
-        VALUES (${scope}, ${key}, ${fingerprint}, ${now}) ON CONFLICT (scope, key) DO NOTHING RETURNING key`
-      if (inserted.length > 0) return undefined
-      const rows = yield* sql<{
-        fingerprint: string
-        status: number | null
-        content_type: string | null
-        body: string | null
-      }>`
-        SELECT fingerprint, status, content_type, body FROM idempotency_keys WHERE scope = ${scope} AND key = ${key}`
-      const row = rows[0]
-      if (row === undefined)
-        return problem(409, "idempotency_key_in_progress", "retry: the first request with this key just ended")
-      if (row.fingerprint !== fingerprint) {
-        return problem(422, "idempotency_key_reused", "this Idempotency-Key was used with a different request")
-      }
-      if (row.status === null) {
-        return problem(409, "idempotency_key_in_progress", "a request with this Idempotency-Key is still running")
-      }
-      return HttpServerResponse.text(row.body ?? "", {
-        status: row.status,
-        contentType: row.content_type ?? "application/json",
-        headers: { "idempotent-replayed": "true" }
-      })
-    })
+interface Stored {
+  readonly scope: string
+  readonly key: string
+  readonly status: number
+  readonly contentType: string
+  readonly body: string
+}
 
-    const early = yield* claim.pipe(
-      Effect.catchTag("SqlError", () =>
-        Effect.succeed(
-          problem(503, "service_unavailable", "the database is unavailable; retry shortly").pipe(
-            HttpServerResponse.setHeader("retry-after", "5")
+/** At most this many claims (or stored answers) share one statement. */
+const GROUP = 256
+
+/**
+ * The key store, grouped (src/store/groupCommit.ts): the claims waiting at the same time are made
+ * by one statement, and so are the answers stored and the keys released, so concurrent POSTs with
+ * keys share a round trip instead of taking three each.
+ */
+const makeKeyStore = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  /**
+   * Each key is taken when free or expired (the row replaced), else its row is read as it was;
+   * a key twice in the group: the later ones find the first's claim (running).
+   */
+  const claim = yield* makeGroupCommit(
+    (group: ReadonlyArray<Claim>) =>
+      Effect.gen(function* () {
+        const first = new Map<string, number>()
+        const unique: Array<Claim> = []
+        const slot = group.map((c) => {
+          const id = `${c.scope}\u0000${c.key}`
+          let at = first.get(id)
+          if (at === undefined) {
+            at = unique.length
+            first.set(id, at)
+            unique.push(c)
+            return { at, repeat: false }
+          }
+          return { at, repeat: true }
+        })
+        const rows = yield* sql<{
+          n: number | string
+          claimed: boolean
+          fingerprint: string | null
+          status: number | null
+          content_type: string | null
+          body: string | null
+        }>`WITH input AS (
+          SELECT * FROM unnest(${unique.map((c) => c.scope)}::text[], ${unique.map((c) => c.key)}::text[],
+            ${unique.map((c) => c.fingerprint)}::text[], ${unique.map((c) => c.now)}::bigint[])
+            WITH ORDINALITY AS i(scope, key, fingerprint, created_at, n)),
+        taken AS (
+          INSERT INTO idempotency_keys (scope, key, fingerprint, created_at)
+          SELECT scope, key, fingerprint, created_at FROM input ORDER BY n
+          ON CONFLICT (scope, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, created_at = EXCLUDED.created_at,
+            status = NULL, content_type = NULL, body = NULL
+            WHERE idempotency_keys.created_at < EXCLUDED.created_at - ${IDEMPOTENCY_TTL_SECONDS}
+          RETURNING scope, key)
+        SELECT i.n, t.key IS NOT NULL AS claimed, k.fingerprint, k.status, k.content_type, k.body
+        FROM input i
+          LEFT JOIN taken t ON t.scope = i.scope AND t.key = i.key
+          LEFT JOIN idempotency_keys k ON k.scope = i.scope AND k.key = i.key
+        ORDER BY i.n`
+        const found = rows.map(
+          (r): Claimed =>
+            r.claimed
+              ? { _tag: "Claimed" }
+              : r.fingerprint === null
+                ? { _tag: "Missing" }
+                : {
+                    _tag: "Existing",
+                    fingerprint: r.fingerprint,
+                    status: r.status,
+                    contentType: r.content_type,
+                    body: r.body
+                  }
+        )
+        return group.map((_, i): Claimed => {
+          const { at, repeat } = slot[i]!
+          const mine = found[at]!
+          if (!repeat) return mine
+          // the first of the group holds the key now (or holds what it found)
+          return mine._tag === "Claimed"
+            ? { _tag: "Existing", fingerprint: unique[at]!.fingerprint, status: null, contentType: null, body: null }
+            : mine
+        })
+      }),
+    GROUP
+  )
+  const store = yield* makeGroupCommit(
+    (group: ReadonlyArray<Stored>) =>
+      Effect.as(
+        sql`UPDATE idempotency_keys k SET status = i.status, content_type = i.content_type, body = i.body
+          FROM unnest(${group.map((g) => g.scope)}::text[], ${group.map((g) => g.key)}::text[],
+            ${group.map((g) => g.status)}::int[], ${group.map((g) => g.contentType)}::text[],
+            ${group.map((g) => g.body)}::text[]) AS i(scope, key, status, content_type, body)
+          WHERE k.scope = i.scope AND k.key = i.key`,
+        group.map(() => undefined)
+      ),
+    GROUP
+  )
+  const release = yield* makeGroupCommit(
+    (group: ReadonlyArray<{ readonly scope: string; readonly key: string }>) =>
+      Effect.as(
+        sql`DELETE FROM idempotency_keys k
+          USING unnest(${group.map((g) => g.scope)}::text[], ${group.map((g) => g.key)}::text[]) AS i(scope, key)
+          WHERE k.scope = i.scope AND k.key = i.key`,
+        group.map(() => undefined)
+      ),
+    GROUP
+  )
+  return { claim, store, release } as const
+})
+
+/** The middleware; its key store lives as long as the scope. */
+export const makeIdempotency = Effect.map(
+  makeKeyStore,
+  (keys) =>
+    <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const key = request.headers["idempotency-key"]
+        const path = request.url.split("?")[0]
+        if (request.method !== "POST" || key === undefined || !path.startsWith("/v2/")) return yield* app
+        if (!KEY.test(key)) {
+          return problem(400, "bad_request", "Idempotency-Key must be 1 to 255 printable ASCII characters")
+        }
+        const authorization = request.headers.authorization
+        if (authorization === undefined) return yield* app // unauthenticated: the 401 needs no replay
+        // every body that reaches this far is JSON (other media types are refused first, see bodyGuard.ts)
+        const scope = sha256(authorization)
+        const body = yield* Effect.orElseSucceed(request.text, () => "")
+        const fingerprint = sha256(`${request.method} ${request.url}\n${body}`)
+        const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+
+        const early = yield* keys.claim({ scope, key, fingerprint, now }).pipe(
+          Effect.map((found) => {
+            if (found._tag === "Claimed") return undefined
+            if (found._tag === "Missing") {
+              return problem(409, "idempotency_key_in_progress", "retry: the first request with this key just ended")
+            }
+            if (found.fingerprint !== fingerprint) {
+              return problem(422, "idempotency_key_reused", "this Idempotency-Key was used with a different request")
+            }
+            if (found.status === null) {
+              return problem(409, "idempotency_key_in_progress", "a request with this Idempotency-Key is still running")
+            }
+            return HttpServerResponse.text(found.body ?? "", {
+              status: found.status,
+              contentType: found.contentType ?? "application/json",
+              headers: { "idempotent-replayed": "true" }
+            })
+          }),
+          Effect.catchTag("SqlError", () =>
+            Effect.succeed(
+              problem(503, "service_unavailable", "the database is unavailable; retry shortly").pipe(
+                HttpServerResponse.setHeader("retry-after", "5")
+              )
+            )
           )
         )
-      )
-    )
-    if (early !== undefined) return early
+        if (early !== undefined) return early
 
-    const release = sql`DELETE FROM idempotency_keys WHERE scope = ${scope} AND key = ${key}`.pipe(Effect.ignore)
-    const response = yield* app.pipe(Effect.onError(() => release))
-    const stored: Effect.Effect<unknown, SqlError.SqlError> =
-      response.status < 500 && response.body._tag === "Uint8Array"
-        ? sql`UPDATE idempotency_keys SET status = ${response.status}, content_type = ${response.body.contentType},
-            body = ${new TextDecoder().decode(response.body.body)} WHERE scope = ${scope} AND key = ${key}`
-        : release
-    yield* Effect.ignore(stored)
-    return response
-  })
+        const release = keys.release({ scope, key }).pipe(Effect.ignore)
+        const response = yield* app.pipe(Effect.onError(() => release))
+        const stored: Effect.Effect<unknown, SqlError.SqlError> =
+          response.status < 500 && response.body._tag === "Uint8Array"
+            ? keys.store({
+                scope,
+                key,
+                status: response.status,
+                contentType: response.body.contentType,
+                body: new TextDecoder().decode(response.body.body)
+              })
+            : release
+        yield* Effect.ignore(stored)
+        return response
+      })
+)

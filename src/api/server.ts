@@ -13,7 +13,7 @@ import { AccountLive } from "./account/Http.js"
 import { AdminLive } from "./admin/Http.js"
 import { answerClientError } from "./clientError.js"
 import { HotLane, HotLaneLive } from "./hotLane.js"
-import { idempotency } from "./idempotency.js"
+import { makeIdempotency } from "./idempotency.js"
 import { MarketLive } from "./market/Http.js"
 import { AdminAuthLive } from "./middleware/AdminAuth.js"
 import { AuthenticationLive } from "./middleware/Authentication.js"
@@ -78,9 +78,10 @@ export const HttpServerLive = Layer.unwrapEffect(
 export const ServerLive = Effect.gen(function* () {
   const app = yield* HttpApiBuilder.httpApp
   const lane = yield* HotLane
+  const idempotency = yield* makeIdempotency
   return HttpServer.serve(requestMiddleware(idempotency(app), lane.fill))
 }).pipe(
-  Layer.unwrapEffect,
+  Layer.unwrapScoped,
   Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
   HttpServer.withLogAddress,
   // the generated OpenAPI 3.1 document and an interactive reference (Scalar, served from the package, no CDN)

@@ -28,7 +28,11 @@ export interface Decision {
   readonly remaining: number
   /** seconds, rounded up, until every admission counted now has left the window (remaining back to limit); 0 if none */
   readonly resetSeconds: number
-  /** on a refusal only: seconds, rounded up, until one more request would be admitted; 1..60 for a 60 s window */
+  /**
+   * on a refusal only: seconds, rounded up, until one more request would be admitted, and under
+   * the window (1..59 for a 60 s window, as the spec's Limits require): when the limit was spent
+   * within the last second the true wait is between 59 and 60 s, and 59 is answered
+   */
   readonly retryAfterSeconds?: number
 }
 
@@ -52,6 +56,9 @@ export const redisFallbackTotal = Metric.counter("ratelimit_redis_fallback_total
   incremental: true
 })
 
+/** The largest `Retry-After` for a window: whole seconds under it (59 for 60 s), at least 1. */
+export const maxRetryAfterSeconds = (windowMs: number) => Math.max(1, Math.ceil(windowMs / 1000) - 1)
+
 /** Shared by both stores, so the two answer with identical numbers. */
 export const toDecision = (limit: number, windowMs: number, outcome: Outcome): Decision => {
   const base = {
@@ -61,8 +68,10 @@ export const toDecision = (limit: number, windowMs: number, outcome: Outcome): D
     resetSeconds: outcome.resetMs > 0 ? Math.ceil(outcome.resetMs / 1000) : 0
   }
   if (outcome.allowed) return base
-  const maxSeconds = Math.ceil(windowMs / 1000)
-  return { ...base, retryAfterSeconds: Math.min(maxSeconds, Math.max(1, Math.ceil(outcome.retryMs / 1000))) }
+  return {
+    ...base,
+    retryAfterSeconds: Math.min(maxRetryAfterSeconds(windowMs), Math.max(1, Math.ceil(outcome.retryMs / 1000)))
+  }
 }
 
 /** The headers of every rate-limited response, success and 429 alike (lower-case names). */

@@ -3,15 +3,16 @@
  * check is atomic across every instance sharing the Redis.
  *
  * One hash per rate-limit key, `vigil:rl:<key>`:
- *   - `<bucket index>` (`floor(ms / 1000)`) = `"<count>:<latest admission ms>"`
- *   - `n` = admissions in live buckets, `lo` / `hi` = oldest / newest bucket index
+ *   - `<bucket index>` (`floor(ms / 1000)`) = `"<counted>:<oldest counted ms>:<latest admission ms>"`
+ *   - `n` = admissions counted in live buckets, `lo` / `hi` = oldest / newest bucket index
  * A bucket's latest admission is always before the next bucket starts, so the
  * buckets leave the window in index order: the script walks up from `lo` and
- * stops at the first live one. Each index is walked past once in a key's
- * life, so a check is O(1) amortised (a handful of HGETs), however many
- * buckets the key holds. On admission it sets `PEXPIRE windowMs + 1000`:
- * after the latest admission leaves the window the key holds nothing that
- * counts, so every key expires by itself. A refusal never creates a key.
+ * stops at the first live one (dropping its oldest admission if that one has
+ * left). Each index is walked past once in a key's life, so a check is O(1)
+ * amortised (a handful of HGETs), however many buckets the key holds. On
+ * admission it sets `PEXPIRE windowMs + 1000`: after the latest admission
+ * leaves the window the key holds nothing that counts, so every key expires
+ * by itself. A refusal never creates a key.
  *
  * The time is the caller's (`now`, from the Effect Clock), not Redis TIME, so
  * the two stores behave the same under TestClock.
@@ -36,10 +37,16 @@ local horizon = now - window
 local function field(i) return string.format("%d", i) end
 local function bucket(i)
   local v = redis.call("HGET", key, field(i))
-  if not v then return nil, nil end
-  local c, t = string.match(v, "^(%d+):(%-?%d+)$")
-  return tonumber(c), tonumber(t)
+  if not v then return nil, nil, nil end
+  local c, f, t = string.match(v, "^(%d+):(%-?%d+):(%-?%d+)$")
+  if c == nil then
+    -- written by an earlier version as "<count>:<latest ms>": all of them taken to be at the latest
+    c, t = string.match(v, "^(%d+):(%-?%d+)$")
+    f = t
+  end
+  return tonumber(c), tonumber(f), tonumber(t)
 end
+local function put(c, f, t) return string.format("%d:%d:%d", c, f, t) end
 
 local meta = redis.call("HMGET", key, "n", "lo", "hi")
 local total = tonumber(meta[1])
@@ -49,12 +56,19 @@ if total == nil or lo == nil or hi == nil then
   total, lo, hi = 0, nil, nil
 end
 
--- drop the buckets that left the window, oldest first
+-- drop the buckets that left the window, oldest first; then the oldest admission of the first live one if it left
 local dropped = false
 if lo ~= nil then
   while lo <= hi do
-    local c, t = bucket(lo)
-    if c ~= nil and t > horizon then break end
+    local c, f, t = bucket(lo)
+    if c ~= nil and t > horizon then
+      if f <= horizon then
+        total = total - 1
+        redis.call("HSET", key, field(lo), put(c - 1, t, t))
+        dropped = true
+      end
+      break
+    end
     if c ~= nil then
       total = total - c
       redis.call("HDEL", key, field(lo))
@@ -76,18 +90,18 @@ if limit > 0 and total < limit then
   local b = math.floor(now / bucketMs)
   -- the current bucket, or the newest one when this clock is behind it
   if hi ~= nil and hi >= b then b = hi end
-  local c, t = 0, now
+  local c, f, t = 0, now, now
   if b == hi then
-    local oc, ot = bucket(b)
+    local oc, of, ot = bucket(b)
     if oc ~= nil then
-      c = oc
+      c, f = oc, of
       if ot > now then t = ot end
     end
   end
   total = total + 1
   if lo == nil then lo = b end
   hi = b
-  redis.call("HSET", key, field(b), string.format("%d:%d", c + 1, t), "n", total, "lo", lo, "hi", hi)
+  redis.call("HSET", key, field(b), put(c + 1, f, t), "n", total, "lo", lo, "hi", hi)
   redis.call("PEXPIRE", key, ttl)
   latest = t
 elseif dropped then
@@ -97,7 +111,7 @@ end
 local resetMs = 0
 if hi ~= nil then
   if latest == nil then
-    local _, t = bucket(hi)
+    local _, _, t = bucket(hi)
     latest = t
   end
   if latest ~= nil then resetMs = latest + window - now end
@@ -107,14 +121,23 @@ local retryMs = 0
 if allowed == 0 then
   retryMs = window
   if limit > 0 and lo ~= nil then
-    -- the oldest buckets must leave until the total is below the limit
+    -- the oldest admissions must leave until the total is below the limit: each bucket's oldest, then the rest
     local need = total - limit + 1
     local acc = 0
     local i = lo
     while i <= hi do
-      local c, t = bucket(i)
+      local c, f, t = bucket(i)
       if c ~= nil then
-        acc = acc + c
+        if f < t then
+          acc = acc + 1
+          if acc >= need then
+            retryMs = f + window - now
+            break
+          end
+          acc = acc + c - 1
+        else
+          acc = acc + c
+        end
         if acc >= need then
           retryMs = t + window - now
           break

@@ -3,10 +3,15 @@
  * the Redis one in `redisStore.ts` as a Lua transcription of the same rules).
  *
  * Per key, admissions are grouped in one-second buckets. A bucket holds how
- * many requests it admitted and the time of its latest admission. A bucket
- * counts while its latest admission is inside the window:
+ * many of its admissions are still counted, the time of its oldest counted
+ * admission (`first`) and the time of its latest admission (`last`). Its
+ * admissions leave the window in two steps:
  *
- *     counted(bucket, now)  <=>  bucket.last > now - windowMs
+ *   - when `first <= now - windowMs`, the admission at `first` has left: the
+ *     bucket counts one fewer, and `first` becomes `last` (the times of the
+ *     others, somewhere in `(first, last]`, are not kept, so they are taken
+ *     to be at `last`);
+ *   - when `last <= now - windowMs`, all of them have left: the bucket goes.
  *
  * A request is admitted when the counted total is below the limit; it is then
  * added to the bucket of `floor(now / 1000)` (or to the newest bucket if the
@@ -15,12 +20,15 @@
  *
  * Guarantee (proof in docs/rate-limits.md): no span of `windowMs`
  * milliseconds, at millisecond resolution and in any alignment, holds more
- * than `limit` admissions; a clock stepping back does not loosen it in real
- * time (admissions still counted keep counting; dropped ones had already left
- * the real window). The price: a request is counted until
- * the latest admission of its bucket leaves the window, so at most one second
- * longer than a timestamp log would count it. Memory: at most
- * `ceil(windowMs / 1000) + 1` buckets per key, whatever the limit.
+ * than `limit` admissions (every admission still in the window is counted);
+ * a clock stepping back does not loosen it in real time. The wait a refusal
+ * answers (`retryMs`) is when the limiter will admit again: exact when the
+ * oldest counted admission is the one to leave (the usual refusal, one over
+ * the limit), so a key that spent its limit over two seconds waits under 59 s.
+ * The price: an admission that is neither the first nor the last of its
+ * second is counted until the last leaves, at most one second longer than a
+ * timestamp log would count it. Memory: at most `ceil(windowMs / 1000) + 1`
+ * buckets per key, whatever the limit.
  */
 
 export const BUCKET_MS = 1000
@@ -37,15 +45,20 @@ export interface Outcome {
 }
 
 interface KeyState {
-  /** buckets, oldest first from `head`: [index (`floor(ms / BUCKET_MS)`), count, latest admission ms] per bucket */
+  /**
+   * buckets, oldest first from `head`: [index (`floor(ms / BUCKET_MS)`), counted admissions,
+   * oldest counted admission ms, latest admission ms] per bucket
+   */
   b: Array<number>
-  /** offset of the oldest live bucket in `b` (a multiple of 3) */
+  /** offset of the oldest live bucket in `b` (a multiple of `STRIDE`) */
   head: number
   total: number
   /** latest admission of the key and the window it was checked with: the key is idle once `newest + windowMs <= now` */
   newest: number
   windowMs: number
 }
+
+const STRIDE = 4
 
 /**
  * Keys visited per check by the idle-key sweep, which walks the map with one
@@ -62,6 +75,29 @@ export interface MemoryWindow {
   readonly size: () => number
   /** buckets held for a key, dead ones included until its next check */
   readonly buckets: (key: string) => number
+}
+
+/**
+ * Milliseconds from `now` until `need` more counted admissions have left the window, walking the
+ * buckets' two leaving steps in time order (`b` from `head`, stride `STRIDE`); `fallback` if they
+ * never do. Shared with nothing but transcribed in `redisStore.ts`.
+ */
+const waitFor = (b: ReadonlyArray<number>, head: number, need: number, windowMs: number, now: number) => {
+  let acc = 0
+  for (let i = head; i < b.length; i += STRIDE) {
+    const count = b[i + 1]!
+    const first = b[i + 2]!
+    const last = b[i + 3]!
+    if (first < last) {
+      acc += 1
+      if (acc >= need) return first + windowMs - now
+      acc += count - 1
+    } else {
+      acc += count
+    }
+    if (acc >= need) return last + windowMs - now
+  }
+  return windowMs
 }
 
 export const makeMemoryWindow = (): MemoryWindow => {
@@ -83,14 +119,26 @@ export const makeMemoryWindow = (): MemoryWindow => {
 
   const expire = (s: KeyState, horizon: number) => {
     const b = s.b
-    while (s.head < b.length && b[s.head + 2]! <= horizon) {
-      s.total -= b[s.head + 1]!
-      s.head += 3
+    while (s.head < b.length) {
+      if (b[s.head + 3]! <= horizon) {
+        // every admission of the oldest bucket has left
+        s.total -= b[s.head + 1]!
+        s.head += STRIDE
+        continue
+      }
+      if (b[s.head + 2]! <= horizon) {
+        // its oldest admission has left; the rest are taken to be at its latest
+        s.total -= 1
+        b[s.head + 1]!--
+        b[s.head + 2] = b[s.head + 3]!
+      }
+      // buckets leave in index order: the next bucket's admissions are all later than this one's
+      break
     }
     if (s.head === b.length) {
       b.length = 0
       s.head = 0
-    } else if (s.head >= COMPACT_AT * 3 && s.head * 2 >= b.length) {
+    } else if (s.head >= COMPACT_AT * STRIDE && s.head * 2 >= b.length) {
       b.splice(0, s.head)
       s.head = 0
     }
@@ -113,13 +161,13 @@ export const makeMemoryWindow = (): MemoryWindow => {
       }
       const b = s.b
       const bucket = Math.floor(now / BUCKET_MS)
-      const top = b.length - 3
+      const top = b.length - STRIDE
       if (top >= s.head && b[top]! >= bucket) {
         // the current bucket, or the newest one when the clock stepped back
         b[top + 1]!++
-        if (now > b[top + 2]!) b[top + 2] = now
+        if (now > b[top + 3]!) b[top + 3] = now
       } else {
-        b.push(bucket, 1, now)
+        b.push(bucket, 1, now, now)
       }
       s.total++
       if (now > s.newest) s.newest = now
@@ -131,25 +179,14 @@ export const makeMemoryWindow = (): MemoryWindow => {
     }
     const b = s.b
     const resetMs = b[b.length - 1]! + windowMs - now
-    let retryMs = windowMs
-    if (limit > 0) {
-      // the oldest buckets must leave until the total is below the limit
-      const need = total - limit + 1
-      let acc = 0
-      for (let i = s.head; i < b.length; i += 3) {
-        acc += b[i + 1]!
-        if (acc >= need) {
-          retryMs = b[i + 2]! + windowMs - now
-          break
-        }
-      }
-    }
+    // the oldest admissions must leave until the total is below the limit
+    const retryMs = limit > 0 ? waitFor(b, s.head, total - limit + 1, windowMs, now) : windowMs
     return { allowed: false, count: total, resetMs, retryMs }
   }
 
   const buckets = (key: string) => {
     const s = keys.get(key)
-    return s === undefined ? 0 : (s.b.length - s.head) / 3
+    return s === undefined ? 0 : (s.b.length - s.head) / STRIDE
   }
 
   return { take, size: () => keys.size, buckets }

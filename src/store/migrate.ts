@@ -16,6 +16,7 @@ import webhooks from "./migrations/0008_webhooks.js"
 import webhookStates from "./migrations/0009_webhook_states.js"
 import universesVersion from "./migrations/0010_universes_version.js"
 import universeMemberships from "./migrations/0011_universe_memberships.js"
+import webhooksActive from "./migrations/0012_webhooks_active.js"
 
 export const migrations = {
   "0001_accounts": accounts,
@@ -28,7 +29,8 @@ export const migrations = {
   "0008_webhooks": webhooks,
   "0009_webhook_states": webhookStates,
   "0010_universes_version": universesVersion,
-  "0011_universe_memberships": universeMemberships
+  "0011_universe_memberships": universeMemberships,
+  "0012_webhooks_active": webhooksActive
 }
 
 export const runMigrations = Migrator.make({})({

@@ -6,9 +6,16 @@
  * transaction: the plan's webhook cap (checked under a lock on the account
  * row, so concurrent creates cannot overshoot it) and the evaluator's tick
  * commit (new match states and their deliveries in one transaction).
+ *
+ * Creates are grouped: concurrent `create` calls wait in a queue, and one
+ * fiber commits all those waiting in one transaction of a fixed number of
+ * statements (lock the accounts, count the capped ones' active webhooks,
+ * insert every row with its state), so a create costs neither a transaction
+ * of its own nor anything that grows with the account's webhooks.
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
+import { makeGroupCommit } from "./groupCommit.js"
 
 export type Cadence = "realtime" | "hourly" | "exchange_open"
 export type Channel = "webhook" | "chat" | "in_app" | "mobile_push"
@@ -195,7 +202,12 @@ export interface NewDelivery {
 }
 
 export type CreateOutcome =
-  | { readonly _tag: "Created"; readonly record: WebhookRecord }
+  | {
+      readonly _tag: "Created"
+      readonly record: WebhookRecord
+      /** the evaluation ticks as the create's transaction saw them (for `effectiveLastEvaluated`) */
+      readonly ticks: ReadonlyMap<Cadence, number>
+    }
   | { readonly _tag: "LimitReached"; readonly active: number }
 
 export type EnableOutcome =
@@ -225,8 +237,18 @@ export const insertDeliveries = (sql: SqlClient.SqlClient, deliveries: ReadonlyA
           ${deliveries.map((d) => d.dueAt)}::bigint[])
           AS d(id, webhook_id, account_id, event_id, channel, target_url, test, payload, due_at)`.pipe(Effect.asVoid)
 
+/** The most creates committed in one transaction. */
+export const CREATE_BATCH = 256
+
+interface PendingCreate {
+  readonly accountId: string
+  readonly id: string
+  readonly config: WebhookConfig
+  readonly cap: number | null
+}
+
 export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
-  effect: Effect.gen(function* () {
+  scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
     /** active webhooks of the account, under a lock on the account row (call inside a transaction) */
@@ -238,23 +260,100 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
         return Number(rows[0]?.n ?? 0)
       })
 
-    /** Creates an active webhook unless the account already has `cap` active ones (null = no cap). */
-    const create = (accountId: string, id: string, config: WebhookConfig, cap: number | null) =>
+    /**
+     * Commits a group of creates in one transaction, in their order: locks the accounts' rows
+     * (sorted, so two groups never wait on each other crosswise), then counts the active webhooks
+     * of the accounts with a cap (an index of active webhooks per account: the count reads at most
+     * the account's active ones, never its disabled ones, and accounts without a cap count
+     * nothing), admits each create while its account is under its cap, and inserts every admitted
+     * row and its state in one statement, and reads the evaluation ticks (what a create answers
+     * shows). Five statements whatever the group's size.
+     */
+    const commitCreates = (group: ReadonlyArray<PendingCreate>) =>
       Effect.gen(function* () {
         const ms = yield* Clock.currentTimeMillis
         const now = Math.floor(ms / 1000)
-        const active = yield* lockAndCount(accountId)
-        if (cap !== null && active >= cap) return { _tag: "LimitReached", active } as CreateOutcome
-        yield* sql`INSERT INTO webhooks (id, account_id, name, q, universe_id, cadence, channel,
-            target_url, chat_url, device_id, signing_secret, fields, status, origin_type, origin_ref, origin_condition,
-            created_at, updated_at, armed_at)
-          VALUES (${id}, ${accountId}, ${config.name}, ${config.q}, ${config.universeId}, ${config.cadence},
-            ${config.channel}, ${config.targetUrl}, ${config.chatUrl}, ${config.deviceId}, ${config.signingSecret},
-            ${config.fields}::text[], 'active', ${config.origin.type}, ${config.origin.ref}, ${config.origin.condition},
-            ${now}, ${now}, ${ms})`
-        yield* sql`INSERT INTO webhook_states (webhook_id, armed_at) VALUES (${id}, ${ms})`
-        return { _tag: "Created", record: (yield* getById(id))! } as CreateOutcome
+        const accounts = [...new Set(group.map((c) => c.accountId))].sort()
+        yield* sql`SELECT id FROM accounts WHERE id = ANY(${accounts}::text[]) ORDER BY id FOR UPDATE`
+        // counted after the lock, in a statement of its own: it sees every create committed before
+        const capped = [...new Set(group.filter((c) => c.cap !== null).map((c) => c.accountId))]
+        const active = new Map<string, number>()
+        if (capped.length > 0) {
+          const rows = yield* sql<{ account_id: string; n: number | string }>`SELECT account_id, count(*) AS n
+            FROM webhooks WHERE account_id = ANY(${capped}::text[]) AND status = 'active' GROUP BY account_id`
+          for (const r of rows) active.set(r.account_id, Number(r.n))
+        }
+        const outcomes: Array<CreateOutcome | undefined> = []
+        const admitted: Array<PendingCreate> = []
+        for (const c of group) {
+          const n = active.get(c.accountId) ?? 0
+          if (c.cap !== null && n >= c.cap) {
+            outcomes.push({ _tag: "LimitReached", active: n })
+          } else {
+            active.set(c.accountId, n + 1)
+            admitted.push(c)
+            outcomes.push(undefined)
+          }
+        }
+        if (admitted.length === 0) return outcomes as Array<CreateOutcome>
+        const input = JSON.stringify(
+          admitted.map(({ accountId, id, config }) => ({
+            id,
+            account_id: accountId,
+            name: config.name,
+            q: config.q,
+            universe_id: config.universeId,
+            cadence: config.cadence,
+            channel: config.channel,
+            target_url: config.targetUrl,
+            chat_url: config.chatUrl,
+            device_id: config.deviceId,
+            signing_secret: config.signingSecret,
+            fields: config.fields,
+            origin_type: config.origin.type,
+            origin_ref: config.origin.ref,
+            origin_condition: config.origin.condition
+          }))
+        )
+        // in the group's order, so `created_seq` orders them as they came
+        const rows = yield* sql<Row>`WITH input AS (
+            SELECT r.*, e.n FROM jsonb_array_elements(${input}::jsonb) WITH ORDINALITY AS e(v, n),
+              jsonb_to_record(e.v) AS r(id text, account_id text, name text, q text, universe_id text, cadence text,
+                channel text, target_url text, chat_url text, device_id text, signing_secret text, fields jsonb,
+                origin_type text, origin_ref text, origin_condition text)),
+          inserted AS (
+            INSERT INTO webhooks (id, account_id, name, q, universe_id, cadence, channel, target_url, chat_url,
+              device_id, signing_secret, fields, status, origin_type, origin_ref, origin_condition,
+              created_at, updated_at, armed_at)
+            SELECT id, account_id, name, q, universe_id, cadence, channel, target_url, chat_url, device_id,
+              signing_secret, ARRAY(SELECT jsonb_array_elements_text(fields)), 'active', origin_type, origin_ref,
+              origin_condition, ${now}, ${now}, ${ms}
+            FROM input ORDER BY n
+            RETURNING *),
+          states AS (
+            INSERT INTO webhook_states (webhook_id, armed_at) SELECT id, armed_at FROM inserted RETURNING webhook_id)
+          SELECT inserted.*, '' AS match_base, '' AS match_delta, 0 AS match_deltas, 0 AS state_seq,
+            NULL::bigint AS state_evaluated_at, NULL::bigint AS last_fired
+          FROM inserted`
+        const records = new Map(rows.map((r) => [r.id, toRecord(r)] as const))
+        const tickRows = yield* ticks
+        let k = 0
+        return outcomes.map((o) => {
+          if (o !== undefined) return o
+          const record = records.get(admitted[k++]!.id)
+          if (record === undefined) throw new Error("webhook create: an inserted row was not returned")
+          return { _tag: "Created", record, ticks: tickRows } as CreateOutcome
+        })
       }).pipe(sql.withTransaction)
+
+    const grouped = yield* makeGroupCommit(commitCreates, CREATE_BATCH)
+
+    /**
+     * Creates an active webhook unless the account already has `cap` active ones (null = no cap).
+     * Committed with the creates that wait at the same time (see `commitCreates`).
+     */
+    const create = (accountId: string, id: string, config: WebhookConfig, cap: number | null) =>
+      grouped({ accountId, id, config, cap })
 
     const get = (accountId: string, id: string) =>
       Effect.map(sql<Row>`SELECT * FROM webhook_records WHERE account_id = ${accountId} AND id = ${id}`, (rows) =>

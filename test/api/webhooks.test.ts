@@ -283,6 +283,52 @@ describe("webhook subscriptions and delivery over HTTP", () => {
     expect(enabled.body.status).toBe("active")
   })
 
+  it("64 creates racing at the Hobby cap: exactly 10 made, every other refused (issue 13)", async () => {
+    const key = await newKey("hobby")
+    const results = await Promise.all(
+      Array.from({ length: 64 }, (_, i) =>
+        call(key, "POST", "/v2/webhooks", { q: `price > ${i}`, channel: "in_app", name: `race ${i}` })
+      )
+    )
+    const made = results.filter((r) => r.status === 201)
+    expect(made).toHaveLength(10)
+    for (const r of results.filter((r) => r.status !== 201)) expectError(r, 403, "webhook_limit_reached")
+    const listed = await call(key, "GET", "/v2/webhooks?limit=100")
+    expect(listed.body.webhooks.map((w: { id: string }) => w.id).sort()).toEqual(made.map((r) => r.body.id).sort())
+    // each answer is the webhook as read back (next_eval_at moves with the clock)
+    for (const r of made) {
+      const read = await call(key, "GET", `/v2/webhooks/${r.body.id}`)
+      expect(read.body).toEqual({ ...r.body, next_eval_at: read.body.next_eval_at })
+    }
+  })
+
+  it("creates keep the Idempotency-Key rules when sent together: one webhook per key (issue 13)", async () => {
+    const key = await newKey("pro")
+    const send = (idempotencyKey: string, body: unknown) =>
+      api(server, key, "/v2/webhooks", {
+        method: "POST",
+        body: JSON.stringify(body),
+        headers: { "idempotency-key": idempotencyKey }
+      })
+    const body = { q: "price > 1", channel: "in_app", name: "once" }
+    const together = await Promise.all(Array.from({ length: 16 }, () => send("create-once", body)))
+    const created = together.filter((r) => r.status === 201)
+    // the first made it; the others were told it is running (409) or got its answer again
+    expect(new Set(created.map((r) => r.body.id)).size).toBe(1)
+    for (const r of together.filter((r) => r.status !== 201)) expectError(r, 409, "idempotency_key_in_progress")
+    const replay = await send("create-once", body)
+    expect(replay.status).toBe(201)
+    expect(replay.headers.get("idempotent-replayed")).toBe("true")
+    expect(replay.body.id).toBe(created[0]!.body.id)
+    expectError(await send("create-once", { ...body, name: "other" }), 422, "idempotency_key_reused")
+    // distinct keys sent together: one webhook each
+    const distinct = await Promise.all(Array.from({ length: 16 }, (_, i) => send(`create-${i}`, body)))
+    expect(distinct.map((r) => r.status)).toEqual(Array(16).fill(201))
+    expect(new Set(distinct.map((r) => r.body.id)).size).toBe(16)
+    const listed = await call(key, "GET", "/v2/webhooks?limit=100")
+    expect(listed.body.count).toBe(17)
+  })
+
   it("disable stops firing; enable clears the match set and fires once with every current match", async () => {
     const key = await newKey()
     const sub = await call(key, "POST", "/v2/webhooks", {

@@ -72,7 +72,7 @@ describe("RateLimiter Redis outage policy", () => {
       expect(ms).toBeLessThan(300)
       // still limited, per instance
       expect(allowed(ds)).toBe(5)
-      expect(ds.filter((d) => !d.allowed).every((d) => d.retryAfterSeconds === 60)).toBe(true)
+      expect(ds.filter((d) => !d.allowed).every((d) => d.retryAfterSeconds === 59)).toBe(true)
       expect((yield* fallbacks) - before).toBe(20)
       expect(logged.filter((m) => m.includes("Redis unavailable"))).toHaveLength(1)
     }).pipe(Effect.provide(warnings(logged)))

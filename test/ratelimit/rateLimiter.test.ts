@@ -68,7 +68,8 @@ for (const store of stores()) {
           .sort((a, b) => a - b)
         expect(remaining).toEqual(Array.from({ length: 50 }, (_, i) => i))
         for (const d of ds.filter((d) => !d.allowed)) {
-          expect(d).toEqual({ allowed: false, limit: 50, remaining: 0, resetSeconds: 60, retryAfterSeconds: 60 })
+          // the true wait is 60 s (all 50 at this very millisecond); Retry-After stays under 60
+          expect(d).toEqual({ allowed: false, limit: 50, remaining: 0, resetSeconds: 60, retryAfterSeconds: 59 })
         }
         // a second wave in the same window admits nothing
         expect(allowedCount(yield* checkAt(30_000, key, 50, 200))).toBe(0)
@@ -119,7 +120,7 @@ for (const store of stores()) {
         for (let t = 60_000; t < 119_900; t += 500) {
           const [d] = yield* checkAt(t, key, 60)
           expect(d!.allowed).toBe(false)
-          expect(d!.retryAfterSeconds).toBe(Math.ceil((119_900 - t) / 1000))
+          expect(d!.retryAfterSeconds).toBe(Math.min(59, Math.ceil((119_900 - t) / 1000)))
           expect(d!.resetSeconds).toBe(Math.ceil((119_900 - t) / 1000))
         }
         const [last] = yield* checkAt(119_899, key, 60)
@@ -129,16 +130,51 @@ for (const store of stores()) {
       }).pipe(withStore(store))
     )
 
-    it.effect("a bucket counts until its latest admission leaves: at most 1 s stricter than a log", () =>
+    it.effect(
+      "a bucket's oldest admission leaves on time, the rest with its latest: at most 1 s stricter than a log",
+      () =>
+        Effect.gen(function* () {
+          const key = freshTag()
+          expect(allowedCount(yield* checkAt(0, key, 60))).toBe(1)
+          expect(allowedCount(yield* checkAt(1, key, 60))).toBe(1)
+          expect(allowedCount(yield* checkAt(999, key, 60, 58))).toBe(58)
+          // the t=0 admission leaves at t=60 s, as in a timestamp log
+          const [before] = yield* checkAt(59_999, key, 60)
+          expect(before).toEqual({ allowed: false, limit: 60, remaining: 0, resetSeconds: 1, retryAfterSeconds: 1 })
+          expect(allowedCount(yield* checkAt(60_000, key, 60, 2))).toBe(1)
+          // a log would admit the t=1 ms one's successor at t=60.001 s; the second-0 bucket keeps it until t=60.999 s
+          const [d] = yield* checkAt(60_001, key, 60)
+          expect(d).toEqual({ allowed: false, limit: 60, remaining: 0, resetSeconds: 60, retryAfterSeconds: 1 })
+          expect(allowedCount(yield* checkAt(60_998, key, 60))).toBe(0)
+          expect(allowedCount(yield* checkAt(60_999, key, 60, 60))).toBe(59)
+        }).pipe(withStore(store))
+    )
+
+    it.effect("Retry-After is the true wait, under 60: a Free key that spent its 60 over two seconds", () =>
       Effect.gen(function* () {
         const key = freshTag()
-        expect(allowedCount(yield* checkAt(0, key, 60))).toBe(1)
-        expect(allowedCount(yield* checkAt(999, key, 60, 59))).toBe(59)
-        // a timestamp log would admit 1 at t=60 s; the second-0 bucket counts until t=60.999 s
-        const [d] = yield* checkAt(60_000, key, 60)
-        expect(d).toEqual({ allowed: false, limit: 60, remaining: 0, resetSeconds: 1, retryAfterSeconds: 1 })
-        expect(allowedCount(yield* checkAt(60_998, key, 60))).toBe(0)
-        expect(allowedCount(yield* checkAt(60_999, key, 60, 61))).toBe(60)
+        // 60 requests from t=0.7 s to t=1.88 s, 20 ms apart (the case: the 61st was told 60,
+        // the wait until the second-0 bucket's latest admission, t=0.98 s, left)
+        for (let i = 0; i < 60; i++) {
+          expect(allowedCount(yield* checkAt(700 + 20 * i, key, 60))).toBe(1)
+        }
+        // the 61st: the t=0.7 s admission leaves at t=60.7 s, 58.8 s from now
+        const [d] = yield* checkAt(1_900, key, 60)
+        expect(d).toEqual({ allowed: false, limit: 60, remaining: 0, resetSeconds: 60, retryAfterSeconds: 59 })
+        const [later] = yield* checkAt(30_200, key, 60)
+        expect(later!.retryAfterSeconds).toBe(31)
+        // and it is true: refused 1 ms before, one admitted when the wait is over
+        expect(allowedCount(yield* checkAt(60_699, key, 60))).toBe(0)
+        expect(allowedCount(yield* checkAt(60_700, key, 60, 3))).toBe(1)
+        // the same 60 in one instant: the true wait is the whole window, and 59 is answered
+        const burst = freshTag()
+        const ds = yield* checkAt(3_000, burst, 60, 61)
+        expect(ds.filter((x) => !x.allowed).map((x) => x.retryAfterSeconds)).toEqual([59])
+        const [soon] = yield* checkAt(3_400, burst, 60)
+        expect(soon!.retryAfterSeconds).toBe(59)
+        const [end] = yield* checkAt(62_000, burst, 60)
+        expect(end!.retryAfterSeconds).toBe(1)
+        expect(allowedCount(yield* checkAt(63_000, burst, 60, 61))).toBe(60)
       }).pipe(withStore(store))
     )
 
@@ -169,7 +205,7 @@ for (const store of stores()) {
       }).pipe(withStore(store))
     )
 
-    it.effect("invariants on every decision: remaining ≥ 0, Retry-After 1..60 only on refusal", () =>
+    it.effect("invariants on every decision: remaining ≥ 0, Retry-After 1..59 only on refusal", () =>
       Effect.gen(function* () {
         const key = freshTag()
         let t = 0
@@ -185,7 +221,7 @@ for (const store of stores()) {
             expect(d!.resetSeconds).toBe(60)
           } else {
             expect(d!.retryAfterSeconds).toBeGreaterThanOrEqual(1)
-            expect(d!.retryAfterSeconds).toBeLessThanOrEqual(d!.resetSeconds)
+            expect(d!.retryAfterSeconds).toBeLessThanOrEqual(Math.min(59, d!.resetSeconds))
           }
         }
       }).pipe(withStore(store))
@@ -195,7 +231,7 @@ for (const store of stores()) {
       Effect.gen(function* () {
         const key = freshTag()
         const [d] = yield* checkAt(1_000, key, 0)
-        expect(d).toEqual({ allowed: false, limit: 0, remaining: 0, resetSeconds: 0, retryAfterSeconds: 60 })
+        expect(d).toEqual({ allowed: false, limit: 0, remaining: 0, resetSeconds: 0, retryAfterSeconds: 59 })
         expect(allowedCount(yield* checkAt(1_000, key, 2, 3))).toBe(2)
       }).pipe(withStore(store))
     )
@@ -237,6 +273,7 @@ for (const store of stores()) {
                 expect(recent).toBeGreaterThanOrEqual(limit)
               }
               expect(d.remaining).toBeGreaterThanOrEqual(0)
+              if (!d.allowed) expect(d.retryAfterSeconds).toBeLessThanOrEqual(59)
             }
           }
           expect(maxIn60s(admitted)).toBeLessThanOrEqual(limit)

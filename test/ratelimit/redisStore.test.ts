@@ -117,6 +117,25 @@ describe.skipIf(url === undefined)(`RateLimiter Redis store (${NEEDS_REDIS})`, (
     })
   )
 
+  it.scoped("reads a bucket an earlier version wrote as count:latest, all of it leaving at its latest", () =>
+    noFallback(
+      Effect.gen(function* () {
+        const client = yield* connectedRedis(url!)
+        const limiter = yield* makeRedisLimiter(client, { timeout: "2 seconds" })
+        const tag = freshTag()
+        yield* Effect.promise(() =>
+          client.hset(`${KEY_PREFIX}${tag}`, "10", "3:10500", "n", "3", "lo", "10", "hi", "10")
+        )
+        yield* TestClock.setTime(11_000)
+        expect(yield* limiter.check(tag, 3)).toMatchObject({ allowed: false, retryAfterSeconds: 59 })
+        yield* TestClock.setTime(70_499)
+        expect((yield* limiter.check(tag, 3)).allowed).toBe(false)
+        yield* TestClock.setTime(70_500)
+        expect(yield* limiter.check(tag, 3)).toMatchObject({ allowed: true, remaining: 2 })
+      })
+    )
+  )
+
   it.scoped("answers exactly as the in-process store on the same schedule", () =>
     noFallback(
       Effect.gen(function* () {

@@ -118,13 +118,19 @@ const deliveryDoc = (d: DeliveryRecord) => ({
   delivered_at: d.deliveredAt
 })
 
+/** Renders records with the evaluator's tick times `ticks`. */
+const renderWith = (ticks: ReadonlyMap<Cadence, number>) =>
+  Effect.gen(function* () {
+    const market = yield* Market
+    const now = yield* Clock.currentTimeMillis
+    return (w: WebhookRecord) => toDoc(w, ticks, market.refreshInterval, now)
+  })
+
 /** Renders records with the evaluator's tick times. */
-const render = Effect.gen(function* () {
-  const ticks = yield* db((yield* Webhooks).ticks)
-  const market = yield* Market
-  const now = yield* Clock.currentTimeMillis
-  return (w: WebhookRecord) => toDoc(w, ticks, market.refreshInterval, now)
-})
+const render = Effect.flatMap(
+  Effect.flatMap(Webhooks, (w) => db(w.ticks)),
+  renderWith
+)
 
 interface DeliveryInput {
   readonly target_url?: string | null | undefined
@@ -279,7 +285,8 @@ const create = (
       })
     }
     yield* (yield* Alerts).changed(outcome.record)
-    const doc = (yield* render)(outcome.record)
+    // the ticks read by the create's transaction: no statement of its own
+    const doc = (yield* renderWith(outcome.ticks))(outcome.record)
     return {
       ...doc,
       ...(signingSecret === null ? {} : { signing_secret: signingSecret }),

@@ -1,0 +1,24 @@
+/** What the benchmarks read about the service's process from /proc. */
+import { readFileSync } from "node:fs"
+
+/** CPU seconds (user + system) a process has used so far, from /proc (clock ticks of 10 ms). */
+export const cpuSeconds = (pid: number): number => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/**
+ * Waits until the service is idle (under 5% of a core over 2 s): after
+ * `/readyz` it still derives history in the background for a minute or two,
+ * which would be measured as request cost otherwise. Returns the seconds waited.
+ */
+export const quiesce = async (pid: number, timeoutMs = 300_000) => {
+  const started = performance.now()
+  while (performance.now() - started < timeoutMs) {
+    const before = cpuSeconds(pid)
+    await new Promise((r) => setTimeout(r, 2_000))
+    if (cpuSeconds(pid) - before < 0.1) return (performance.now() - started) / 1000
+  }
+  return (performance.now() - started) / 1000
+}
