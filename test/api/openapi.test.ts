@@ -378,6 +378,22 @@ describe("the OpenAPI document, read as client generators read it", () => {
       ["DELETE /v2/rules/{id}", `/v2/rules/${rule.id}`, 200, P]
     ])
 
+    // a Pro account's custom signal, the account downgraded to Hobby: a scan or rule naming it is 403
+    const downgraded = await replay("POST /admin/accounts", "/admin/accounts", 201, asAdmin({ plan: "pro" }))
+    const D = { key: downgraded.api_key as string }
+    await replay("POST /v2/signals", "/v2/signals", 201, { ...D, body: { name: "oa_mine", expr: "price > 1" } })
+    const patch = `/admin/accounts/${downgraded.account_id}`
+    await replay("PATCH /admin/accounts/{account_id}", patch, 200, asAdmin({ plan: "hobby" }))
+    for (const [op, url, body] of [
+      ["POST /v2/scan", "/v2/scan", { q: "oa_mine", limit: 2 }],
+      ["POST /v2/rules", "/v2/rules", { name: "mine", q: "oa_mine AND price < 5" }]
+    ] as const) {
+      const refused = await replay(op, url, 403, { ...D, body })
+      if (refused?.error?.code !== "custom_signals_tier_required") {
+        failures.push(`${op}: 403 not custom_signals_tier_required: ${JSON.stringify(refused)}`)
+      }
+    }
+
     const history = "GET /v2/signals/{signal}/{ticker}/history/{interval}"
     const events = "GET /v2/signals/{signal}/{ticker}/events"
     await replayAll([
