@@ -57,6 +57,8 @@ interface RoutePattern {
   readonly static: boolean
   /** the query parameters the endpoint declares; undefined when its schema does not list them (any are passed on) */
   readonly query: ReadonlySet<string> | undefined
+  /** behind an authentication middleware (API key or admin token) */
+  readonly authenticated: boolean
 }
 
 /**
@@ -82,12 +84,18 @@ export const declaredQuery = (endpoint: {
   return names
 }
 
-/** Route patterns from the API definition, for low-cardinality metric labels. */
-const routePatterns: ReadonlyArray<RoutePattern> = (() => {
+/**
+ * Route patterns from the API definition, for low-cardinality metric labels;
+ * built on first use (idempotency.ts, which imports this module, is imported
+ * by the API's server).
+ */
+let patterns: ReadonlyArray<RoutePattern> | undefined
+const routePatterns = (): ReadonlyArray<RoutePattern> => {
+  if (patterns !== undefined) return patterns
   const out: Array<RoutePattern> = []
   HttpApi.reflect(VigilApi as any, {
     onGroup: () => {},
-    onEndpoint: ({ endpoint }) => {
+    onEndpoint: ({ endpoint, middleware }) => {
       const source = endpoint.path
         .split("/")
         .map((seg) => (seg.startsWith(":") ? "[^/]+" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
@@ -97,17 +105,30 @@ const routePatterns: ReadonlyArray<RoutePattern> = (() => {
         label: endpoint.path,
         regex: new RegExp(`^${source}/?$`),
         static: !endpoint.path.includes(":"),
-        query: declaredQuery(endpoint)
+        query: declaredQuery(endpoint),
+        authenticated: [...middleware].some((tag) => AUTHENTICATING.has(tag.key))
       })
     }
   })
   // static routes first, so /v2/universes/system beats /v2/universes/:id
-  return out.sort((a, b) => Number(b.static) - Number(a.static))
-})()
+  patterns = out.sort((a, b) => Number(b.static) - Number(a.static))
+  return patterns
+}
+
+/** The tags of the middlewares that authenticate a caller (Authentication.ts, AdminAuth.ts). */
+const AUTHENTICATING: ReadonlySet<string> = new Set(["vigil/Authentication", "vigil/AdminAuth"])
+
+const routeOf = (method: string, path: string) => routePatterns().find((r) => r.method === method && r.regex.test(path))
+
+/** Whether the route of a request is behind the API-key authentication middleware (Authentication.ts). */
+export const authenticatedByKey = (method: string, path: string): boolean => {
+  const route = routeOf(method, path)
+  return route?.authenticated === true && route.label.startsWith("/v2/")
+}
 
 export const routeLabel = (method: string, path: string): string => {
-  for (const r of routePatterns) if (r.method === method && r.regex.test(path)) return r.label
-  for (const r of routePatterns) if (r.regex.test(path)) return r.label
+  for (const r of routePatterns()) if (r.method === method && r.regex.test(path)) return r.label
+  for (const r of routePatterns()) if (r.regex.test(path)) return r.label
   return "unmatched"
 }
 
@@ -143,8 +164,7 @@ export const labelsFor = (method: string, route: string, status: number) => {
 export const unknownQueryParams = (method: string, url: string): ReadonlyArray<string> => {
   const start = url.indexOf("?")
   if (start < 0) return []
-  const path = url.slice(0, start)
-  const route = routePatterns.find((r) => r.method === method && r.regex.test(path))
+  const route = routeOf(method, url.slice(0, start))
   if (route?.query === undefined) return []
   const declared = route.query
   return [...new Set(new URLSearchParams(url.slice(start + 1)).keys())].filter((name) => !declared.has(name))

@@ -16,7 +16,7 @@ import { HotLane, HotLaneLive } from "./hotLane.js"
 import { idempotency } from "./idempotency.js"
 import { MarketLive } from "./market/Http.js"
 import { AdminAuthLive } from "./middleware/AdminAuth.js"
-import { AuthenticationLive } from "./middleware/Authentication.js"
+import { AuthenticationLive, makeAuthenticate } from "./middleware/Authentication.js"
 import { NewsLive } from "./news/Http.js"
 import { requestMiddleware } from "./requestMiddleware.js"
 import { RulesLive } from "./rules/Http.js"
@@ -78,7 +78,8 @@ export const HttpServerLive = Layer.unwrapEffect(
 export const ServerLive = Effect.gen(function* () {
   const app = yield* HttpApiBuilder.httpApp
   const lane = yield* HotLane
-  return HttpServer.serve(requestMiddleware(idempotency(app), lane.fill))
+  const authenticate = yield* makeAuthenticate
+  return HttpServer.serve(requestMiddleware(idempotency(app, authenticate), lane.fill))
 }).pipe(
   Layer.unwrapEffect,
   Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
