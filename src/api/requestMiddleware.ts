@@ -57,7 +57,7 @@ interface RoutePattern {
   readonly static: boolean
   /** the query parameters the endpoint declares; undefined when its schema does not list them (any are passed on) */
   readonly query: ReadonlySet<string> | undefined
-  /** behind an authentication middleware (API key or admin token) */
+  /** behind an authentication middleware (API key or admin token), which checks the query parameters itself */
   readonly authenticated: boolean
 }
 
@@ -86,8 +86,8 @@ export const declaredQuery = (endpoint: {
 
 /**
  * Route patterns from the API definition, for low-cardinality metric labels;
- * built on first use (idempotency.ts, which imports this module, is imported
- * by the API's server).
+ * built on first use (the authentication middlewares, which the API imports,
+ * import this module).
  */
 let patterns: ReadonlyArray<RoutePattern> | undefined
 const routePatterns = (): ReadonlyArray<RoutePattern> => {
@@ -159,16 +159,26 @@ export const labelsFor = (method: string, route: string, status: number) => {
  * The query parameters of a request that its endpoint does not declare (the
  * API promises they are 400, never silently ignored): checked here for every
  * endpoint from its declared schemas, so no handler needs a check and a typed
- * client call needs no empty `urlParams`.
+ * client call needs no empty `urlParams`. On a route behind authentication
+ * the authentication middleware checks them, after the caller is known (one
+ * without a valid key or token is 401, whatever its query string);
+ * `unauthenticatedOnly` leaves those routes out.
  */
-export const unknownQueryParams = (method: string, url: string): ReadonlyArray<string> => {
+export const unknownQueryParams = (method: string, url: string, unauthenticatedOnly = false): ReadonlyArray<string> => {
   const start = url.indexOf("?")
   if (start < 0) return []
   const route = routeOf(method, url.slice(0, start))
-  if (route?.query === undefined) return []
+  if (route?.query === undefined || (unauthenticatedOnly && route.authenticated)) return []
   const declared = route.query
   return [...new Set(new URLSearchParams(url.slice(start + 1)).keys())].filter((name) => !declared.has(name))
 }
+
+/** The message of the 400 for unknown query parameters, naming (some of) them. */
+export const unknownQueryMessage = (unknown: ReadonlyArray<string>) =>
+  `unknown query parameter(s): ${unknown
+    .slice(0, 5)
+    .map((name) => JSON.stringify(name.slice(0, 60)))
+    .join(", ")}`
 
 const envelope = (status: number, code: string, message: string, requestId: string, headers?: Record<string, string>) =>
   HttpServerResponse.unsafeJson({ error: { code, message, request_id: requestId } }, { status, headers: headers ?? {} })
@@ -324,11 +334,9 @@ export const requestMiddleware = <E, R>(
         )
       )
     }
-    const unknown = unknownQueryParams(method, request.url)
-    if (unknown.length > 0) {
-      const names = unknown.slice(0, 5).map((name) => JSON.stringify(name.slice(0, 60)))
-      return yield* finish(envelope(400, "bad_request", `unknown query parameter(s): ${names.join(", ")}`, requestId))
-    }
+    // routes behind authentication check them after it (Authentication.ts, AdminAuth.ts)
+    const unknown = unknownQueryParams(method, request.url, true)
+    if (unknown.length > 0) return yield* finish(envelope(400, "bad_request", unknownQueryMessage(unknown), requestId))
     // the same request object for the guard and the endpoint: it caches the body it read
     const relabelled =
       verdict === "no-body"

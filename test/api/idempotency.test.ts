@@ -2,12 +2,13 @@
  * The request policy's order on authenticated routes: the caller is
  * authenticated and counted against its rate limit before an Idempotency-Key
  * is looked up (a revoked key never gets a stored answer; a replay counts and
- * carries the X-RateLimit-* headers).
+ * carries the X-RateLimit-* headers) and before the query string is checked
+ * (no key: 401, whatever the parameters).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { admin, api, expectError, type RunningServer, startServer, waitReady } from "../support/server.js"
+import { ADMIN_TOKEN, admin, api, expectError, type RunningServer, startServer, waitReady } from "../support/server.js"
 
-describe("Idempotency-Key, after authentication", () => {
+describe("Idempotency-Key and query parameters, after authentication", () => {
   let server: RunningServer
   beforeAll(async () => {
     server = await startServer()
@@ -84,5 +85,34 @@ describe("Idempotency-Key, after authentication", () => {
     expect(statuses.length).toBeLessThanOrEqual(59)
     // the limit spent, a 409/422 is not looked up either
     expectError(await post(free.api_key, "/v2/scan", { ...scan, limit: 2 }, "idem-count"), 429, "rate_limited")
+  })
+
+  it("answers 401 before checking the query parameters on authenticated routes; 400 naming them after", async () => {
+    const pro = await account("pro")
+    expectError(await api(server, undefined, "/v2/account?zz_unknown=1"), 401, "unauthenticated")
+    expectError(await api(server, "vigil_test_nope", "/v2/account?zz_unknown=1"), 401, "unauthenticated")
+    const scan = { method: "POST", body: JSON.stringify({ q: "price > 1" }) }
+    expectError(await api(server, undefined, "/v2/scan?zz_unknown=1", scan), 401, "unauthenticated")
+    expectError(
+      await api(server, "wrong-token", "/admin/accounts/acc_nope?zz_unknown=1", { method: "PATCH", body: "{}" }),
+      401,
+      "unauthenticated"
+    )
+
+    const known = await api(server, pro.api_key, "/v2/account?zz_unknown=1")
+    expectError(known, 400, "bad_request")
+    expect(known.body.error.message).toContain("zz_unknown")
+    expect(known.headers.get("x-ratelimit-limit")).not.toBeNull()
+    const posted = await api(server, pro.api_key, "/v2/scan?zz_unknown=1", scan)
+    expectError(posted, 400, "bad_request")
+    expect(posted.body.error.message).toContain("zz_unknown")
+    const patched = await api(server, ADMIN_TOKEN, "/admin/accounts/acc_nope?zz_unknown=1", {
+      method: "PATCH",
+      body: "{}"
+    })
+    expectError(patched, 400, "bad_request")
+    expect(patched.body.error.message).toContain("zz_unknown")
+    // routes without authentication check them first, as before
+    expectError(await api(server, undefined, "/healthz?zz_unknown=1"), 400, "bad_request")
   })
 })

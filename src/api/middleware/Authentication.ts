@@ -16,6 +16,8 @@ import { Accounts, type AuthenticatedKey } from "../../accounts/Accounts.js"
 import { limitFor, rateLimitKey } from "../../ratelimit/policy.js"
 import { RateLimiter, rateLimitHeaders } from "../../ratelimit/RateLimiter.js"
 import {
+  BadRequest,
+  BadRequestError,
   RateLimited,
   RateLimitedError,
   ServiceUnavailable,
@@ -25,11 +27,18 @@ import {
   Unauthenticated,
   UnauthenticatedError
 } from "../errors.js"
+import { unknownQueryMessage, unknownQueryParams } from "../requestMiddleware.js"
 
 export class CurrentKey extends Context.Tag("vigil/CurrentKey")<CurrentKey, AuthenticatedKey>() {}
 
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("vigil/Authentication", {
-  failure: Schema.Union(UnauthenticatedError, SubscriptionRequiredError, RateLimitedError, ServiceUnavailableError),
+  failure: Schema.Union(
+    UnauthenticatedError,
+    SubscriptionRequiredError,
+    RateLimitedError,
+    ServiceUnavailableError,
+    BadRequestError
+  ),
   provides: CurrentKey,
   security: {
     bearer: HttpApiSecurity.bearer.pipe(
@@ -122,7 +131,11 @@ export const AuthenticationLive = Layer.effect(
       bearer: () =>
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
-          return yield* (yield* FiberRef.get(preAuthenticated)) ?? authenticate(request)
+          const key = yield* (yield* FiberRef.get(preAuthenticated)) ?? authenticate(request)
+          // after authentication: a caller without a valid key learns nothing of the request's validity
+          const unknown = unknownQueryParams(request.method, request.url)
+          if (unknown.length > 0) return yield* new BadRequest({ message: unknownQueryMessage(unknown) })
+          return key
         })
     }
   })
