@@ -7,13 +7,23 @@
  * while the first is still running is 409 `idempotency_key_in_progress`.
  * Keys are scoped to the API key that sent them (stored as a hash, never the
  * key itself); a 5xx frees the key for a retry.
+ *
+ * Nothing is looked up before the request is authenticated and counted
+ * against its key's rate limit (`makeAuthenticate`, whose outcome the
+ * Authentication middleware then takes as its own): a revoked key, or an
+ * account without a plan, gets its 401/402 and never a stored answer; a replay
+ * counts against the limit and carries the `X-RateLimit-*` headers. Only the
+ * API-key routes under /v2 take part (the unauthenticated sandbox does not).
  */
 
 import { createHash } from "node:crypto"
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Exit } from "effect"
+import type { AuthenticatedKey } from "../accounts/Accounts.js"
 import { makeGroupCommit } from "../store/groupCommit.js"
+import { type AuthenticationFailure, preAuthenticated } from "./middleware/Authentication.js"
+import { authenticatedByKey } from "./requestMiddleware.js"
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 const KEY = /^[\x21-\x7e]{1,255}$/
@@ -159,17 +169,29 @@ const makeKeyStore = Effect.gen(function* () {
 export const makeIdempotency = Effect.map(
   makeKeyStore,
   (keys) =>
-    <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
+    <E, R>(
+      app: HttpApp.Default<E, R>,
+      /** `makeAuthenticate` (middleware/Authentication.ts) */
+      authenticate: (
+        request: HttpServerRequest.HttpServerRequest
+      ) => Effect.Effect<AuthenticatedKey, AuthenticationFailure>
+    ): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
         const key = request.headers["idempotency-key"]
         const path = request.url.split("?")[0]
-        if (request.method !== "POST" || key === undefined || !path.startsWith("/v2/")) return yield* app
+        if (request.method !== "POST" || key === undefined || !authenticatedByKey(request.method, path)) {
+          return yield* app
+        }
+        // authenticated (and counted) first; the endpoint's middleware answers a failure as usual
+        const outcome = yield* Effect.exit(authenticate(request))
+        const served = Effect.locally(app, preAuthenticated, outcome)
+        if (Exit.isFailure(outcome)) return yield* served
         if (!KEY.test(key)) {
           return problem(400, "bad_request", "Idempotency-Key must be 1 to 255 printable ASCII characters")
         }
-        const authorization = request.headers.authorization
-        if (authorization === undefined) return yield* app // unauthenticated: the 401 needs no replay
+        // a valid key's own header: the scope is that one API key (so one account), never another's
+        const authorization = request.headers.authorization!
         // every body that reaches this far is JSON (other media types are refused first, see bodyGuard.ts)
         const scope = sha256(authorization)
         const body = yield* Effect.orElseSucceed(request.text, () => "")
@@ -205,7 +227,7 @@ export const makeIdempotency = Effect.map(
         if (early !== undefined) return early
 
         const release = keys.release({ scope, key }).pipe(Effect.ignore)
-        const response = yield* app.pipe(Effect.onError(() => release))
+        const response = yield* served.pipe(Effect.onError(() => release))
         const stored: Effect.Effect<unknown, SqlError.SqlError> =
           response.status < 500 && response.body._tag === "Uint8Array"
             ? keys.store({

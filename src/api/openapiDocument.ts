@@ -39,8 +39,9 @@ const tidy = (node: unknown): unknown => {
   return out
 }
 
-/** POSTs under /v2 honour `Idempotency-Key` (src/api/idempotency.ts). */
-const idempotent = (method: string, path: string) => method === "post" && path.startsWith("/v2/")
+/** POSTs under /v2 behind an API key honour `Idempotency-Key` (src/api/idempotency.ts); the keyless sandbox does not. */
+const idempotent = (method: string, path: string) =>
+  method === "post" && path.startsWith("/v2/") && !path.startsWith("/v2/sandbox/")
 
 /**
  * The answers of the request policy, which run before any endpoint (the
@@ -120,14 +121,14 @@ const RATE_LIMIT = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-R
  * sent), for an operation (method lower-case, path template) and status.
  * Every response carries `X-Request-Id`; an operation that declares 429 is
  * rate limited, and its successes and 429s carry the `X-RateLimit-*` headers
- * (not a replay by idempotency, which answers before the limiter runs);
+ * (a replay by idempotency too: it answers after authentication and the limiter);
  * `Retry-After` on 429, and on most 503s.
  */
 const headersOf = (method: string, path: string, status: number, op: any): Record<string, boolean> => {
   const out: Record<string, boolean> = { "X-Request-Id": true }
   const limited = op.responses?.["429"] !== undefined
   if (limited && (status < 300 || status === 429)) {
-    for (const name of RATE_LIMIT) out[name] = status === 429 || !idempotent(method, path)
+    for (const name of RATE_LIMIT) out[name] = true
   }
   if (status === 429) out["Retry-After"] = true
   if (status === 503) out["Retry-After"] = false

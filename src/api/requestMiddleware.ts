@@ -57,6 +57,8 @@ interface RoutePattern {
   readonly static: boolean
   /** the query parameters the endpoint declares; undefined when its schema does not list them (any are passed on) */
   readonly query: ReadonlySet<string> | undefined
+  /** behind an authentication middleware (API key or admin token), which checks the query parameters itself */
+  readonly authenticated: boolean
 }
 
 /**
@@ -82,12 +84,18 @@ export const declaredQuery = (endpoint: {
   return names
 }
 
-/** Route patterns from the API definition, for low-cardinality metric labels. */
-const routePatterns: ReadonlyArray<RoutePattern> = (() => {
+/**
+ * Route patterns from the API definition, for low-cardinality metric labels;
+ * built on first use (the authentication middlewares, which the API imports,
+ * import this module).
+ */
+let patterns: ReadonlyArray<RoutePattern> | undefined
+const routePatterns = (): ReadonlyArray<RoutePattern> => {
+  if (patterns !== undefined) return patterns
   const out: Array<RoutePattern> = []
   HttpApi.reflect(VigilApi as any, {
     onGroup: () => {},
-    onEndpoint: ({ endpoint }) => {
+    onEndpoint: ({ endpoint, middleware }) => {
       const source = endpoint.path
         .split("/")
         .map((seg) => (seg.startsWith(":") ? "[^/]+" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
@@ -97,17 +105,30 @@ const routePatterns: ReadonlyArray<RoutePattern> = (() => {
         label: endpoint.path,
         regex: new RegExp(`^${source}/?$`),
         static: !endpoint.path.includes(":"),
-        query: declaredQuery(endpoint)
+        query: declaredQuery(endpoint),
+        authenticated: [...middleware].some((tag) => AUTHENTICATING.has(tag.key))
       })
     }
   })
   // static routes first, so /v2/universes/system beats /v2/universes/:id
-  return out.sort((a, b) => Number(b.static) - Number(a.static))
-})()
+  patterns = out.sort((a, b) => Number(b.static) - Number(a.static))
+  return patterns
+}
+
+/** The tags of the middlewares that authenticate a caller (Authentication.ts, AdminAuth.ts). */
+const AUTHENTICATING: ReadonlySet<string> = new Set(["vigil/Authentication", "vigil/AdminAuth"])
+
+const routeOf = (method: string, path: string) => routePatterns().find((r) => r.method === method && r.regex.test(path))
+
+/** Whether the route of a request is behind the API-key authentication middleware (Authentication.ts). */
+export const authenticatedByKey = (method: string, path: string): boolean => {
+  const route = routeOf(method, path)
+  return route?.authenticated === true && route.label.startsWith("/v2/")
+}
 
 export const routeLabel = (method: string, path: string): string => {
-  for (const r of routePatterns) if (r.method === method && r.regex.test(path)) return r.label
-  for (const r of routePatterns) if (r.regex.test(path)) return r.label
+  for (const r of routePatterns()) if (r.method === method && r.regex.test(path)) return r.label
+  for (const r of routePatterns()) if (r.regex.test(path)) return r.label
   return "unmatched"
 }
 
@@ -138,17 +159,26 @@ export const labelsFor = (method: string, route: string, status: number) => {
  * The query parameters of a request that its endpoint does not declare (the
  * API promises they are 400, never silently ignored): checked here for every
  * endpoint from its declared schemas, so no handler needs a check and a typed
- * client call needs no empty `urlParams`.
+ * client call needs no empty `urlParams`. On a route behind authentication
+ * the authentication middleware checks them, after the caller is known (one
+ * without a valid key or token is 401, whatever its query string);
+ * `unauthenticatedOnly` leaves those routes out.
  */
-export const unknownQueryParams = (method: string, url: string): ReadonlyArray<string> => {
+export const unknownQueryParams = (method: string, url: string, unauthenticatedOnly = false): ReadonlyArray<string> => {
   const start = url.indexOf("?")
   if (start < 0) return []
-  const path = url.slice(0, start)
-  const route = routePatterns.find((r) => r.method === method && r.regex.test(path))
-  if (route?.query === undefined) return []
+  const route = routeOf(method, url.slice(0, start))
+  if (route?.query === undefined || (unauthenticatedOnly && route.authenticated)) return []
   const declared = route.query
   return [...new Set(new URLSearchParams(url.slice(start + 1)).keys())].filter((name) => !declared.has(name))
 }
+
+/** The message of the 400 for unknown query parameters, naming (some of) them. */
+export const unknownQueryMessage = (unknown: ReadonlyArray<string>) =>
+  `unknown query parameter(s): ${unknown
+    .slice(0, 5)
+    .map((name) => JSON.stringify(name.slice(0, 60)))
+    .join(", ")}`
 
 const envelope = (status: number, code: string, message: string, requestId: string, headers?: Record<string, string>) =>
   HttpServerResponse.unsafeJson({ error: { code, message, request_id: requestId } }, { status, headers: headers ?? {} })
@@ -304,11 +334,9 @@ export const requestMiddleware = <E, R>(
         )
       )
     }
-    const unknown = unknownQueryParams(method, request.url)
-    if (unknown.length > 0) {
-      const names = unknown.slice(0, 5).map((name) => JSON.stringify(name.slice(0, 60)))
-      return yield* finish(envelope(400, "bad_request", `unknown query parameter(s): ${names.join(", ")}`, requestId))
-    }
+    // routes behind authentication check them after it (Authentication.ts, AdminAuth.ts)
+    const unknown = unknownQueryParams(method, request.url, true)
+    if (unknown.length > 0) return yield* finish(envelope(400, "bad_request", unknownQueryMessage(unknown), requestId))
     // the same request object for the guard and the endpoint: it caches the body it read
     const relabelled =
       verdict === "no-body"

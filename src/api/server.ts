@@ -16,7 +16,7 @@ import { HotLane, HotLaneLive } from "./hotLane.js"
 import { makeIdempotency } from "./idempotency.js"
 import { MarketLive } from "./market/Http.js"
 import { AdminAuthLive } from "./middleware/AdminAuth.js"
-import { AuthenticationLive } from "./middleware/Authentication.js"
+import { AuthenticationLive, makeAuthenticate } from "./middleware/Authentication.js"
 import { NewsLive } from "./news/Http.js"
 import { requestMiddleware } from "./requestMiddleware.js"
 import { RulesLive } from "./rules/Http.js"
@@ -79,7 +79,8 @@ export const ServerLive = Effect.gen(function* () {
   const app = yield* HttpApiBuilder.httpApp
   const lane = yield* HotLane
   const idempotency = yield* makeIdempotency
-  return HttpServer.serve(requestMiddleware(idempotency(app), lane.fill))
+  const authenticate = yield* makeAuthenticate
+  return HttpServer.serve(requestMiddleware(idempotency(app, authenticate), lane.fill))
 }).pipe(
   Layer.unwrapScoped,
   Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),

@@ -7,6 +7,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
+import type { AuthenticatedKey } from "../../src/accounts/Accounts.js"
 import { IDEMPOTENCY_TTL_SECONDS, makeIdempotency } from "../../src/api/idempotency.js"
 import { backends } from "../support/backends.js"
 
@@ -37,11 +38,13 @@ for (const backend of backends()) {
             }
             return HttpServerResponse.unsafeJson({ run: n, echo: text }, { status: 201 })
           })
-          const withKeys = (yield* makeIdempotency)(app)
+          // every caller is a valid key here: what authentication decides is idempotencyAuth.test.ts's
+          const authenticated = Effect.succeed({} as AuthenticatedKey)
+          const withKeys = (yield* makeIdempotency)(app, () => authenticated)
           const send = (key: string, body: string, authorization = "Bearer one") =>
             Effect.gen(function* () {
               const request = HttpServerRequest.fromWeb(
-                new Request("http://vigil.test/v2/things", {
+                new Request("http://vigil.test/v2/universes", {
                   method: "POST",
                   headers: { authorization, "idempotency-key": key, "content-type": "application/json" },
                   body

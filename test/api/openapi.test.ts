@@ -167,7 +167,8 @@ describe("the OpenAPI document, read as client generators read it", () => {
         const where = `${method.toUpperCase()} ${path}`
         const statuses = Object.keys(op.responses).map(Number)
         const bodied = !["get", "head", "options"].includes(method) && path !== "/admin/import"
-        const idempotent = method === "post" && path.startsWith("/v2/")
+        // the keyless sandbox takes no Idempotency-Key: it is scoped to an API key
+        const idempotent = method === "post" && path.startsWith("/v2/") && !path.startsWith("/v2/sandbox/")
         const expected: Record<number, boolean> = {
           408: true,
           431: true,
@@ -192,7 +193,8 @@ describe("the OpenAPI document, read as client generators read it", () => {
           const want: Record<string, boolean | undefined> = {
             "x-request-id": true,
             "retry-after": status === 429 ? true : undefined,
-            "x-ratelimit-limit": statuses.includes(429) && status === 429 ? true : undefined
+            // a replay by idempotency too: it answers after authentication and the rate limiter
+            "x-ratelimit-limit": statuses.includes(429) && (status === 429 || status < 300) ? true : undefined
           }
           if (statuses.includes(429) && status < 300 && headers["x-ratelimit-limit"] === undefined) {
             problems.push(`${where} ${status}: no X-RateLimit-Limit declared on a rate-limited success`)
@@ -377,6 +379,22 @@ describe("the OpenAPI document, read as client generators read it", () => {
       ["POST /v2/scan", "/v2/scan", 200, asPro({ rule: rule.id, limit: 2 })],
       ["DELETE /v2/rules/{id}", `/v2/rules/${rule.id}`, 200, P]
     ])
+
+    // a Pro account's custom signal, the account downgraded to Hobby: a scan or rule naming it is 403
+    const downgraded = await replay("POST /admin/accounts", "/admin/accounts", 201, asAdmin({ plan: "pro" }))
+    const D = { key: downgraded.api_key as string }
+    await replay("POST /v2/signals", "/v2/signals", 201, { ...D, body: { name: "oa_mine", expr: "price > 1" } })
+    const patch = `/admin/accounts/${downgraded.account_id}`
+    await replay("PATCH /admin/accounts/{account_id}", patch, 200, asAdmin({ plan: "hobby" }))
+    for (const [op, url, body] of [
+      ["POST /v2/scan", "/v2/scan", { q: "oa_mine", limit: 2 }],
+      ["POST /v2/rules", "/v2/rules", { name: "mine", q: "oa_mine AND price < 5" }]
+    ] as const) {
+      const refused = await replay(op, url, 403, { ...D, body })
+      if (refused?.error?.code !== "custom_signals_tier_required") {
+        failures.push(`${op}: 403 not custom_signals_tier_required: ${JSON.stringify(refused)}`)
+      }
+    }
 
     const history = "GET /v2/signals/{signal}/{ticker}/history/{interval}"
     const events = "GET /v2/signals/{signal}/{ticker}/events"

@@ -8,10 +8,18 @@ import { timingSafeEqual } from "node:crypto"
 import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest, OpenApi } from "@effect/platform"
 import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { AppConfig } from "../../config/AppConfig.js"
-import { NotFound, NotFoundError, Unauthenticated, UnauthenticatedError } from "../errors.js"
+import {
+  BadRequest,
+  BadRequestError,
+  NotFound,
+  NotFoundError,
+  Unauthenticated,
+  UnauthenticatedError
+} from "../errors.js"
+import { unknownQueryMessage, unknownQueryParams } from "../requestMiddleware.js"
 
 export class AdminAuth extends HttpApiMiddleware.Tag<AdminAuth>()("vigil/AdminAuth", {
-  failure: Schema.Union(UnauthenticatedError, NotFoundError),
+  failure: Schema.Union(UnauthenticatedError, NotFoundError, BadRequestError),
   security: {
     adminToken: HttpApiSecurity.bearer.pipe(
       HttpApiSecurity.annotate(OpenApi.Description, "The operator's ADMIN_TOKEN as `Authorization: Bearer <token>`")
@@ -40,6 +48,9 @@ export const AdminAuthLive = Layer.effect(
           if (match === null || !constantTimeEquals(match[1], Redacted.value(config.adminToken.value))) {
             return yield* new Unauthenticated({ message: "missing or wrong admin token" })
           }
+          // after the token: a caller without it learns nothing of the request's validity
+          const unknown = unknownQueryParams(request.method, request.url)
+          if (unknown.length > 0) return yield* new BadRequest({ message: unknownQueryMessage(unknown) })
         })
     }
   })
