@@ -7,16 +7,15 @@ import {
   HttpApiMiddleware,
   HttpApiSecurity,
   HttpApp,
-  HttpServerRequest,
+  type HttpServerRequest,
   HttpServerResponse,
   OpenApi
 } from "@effect/platform"
-import { Context, Effect, type Exit, FiberRef, Layer, Option, Schema } from "effect"
+import { Context, Effect, type Exit, FiberRef, Option, Schema } from "effect"
 import { Accounts, type AuthenticatedKey } from "../../accounts/Accounts.js"
 import { limitFor, rateLimitKey } from "../../ratelimit/policy.js"
 import { RateLimiter, rateLimitHeaders } from "../../ratelimit/RateLimiter.js"
 import {
-  BadRequest,
   BadRequestError,
   RateLimited,
   RateLimitedError,
@@ -27,7 +26,6 @@ import {
   Unauthenticated,
   UnauthenticatedError
 } from "../errors.js"
-import { unknownQueryMessage, unknownQueryParams } from "../requestMiddleware.js"
 
 export class CurrentKey extends Context.Tag("vigil/CurrentKey")<CurrentKey, AuthenticatedKey>() {}
 
@@ -121,22 +119,4 @@ export const makeAuthenticate = Effect.gen(function* () {
  */
 export const preAuthenticated = FiberRef.unsafeMake<Exit.Exit<AuthenticatedKey, AuthenticationFailure> | undefined>(
   undefined
-)
-
-export const AuthenticationLive = Layer.effect(
-  Authentication,
-  Effect.gen(function* () {
-    const authenticate = yield* makeAuthenticate
-    return {
-      bearer: () =>
-        Effect.gen(function* () {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const key = yield* (yield* FiberRef.get(preAuthenticated)) ?? authenticate(request)
-          // after authentication: a caller without a valid key learns nothing of the request's validity
-          const unknown = unknownQueryParams(request.method, request.url)
-          if (unknown.length > 0) return yield* new BadRequest({ message: unknownQueryMessage(unknown) })
-          return key
-        })
-    }
-  })
 )
