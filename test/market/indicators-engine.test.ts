@@ -11,16 +11,19 @@ import {
   checkpoint,
   commit,
   commitAll,
+  commitDeferred,
   type DailyBar,
   type DailyState,
   EQUITY_DAILY,
   epochDay,
+  finishCommits,
   makeState,
   NO_INPUTS,
   preview,
   previewAll,
   previewValues,
   restore,
+  SC_COUNT,
   type TickerInputs,
   yearOfDay
 } from "../../src/market/indicators/index.js"
@@ -431,5 +434,54 @@ describe("a full-size snapshot", () => {
     // rows of the same history and tick agree with a single preview
     const i = 12_345
     expect(columns.get("sma_50")!.values[i]).toBe(previewValues(states[i], partial[i], inputs[i]).sma_50)
+  })
+})
+
+describe("deferred commits (the market's load)", () => {
+  const sameBits = (a: Float64Array, b: Float64Array) => {
+    expect(a.length).toBe(b.length)
+    for (let k = 0; k < a.length; k++) if (!Object.is(a[k], b[k])) expect([k, a[k]]).toEqual([k, b[k]])
+  }
+
+  it.each([
+    ["equity", EQUITY_DAILY],
+    ["crypto", CRYPTO_DAILY]
+  ] as const)(
+    "leave the %s state bit for bit as commit does, the recursive scalars current after every bar",
+    (_, config) => {
+      const bars = syntheticBars(700, DAY0, 7)
+      const eager = makeState(config)
+      const deferred = makeState(config)
+      for (const bar of bars) {
+        commit(eager, bar)
+        commitDeferred(deferred, bar)
+        sameBits(deferred.hot.subarray(0, SC_COUNT), eager.hot.subarray(0, SC_COUNT))
+      }
+      finishCommits(deferred)
+      sameBits(deferred.hot, eager.hot)
+      expect(deferred.count).toBe(eager.count)
+      const today = { ...bars[bars.length - 1], day: bars[bars.length - 1].day + 1 }
+      expect(previewValues(deferred, today)).toEqual(previewValues(eager, today))
+    }
+  )
+
+  it("leaves a state with no bars as it was", () => {
+    const st = makeState(EQUITY_DAILY)
+    const before = st.hot.slice()
+    finishCommits(st)
+    sameBits(st.hot, before)
+  })
+
+  it("yearOfDay agrees with the calendar in any order of days", () => {
+    const calendar = (day: number) => new Date(day * 86_400_000).getUTCFullYear()
+    for (let day = -50_000; day < 50_000; day++) {
+      if (yearOfDay(day) !== calendar(day)) expect([day, yearOfDay(day)]).toEqual([day, calendar(day)])
+    }
+    let s = 1
+    for (let k = 0; k < 20_000; k++) {
+      s = (Math.imul(s, 1_664_525) + 1_013_904_223) >>> 0
+      const day = (s % 200_000) - 100_000
+      if (yearOfDay(day) !== calendar(day)) expect(yearOfDay(day)).toBe(calendar(day))
+    }
   })
 })

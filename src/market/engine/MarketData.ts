@@ -34,9 +34,11 @@ import {
   allocateColumns,
   bindColumns,
   commit,
+  commitDeferred,
   configForAssetType,
   type DailyBar,
   type DailyState,
+  finishCommits,
   makeState,
   NO_INPUTS,
   preview,
@@ -349,10 +351,20 @@ export class MarketData {
       // dense checkpoints inside the history window; the warm-up year before it gets sparse ones
       this.checkpoints.reset(i, s.indexAtOrAfter(epochDay(this.windowStart)))
       this.checkpoints.reserve(i, s.length)
+      // the checkpoints read only the recursive scalars, which a deferred commit keeps current;
+      // one bar object per ticker, refilled (a commit keeps no reference to its bar)
+      const bar = { day: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 }
       for (let j = 0; j < s.length && s.days[j] < until; j++) {
         this.checkpoints.beforeCommit(i, j, st)
-        commit(st, barAt(s, j))
+        bar.day = s.days[j]
+        bar.open = s.openAt(j)
+        bar.high = s.highAt(j)
+        bar.low = s.lowAt(j)
+        bar.close = s.close[j]
+        bar.volume = s.volume[j]
+        commitDeferred(st, bar)
       }
+      finishCommits(st)
       this.states[i] = st
       if (++done % 500 === 0) {
         this.options.onProgress?.("indicators", done, which.size)

@@ -22,7 +22,6 @@ import {
   configForAssetType,
   type DailyState,
   makeState,
-  recursiveScalars,
   restoreFromBars,
   SC_COUNT
 } from "../indicators/index.js"
@@ -99,7 +98,11 @@ export class HistoryCheckpoints {
       buf = grown
       this.saved[i] = buf
     }
-    buf.set(recursiveScalars(st), k * SC_COUNT)
+    // the recursive scalars (`recursiveScalars`), copied without a slice: this runs for a
+    // checkpoint every few bars of every ticker while the market loads
+    const hot = st.hot
+    const at = k * SC_COUNT
+    for (let m = 0; m < SC_COUNT; m++) buf[at + m] = hot[m]
     this.count[i] = k + 1
   }
 

@@ -40,6 +40,7 @@ import {
   H as HOT,
   MA_PERIODS as MA_WINDOWS,
   pushBar as push,
+  refreshCommitInputs as refreshInputs,
   refreshHot as refresh,
   WILDER_PERIOD
 } from "./state.js"
@@ -56,6 +57,7 @@ const shared = scratch
 const yearOfDay = civilYear
 const pushBar = push
 const refreshHot = refresh
+const refreshCommitInputs = refreshInputs
 const H = HOT
 const MA_PERIODS = MA_WINDOWS
 const N = WILDER_PERIOD
@@ -123,6 +125,30 @@ const orZero = (x: number): number => (x - x === 0 ? x : 0)
  * slides the rings and windows and refreshes `hot`.
  */
 export const commit = (st: DailyState, bar: DailyBar): void => {
+  advance(st, bar)
+  refreshHot(st)
+}
+
+/**
+ * `commit` for a run of bars: refreshes only the part of `hot` the next
+ * commit reads (`refreshCommitInputs`) and leaves the rest of it stale, so a
+ * run of commits skips most of `refreshHot`. After the run's last bar, call
+ * `finishCommits(st)`: the state is then the one `commit` leaves, bit for bit
+ * (the rest of `hot` is a pure function of the rings and windows). Until
+ * then only the recursive scalars (`recursiveScalars`) may be read from it.
+ */
+export const commitDeferred = (st: DailyState, bar: DailyBar): void => {
+  advance(st, bar)
+  refreshCommitInputs(st)
+}
+
+/** Completes a run of `commitDeferred`: `hot` as `commit` leaves it (untouched when nothing was committed). */
+export const finishCommits = (st: DailyState): void => {
+  if (st.count > 0) refreshHot(st)
+}
+
+/** Everything `commit` does but the refresh of `hot`'s derived part. */
+const advance = (st: DailyState, bar: DailyBar): void => {
   if (!validBar(bar)) throw new RangeError(`malformed daily bar: ${JSON.stringify(bar)}`)
   const hot = st.hot
   const n = st.count
@@ -234,7 +260,6 @@ export const commit = (st: DailyState, bar: DailyBar): void => {
   pushBar(st, c, h, l, v, logReturn)
   st.count = n + 1
   hot[H.lastDay] = day
-  refreshHot(st)
 }
 
 /** Commit every bar in order. */

@@ -19,7 +19,16 @@ export * as batch from "./batch.js"
 export { checkpoint, type IndicatorCheckpoint, restore } from "./checkpoint.js"
 export { CRYPTO_DAILY, configForAssetType, EQUITY_DAILY, type IndicatorConfig } from "./config.js"
 export { epochDay, epochDayOfMillis, isoDate, weekdayOfDay, yearOfDay } from "./days.js"
-export { commit, commitAll, computeDay, preview, previewAll, previewValues } from "./engine.js"
+export {
+  commit,
+  commitAll,
+  commitDeferred,
+  computeDay,
+  finishCommits,
+  preview,
+  previewAll,
+  previewValues
+} from "./engine.js"
 export { NO_INPUTS, type TickerInputs } from "./fundamentals.js"
 export { NEWS_RELEVANCE_MIN, NEWS_WINDOW_MS, type NewsMention, type NewsValues, newsColumns } from "./news.js"
 export { type BarArrays, recursiveScalars, restoreFromBars } from "./rebuild.js"

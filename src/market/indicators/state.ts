@@ -299,18 +299,31 @@ export const pushBar = (
   st.lowYear.push()
 }
 
+/**
+ * Copy into `hot` the part of it `commit` reads (the previous close, high and
+ * low, the moving averages' committed means, the stochastic's extremes): all
+ * a run of commits needs between two bars. `refreshHot` copies the rest.
+ */
+export const refreshCommitInputs = (st: DailyState): void => {
+  const hot = st.hot
+  const closes = st.closes
+  hot[H.prevClose] = closes.buf[(closes.count - 1) & closes.mask]
+  hot[H.prevHigh] = st.highs.at(0)
+  hot[H.prevLow] = st.lows.at(0)
+  const ma = st.ma
+  for (let i = 0; i < ma.length; i++) hot[H.maMean + i] = ma[i].full ? ma[i].mean() : NaN_
+  hot[H.high13] = st.high13.full ? st.high13.value : NaN_
+  hot[H.low13] = st.low13.full ? st.low13.value : NaN_
+}
+
 /** Copy what `preview` needs from the cold structures into `hot` (after a commit). */
 export const refreshHot = (st: DailyState): void => {
+  refreshCommitInputs(st)
   const hot = st.hot
   const closes = st.closes
   const cb = closes.buf
   const cm = closes.mask
   const head = closes.count - 1
-  hot[H.prevClose] = cb[head & cm]
-  hot[H.prevHigh] = st.highs.at(0)
-  hot[H.prevLow] = st.lows.at(0)
-  const ma = st.ma
-  for (let i = 0; i < ma.length; i++) hot[H.maMean + i] = ma[i].full ? ma[i].mean() : NaN_
   const vol = st.volume
   for (let i = 0; i < vol.length; i++) hot[H.volumeMean + i] = vol[i].full ? vol[i].mean() : NaN_
   hot[H.dollarVolumeMean] = st.dollarVolume.full ? st.dollarVolume.mean() : NaN_
@@ -324,8 +337,6 @@ export const refreshHot = (st: DailyState): void => {
     hot[H.volatilityMean + i] = w.full ? w.mean : NaN_
     hot[H.volatilityM2 + i] = w.full ? w.m2 : NaN_
   }
-  hot[H.high13] = st.high13.full ? st.high13.value : NaN_
-  hot[H.low13] = st.low13.full ? st.low13.value : NaN_
   hot[H.highYear] = st.highYear.full ? st.highYear.value : NaN_
   hot[H.lowYear] = st.lowYear.full ? st.lowYear.value : NaN_
   const days = st.returnDays
