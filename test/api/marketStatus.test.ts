@@ -1,6 +1,12 @@
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { marketStatusAt } from "../../src/api/market/Http.js"
 import { cryptoTradingDate, equityTradingDate, marketSession } from "../../src/market/calendar.js"
+import { pgliteLayer } from "../../src/store/Database.js"
+import { runMigrations } from "../../src/store/migrate.js"
 import { admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -65,7 +71,12 @@ describe("GET /v2/market/status over HTTP", () => {
   let server: RunningServer
   let key: string
   beforeAll(async () => {
-    server = await startServer()
+    // A data directory that already holds the migrated database: the service opens it and then
+    // loads the market (on a new directory the market loads while a worker creates the database,
+    // and may be ready before the database answers), so the admin API answers while the market loads.
+    const dataDir = mkdtempSync(join(tmpdir(), "vigil-test-"))
+    await Effect.runPromise(Effect.scoped(Effect.provide(runMigrations, pgliteLayer(dataDir))))
+    server = await startServer({ DATA_DIR: dataDir })
   }, 120_000)
   afterAll(async () => {
     await server?.stop()
