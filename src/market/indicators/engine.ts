@@ -40,8 +40,8 @@ import {
   H as HOT,
   MA_PERIODS as MA_WINDOWS,
   pushBar as push,
-  refreshCommitInputs as refreshInputs,
   refreshHot as refresh,
+  refreshCommitInputs as refreshInputs,
   WILDER_PERIOD
 } from "./state.js"
 
