@@ -17,7 +17,7 @@ import { DEFAULT_DATA_DIR, REPO_ROOT } from "./build-ticker-seed.js"
 export const FIXTURES_DIR = resolve(REPO_ROOT, "test/fixtures")
 /** The Alpha Vantage files (MIT repository) copied whole: two long histories with splits and dividends, one recent listing. */
 export const ALPHA_VANTAGE_COPIED = ["AAPL", "MSFT", "CARR"] as const
-const AV_SUBDIR = "prices/equities/alphavantage_daily_adjusted"
+export const AV_SUBDIR = "prices/equities/alphavantage_daily_adjusted"
 
 /** The dates (first column) of a daily CSV, header skipped. */
 export const csvDates = (text: string): Array<string> =>
