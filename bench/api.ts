@@ -39,7 +39,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import pg from "pg"
 import { Pool } from "undici"
-import { cpuSeconds, quiesce } from "./support/process.js"
+import { cpuSeconds, quiesce, rssMb } from "./support/process.js"
 
 const ROOT = resolve(import.meta.dirname, "..")
 const ADMIN_TOKEN = "bench-admin-token"
@@ -74,13 +74,6 @@ const stopChild = (child: ChildProcess) =>
     child.once("exit", () => ok())
     child.kill("SIGTERM")
   })
-
-/** Resident memory of a process now and its peak so far, MB (/proc). */
-const rss = (pid: number) => {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8")
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0)
-  return { now: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 }
-}
 
 /**
  * The service, as `npm start` runs it; its log goes to a file, as a deployment's would.
@@ -341,12 +334,12 @@ const firstMinute = async (label: string, env: Record<string, string>) => {
     const req: Req = { method: "GET", path: "/v2/tickers/AAPL", headers: auth }
     const perSecond: Array<number> = []
     const first = await load(vigil, req, FIRST_SECONDS, perSecond)
-    const memoryFirst = rss(vigil.child.pid!)
+    const memoryFirst = rssMb(vigil.child.pid!)
     const idle = await quiesce(vigil.child.pid!)
     const built = /"signal flag history ready".*?"seconds":([\d.]+)/.exec(vigil.log())?.[1]
     await load(vigil, req, WARMUP_SECONDS)
     const settled = await load(vigil, req, SETTLED_SECONDS)
-    const memorySettled = rss(vigil.child.pid!)
+    const memorySettled = rssMb(vigil.child.pid!)
     const tens: Array<string> = []
     for (let t = 0; t < FIRST_SECONDS; t += 10) {
       let n = 0

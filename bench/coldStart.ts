@@ -13,10 +13,11 @@
  * BENCH_RUNS (default 1) repeats each store's start and prints min and median.
  */
 import { spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import pg from "pg"
+import { cpuSeconds, rssMb } from "./support/process.js"
 
 const ROOT = resolve(import.meta.dirname, "..")
 
@@ -89,11 +90,8 @@ const start = async (label: string, env: Record<string, string>): Promise<Start>
     }
     if ((await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200) ready = performance.now() - started
   }
-  const stat = readFileSync(`/proc/${child.pid}/stat`, "utf8")
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  const cpu = (Number(fields[11]) + Number(fields[12])) / 100
-  const status = readFileSync(`/proc/${child.pid}/status`, "utf8")
-  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
+  const cpu = cpuSeconds(child.pid!)
+  const rss = rssMb(child.pid!).now
   child.kill("SIGTERM")
   await new Promise((r) => child.once("exit", r))
   rmSync(dataDir, { recursive: true, force: true })
@@ -101,7 +99,7 @@ const start = async (label: string, env: Record<string, string>): Promise<Start>
   return {
     ready: ready / 1000,
     healthy: (healthy ?? ready) / 1000,
-    rssMb: rssKb / 1024,
+    rssMb: rss,
     cpu,
     phases: {
       migrations: phaseAt(out, spawnedAt, "migrations applied"),

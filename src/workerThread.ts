@@ -10,7 +10,8 @@ import { createRequire } from "node:module"
 import { setPriority } from "node:os"
 import { dirname, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
-import { type TransferListItem, Worker } from "node:worker_threads"
+import { parentPort, type TransferListItem, Worker, workerData } from "node:worker_threads"
+import { Effect } from "effect"
 
 /** tsx's ESM API (`tsx/esm/api` as `import` resolves it), as an absolute URL: the worker may start anywhere */
 const tsxApi = (() => {
@@ -31,6 +32,60 @@ export const startWorker = (module: URL, workerData: unknown, transferList?: Rea
       ...(transferList === undefined ? {} : { transferList: [...transferList] })
     }
   )
+
+/** A worker's one message: its result, or what failed. */
+export type WorkerAnswer<O> =
+  | { readonly ok: true; readonly value: O }
+  | { readonly ok: false; readonly message: string }
+
+/**
+ * Runs `module` in a worker thread with `input` and answers the result it posts (`answerParent`);
+ * fails when it reports a failure, throws or exits first (messages start with `name`). The worker
+ * is terminated once it has answered, or when the caller is interrupted.
+ */
+export const runWorker = <O>(name: string, module: URL, input: unknown): Effect.Effect<O, Error> =>
+  Effect.async<O, Error>((resume) => {
+    let settled = false
+    const settle = (result: Effect.Effect<O, Error>) => {
+      if (settled) return
+      settled = true
+      resume(result)
+      void worker.terminate()
+    }
+    const worker = startWorker(module, input)
+    worker.once("message", (answer: WorkerAnswer<O>) =>
+      settle(answer.ok ? Effect.succeed(answer.value) : Effect.fail(new Error(`${name}: ${answer.message}`)))
+    )
+    worker.once("error", (error) => settle(Effect.fail(error)))
+    worker.once("exit", (code) => settle(Effect.fail(new Error(`${name} exited with code ${code}`))))
+    return Effect.sync(() => {
+      settled = true
+      void worker.terminate()
+    })
+  })
+
+/**
+ * The worker's side of `runWorker`: computes its result from `workerData` and posts it to the
+ * parent (or what failed), handing over the buffers `transfer` names (moved, not copied).
+ */
+export const answerParent = async <I, O>(
+  compute: (input: I) => O | Promise<O>,
+  transfer: (value: O) => ReadonlyArray<ArrayBuffer> = () => []
+): Promise<void> => {
+  const port = parentPort
+  if (port === null) return
+  const input = workerData as I
+  let answer: WorkerAnswer<O>
+  let moved: ReadonlyArray<ArrayBuffer> = []
+  try {
+    const value = await compute(input)
+    answer = { ok: true, value }
+    moved = transfer(value)
+  } catch (error) {
+    answer = { ok: false, message: error instanceof Error ? (error.stack ?? error.message) : String(error) }
+  }
+  port.postMessage(answer, [...moved])
+}
 
 /**
  * Lowers the calling thread's scheduling priority (Linux nice `niceness`, per

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto"
 import pg from "pg"
+import { withSchema } from "../../test/support/backends.js"
 
 export const withPgSchema = async <A>(databaseUrl: string, run: (url: string) => Promise<A>): Promise<A> => {
   const schema = `b_${randomBytes(6).toString("hex")}`
@@ -12,9 +13,7 @@ export const withPgSchema = async <A>(databaseUrl: string, run: (url: string) =>
   await admin.connect()
   try {
     await admin.query(`CREATE SCHEMA ${schema}`)
-    const url = new URL(databaseUrl)
-    url.searchParams.set("options", `-c search_path=${schema}`)
-    return await run(url.toString())
+    return await run(withSchema(databaseUrl, schema))
   } finally {
     await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
     await admin.end()

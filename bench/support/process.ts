@@ -8,6 +8,13 @@ export const cpuSeconds = (pid: number): number => {
   return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
+/** Resident memory of a process now and its peak so far, MB (/proc). */
+export const rssMb = (pid: number): { readonly now: number; readonly peak: number } => {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8")
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0)
+  return { now: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 }
+}
+
 /**
  * Waits until the service is idle (under 5% of a core over 2 s): after
  * `/readyz` it still derives history in the background for a minute or two,

@@ -22,11 +22,11 @@ import { SqlClient, type SqlError } from "@effect/sql"
 import { Clock, Effect, Exit } from "effect"
 import type { AuthenticatedKey } from "../accounts/Accounts.js"
 import { makeGroupCommit } from "../store/groupCommit.js"
+import { IDEMPOTENCY_KEY } from "./headerPatterns.js"
 import { type AuthenticationFailure, preAuthenticated } from "./middleware/Authentication.js"
 import { authenticatedByKey } from "./requestMiddleware.js"
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600
-const KEY = /^[\x21-\x7e]{1,255}$/
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
@@ -187,7 +187,7 @@ export const makeIdempotency = Effect.map(
         const outcome = yield* Effect.exit(authenticate(request))
         const served = Effect.locally(app, preAuthenticated, outcome)
         if (Exit.isFailure(outcome)) return yield* served
-        if (!KEY.test(key)) {
+        if (!IDEMPOTENCY_KEY.test(key)) {
           return problem(400, "bad_request", "Idempotency-Key must be 1 to 255 printable ASCII characters")
         }
         // a valid key's own header: the scope is that one API key (so one account), never another's

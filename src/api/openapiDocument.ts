@@ -4,6 +4,8 @@
  * Schema 2020-12 (checked by `test/api/openapi.test.ts`).
  */
 
+import { IDEMPOTENCY_KEY, REQUEST_ID } from "./headerPatterns.js"
+
 const DECODE_ERROR = "#/components/schemas/HttpApiDecodeError"
 const BAD_REQUEST = "#/components/schemas/BadRequest"
 
@@ -102,7 +104,7 @@ const integer = (description: string, minimum = 0): HeaderDoc => ({ description,
 const HEADERS: Readonly<Record<string, HeaderDoc>> = {
   "X-Request-Id": {
     description: "This request's id (the one sent, when it was 1–64 of `A-Za-z0-9._:-`), as in an error's `request_id`",
-    schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,64}$" }
+    schema: { type: "string", pattern: REQUEST_ID.source }
   },
   "X-RateLimit-Limit": integer("The per-minute limit applied to this request (rolling 60 s)"),
   "X-RateLimit-Remaining": integer("Requests that would be admitted right now"),
@@ -137,7 +139,7 @@ const headersOf = (method: string, path: string, status: number, op: any): Recor
 }
 
 /** The request header of idempotency on the operations that honour it. */
-const IDEMPOTENCY_KEY = {
+const IDEMPOTENCY_KEY_PARAMETER = {
   name: "Idempotency-Key",
   in: "header",
   required: false,
@@ -145,7 +147,7 @@ const IDEMPOTENCY_KEY = {
     "Makes a retry safe: the first answer (below 500) to a request with this key is kept 24 hours and replayed " +
     "to a retry with the same key and request (`Idempotent-Replayed: true`); the same key with another request " +
     "is 422 `idempotency_key_reused`, one still running 409 `idempotency_key_in_progress`. Scoped to the API key.",
-  schema: { type: "string", pattern: "^[\\x21-\\x7e]{1,255}$" }
+  schema: { type: "string", pattern: IDEMPOTENCY_KEY.source }
 }
 
 /** Declares the headers above on every operation: always-sent ones as shared components, the others inline. */
@@ -153,7 +155,7 @@ const declareHeaders = (doc: Record<string, any>) => {
   const shared: Record<string, unknown> = {}
   for (const [path, item] of Object.entries<any>(doc.paths ?? {})) {
     for (const [method, op] of Object.entries<any>(item)) {
-      if (idempotent(method, path)) op.parameters = [...(op.parameters ?? []), IDEMPOTENCY_KEY]
+      if (idempotent(method, path)) op.parameters = [...(op.parameters ?? []), IDEMPOTENCY_KEY_PARAMETER]
       for (const [status, response] of Object.entries<any>(op.responses ?? {})) {
         const headers: Record<string, unknown> = {}
         for (const [name, always] of Object.entries(headersOf(method, path, Number(status), op))) {

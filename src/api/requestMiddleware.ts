@@ -22,14 +22,13 @@ import { Cause, Clock, Duration, Effect, MetricLabel, Option, SchemaAST } from "
 import { httpRequestDuration, httpRequestsTotal } from "../observability/httpMetrics.js"
 import { VigilApi } from "./Api.js"
 import { mediaTypeVerdict, requestHazard } from "./bodyGuard.js"
+import { REQUEST_ID } from "./headerPatterns.js"
 
 /** Largest request body accepted (the streamed admin import excepted). */
 export const MAX_BODY_BYTES = 1_048_576
 
 /** Longest a /v2 request is worked on before it is answered 503 (the admin API waits as long as its work takes). */
 export const REQUEST_DEADLINE = Duration.seconds(20)
-
-export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
 
 /**
  * Request ids carry 96 random bits. The bytes come from a pooled CSPRNG buffer
@@ -84,14 +83,11 @@ export const declaredQuery = (endpoint: {
   return names
 }
 
-/**
- * Route patterns from the API definition, for low-cardinality metric labels;
- * built on first use (the authentication middlewares, which the API imports,
- * import this module).
- */
-let patterns: ReadonlyArray<RoutePattern> | undefined
-const routePatterns = (): ReadonlyArray<RoutePattern> => {
-  if (patterns !== undefined) return patterns
+/** The tags of the middlewares that authenticate a caller (Authentication.ts, AdminAuth.ts). */
+const AUTHENTICATING: ReadonlySet<string> = new Set(["vigil/Authentication", "vigil/AdminAuth"])
+
+/** Route patterns from the API definition, for low-cardinality metric labels and the query check. */
+const routePatterns: ReadonlyArray<RoutePattern> = (() => {
   const out: Array<RoutePattern> = []
   HttpApi.reflect(VigilApi as any, {
     onGroup: () => {},
@@ -111,14 +107,10 @@ const routePatterns = (): ReadonlyArray<RoutePattern> => {
     }
   })
   // static routes first, so /v2/universes/system beats /v2/universes/:id
-  patterns = out.sort((a, b) => Number(b.static) - Number(a.static))
-  return patterns
-}
+  return out.sort((a, b) => Number(b.static) - Number(a.static))
+})()
 
-/** The tags of the middlewares that authenticate a caller (Authentication.ts, AdminAuth.ts). */
-const AUTHENTICATING: ReadonlySet<string> = new Set(["vigil/Authentication", "vigil/AdminAuth"])
-
-const routeOf = (method: string, path: string) => routePatterns().find((r) => r.method === method && r.regex.test(path))
+const routeOf = (method: string, path: string) => routePatterns.find((r) => r.method === method && r.regex.test(path))
 
 /** Whether the route of a request is behind the API-key authentication middleware (Authentication.ts). */
 export const authenticatedByKey = (method: string, path: string): boolean => {
@@ -127,8 +119,8 @@ export const authenticatedByKey = (method: string, path: string): boolean => {
 }
 
 export const routeLabel = (method: string, path: string): string => {
-  for (const r of routePatterns()) if (r.method === method && r.regex.test(path)) return r.label
-  for (const r of routePatterns()) if (r.regex.test(path)) return r.label
+  for (const r of routePatterns) if (r.method === method && r.regex.test(path)) return r.label
+  for (const r of routePatterns) if (r.regex.test(path)) return r.label
   return "unmatched"
 }
 

@@ -29,7 +29,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { makeCompiler } from "@effect/sql-pg/PgClient"
 import { PGlite } from "@electric-sql/pglite"
 import { Chunk, Clock, Context, Effect, Layer, Stream } from "effect"
-import { startWorker } from "../workerThread.js"
+import { runWorker } from "../workerThread.js"
 
 export interface PgliteClient extends SqlClient.SqlClient {
   /** the database, once open */
@@ -53,17 +53,8 @@ const createModule = new URL(`./pgliteCreate${extname(fileURLToPath(import.meta.
 const pgliteWasm = join(dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite")), "pglite.wasm")
 
 /** Creates a database cluster in `dataDir` in a worker thread; answers the compiled PostgreSQL module. */
-const createInWorker = (dataDir: string) =>
-  new Promise<WebAssembly.Module>((ok, fail) => {
-    const worker = startWorker(createModule, { dataDir, wasm: pgliteWasm })
-    worker.once("message", (out: { ok: boolean; message?: string; pgliteWasmModule?: WebAssembly.Module }) => {
-      void worker.terminate()
-      if (out.ok && out.pgliteWasmModule !== undefined) ok(out.pgliteWasmModule)
-      else fail(new Error(out.message))
-    })
-    worker.once("error", fail)
-    worker.once("exit", (code) => fail(new Error(`PGlite create worker exited with code ${code}`)))
-  })
+const createInWorker = (dataDir: string): Promise<WebAssembly.Module> =>
+  Effect.runPromise(runWorker("PGlite create worker", createModule, { dataDir, wasm: pgliteWasm }))
 
 export const make = (config: PgliteClientConfig) =>
   Effect.gen(function* () {

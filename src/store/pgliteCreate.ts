@@ -7,22 +7,16 @@
  * the market.
  */
 import { readFileSync } from "node:fs"
-import { parentPort, workerData } from "node:worker_threads"
 import { PGlite } from "@electric-sql/pglite"
+import { answerParent } from "../workerThread.js"
 
 /** the global `WebAssembly` (the compiler options here declare its types, not the value) */
 const wasmApi = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> } })
   .WebAssembly
 
-const port = parentPort
-if (port !== null) {
-  const { dataDir, wasm } = workerData as { readonly dataDir: string; readonly wasm: string }
-  try {
-    const pgliteWasmModule = await wasmApi.compile(readFileSync(wasm))
-    const db = await PGlite.create(dataDir, { pgliteWasmModule })
-    await db.close()
-    port.postMessage({ ok: true, pgliteWasmModule })
-  } catch (error) {
-    port.postMessage({ ok: false, message: error instanceof Error ? (error.stack ?? error.message) : String(error) })
-  }
-}
+await answerParent(async ({ dataDir, wasm }: { readonly dataDir: string; readonly wasm: string }) => {
+  const pgliteWasmModule = await wasmApi.compile(readFileSync(wasm))
+  const db = await PGlite.create(dataDir, { pgliteWasmModule })
+  await db.close()
+  return pgliteWasmModule
+})

@@ -190,10 +190,8 @@ for (const backend of backends()) {
       )
     }
   })
-}
 
-for (const backend of backends()) {
-  describe(`webhooks store (${backend.name})`, () => {
+  describe(`webhook patches (${backend.name})`, () => {
     it.layer(Layer.fresh(Webhooks.Default).pipe(Layer.provideMerge(backend.layer())), { timeout: 60_000 })((it) => {
       it.effect("concurrent patches of different fields both hold: none writes back what it read", () =>
         Effect.gen(function* () {

@@ -24,7 +24,8 @@ export interface Backend {
   readonly authChanges: Layer.Layer<AuthChanges, never, SqlClient.SqlClient>
 }
 
-const withSchema = (url: string, schema: string) => {
+/** The database URL with `schema` as its search_path (what the service's DATABASE_URL takes). */
+export const withSchema = (url: string, schema: string) => {
   const u = new URL(url)
   u.searchParams.set("options", `-c search_path=${schema}`)
   return u.toString()

@@ -95,6 +95,13 @@ export const waitReady = async (server: RunningServer, timeoutMs = 60_000) => {
   throw new Error(`server not ready in time:\n${server.logs()}`)
 }
 
+/** An account on `plan` made through the admin API, with its first key. */
+export const createAccount = async (server: RunningServer, plan: string) => {
+  const created = await admin(server, "POST", "/admin/accounts", { plan })
+  if (created.status !== 201) throw new Error(`create account: ${created.status} ${JSON.stringify(created.body)}`)
+  return created.body as { account_id: string; key_id: string; api_key: string }
+}
+
 export const admin = async (server: RunningServer, method: string, path: string, body?: unknown) => {
   const res = await fetch(`${server.url}${path}`, {
     method,

@@ -341,16 +341,12 @@ export const signalStats = <E, R>(
       })
       const bySet = new Map<unknown, ReadonlySet<number>>()
       members = (day) => {
-        // a system universe's rebalance, or the own version's list (the same array per version)
-        const at =
-          resolved._tag === "System" ? (md.membershipOn(day)?.effectiveDay ?? -1) : membersOn(md, resolved, day)
+        const tickers = membersOn(md, resolved, day)
+        // one set per system rebalance, or per own version (the same array for the same version)
+        const at = resolved._tag === "System" ? (md.membershipOn(day)?.effectiveDay ?? -1) : tickers
         let set = bySet.get(at)
         if (set === undefined) {
-          set = new Set(
-            membersOn(md, resolved, day)
-              .map((t) => md.index.get(t))
-              .filter((i): i is number => i !== undefined)
-          )
+          set = new Set(tickers.map((t) => md.index.get(t)).filter((i): i is number => i !== undefined))
           bySet.set(at, set)
         }
         return set

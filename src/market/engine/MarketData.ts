@@ -28,7 +28,7 @@ import {
   isTradingDay,
   previousTradingDay
 } from "../calendar.js"
-import { BarSeries, SeriesArena } from "../history/barSeries.js"
+import { BarSeries, barAt, barInto, newBar, SeriesArena } from "../history/barSeries.js"
 import { epochDay, isoDate } from "../indicators/days.js"
 import {
   allocateColumns,
@@ -351,18 +351,11 @@ export class MarketData {
       // dense checkpoints inside the history window; the warm-up year before it gets sparse ones
       this.checkpoints.reset(i, s.indexAtOrAfter(epochDay(this.windowStart)))
       this.checkpoints.reserve(i, s.length)
-      // the checkpoints read only the recursive scalars, which a deferred commit keeps current;
-      // one bar object per ticker, refilled (a commit keeps no reference to its bar)
-      const bar = { day: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 }
+      // the checkpoints read only the recursive scalars, which a deferred commit keeps current
+      const bar = newBar()
       for (let j = 0; j < s.length && s.days[j] < until; j++) {
         this.checkpoints.beforeCommit(i, j, st)
-        bar.day = s.days[j]
-        bar.open = s.openAt(j)
-        bar.high = s.highAt(j)
-        bar.low = s.lowAt(j)
-        bar.close = s.close[j]
-        bar.volume = s.volume[j]
-        commitDeferred(st, bar)
+        commitDeferred(st, barInto(s, j, bar))
       }
       finishCommits(st)
       this.states[i] = st
@@ -916,16 +909,6 @@ export const runToEnd = <A>(gen: Generator<void, A>): A => {
 }
 
 const nextSessionAfter = (date: string): string => addTradingDays(date, 1)
-
-/** A completed bar of a series as the indicator engine's DailyBar. */
-export const barAt = (s: BarSeries, j: number): DailyBar => ({
-  day: s.days[j],
-  open: s.openAt(j),
-  high: s.highAt(j),
-  low: s.lowAt(j),
-  close: s.close[j],
-  volume: s.volume[j]
-})
 
 /** Imported bars replace earlier imported bars over their own range. */
 const mergeImported = (old: ReadonlyArray<ParsedBar>, incoming: ReadonlyArray<ParsedBar>): ReadonlyArray<ParsedBar> => {

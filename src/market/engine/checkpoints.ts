@@ -20,6 +20,7 @@ import type { BarSeries } from "../history/barSeries.js"
 import {
   commit,
   configForAssetType,
+  copyRecursiveScalars,
   type DailyState,
   makeState,
   restoreFromBars,
@@ -98,11 +99,7 @@ export class HistoryCheckpoints {
       buf = grown
       this.saved[i] = buf
     }
-    // the recursive scalars (`recursiveScalars`), copied without a slice: this runs for a
-    // checkpoint every few bars of every ticker while the market loads
-    const hot = st.hot
-    const at = k * SC_COUNT
-    for (let m = 0; m < SC_COUNT; m++) buf[at + m] = hot[m]
+    copyRecursiveScalars(st, buf, k * SC_COUNT)
     this.count[i] = k + 1
   }
 

@@ -17,6 +17,8 @@
  * divide by `ohlScale`: the same number that was pushed, bit for bit. Closes
  * (read everywhere) stay doubles.
  */
+import type { DailyBar } from "../indicators/state.js"
+
 export const PRICE_SCALE = 10_000
 
 /**
@@ -312,4 +314,28 @@ export class BarSeries {
     out.compact()
     return out
   }
+}
+
+/** A completed bar of a series as the indicator engine's DailyBar. */
+export const barAt = (s: BarSeries, j: number): DailyBar => barInto(s, j, newBar())
+
+/** A bar to refill with `barInto`. */
+export const newBar = (): { -readonly [K in keyof DailyBar]: DailyBar[K] } => ({
+  day: 0,
+  open: 0,
+  high: 0,
+  low: 0,
+  close: 0,
+  volume: 0
+})
+
+/** Bar `j` of a series written into `out` (a loop over many bars refills one: a commit keeps no reference to its bar). */
+export const barInto = (s: BarSeries, j: number, out: ReturnType<typeof newBar>): DailyBar => {
+  out.day = s.days[j]
+  out.open = s.openAt(j)
+  out.high = s.highAt(j)
+  out.low = s.lowAt(j)
+  out.close = s.close[j]
+  out.volume = s.volume[j]
+  return out
 }

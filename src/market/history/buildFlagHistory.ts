@@ -7,12 +7,12 @@
 import { extname } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Effect } from "effect"
-import { startWorker } from "../../workerThread.js"
+import { runWorker } from "../../workerThread.js"
 import type { MarketData } from "../engine/MarketData.js"
 import { MarketSimulator } from "../sim/index.js"
 import { ReplaySource } from "../sources/replay.js"
-import { FlagHistory } from "./flagHistory.js"
-import type { FlagWorkerInput, FlagWorkerOutput } from "./flagWorker.js"
+import { type FlagBits, FlagHistory } from "./flagHistory.js"
+import type { FlagWorkerInput } from "./flagWorker.js"
 
 /** niceness of the worker thread (the lowest priority): it takes the CPU no other thread wants */
 export const FLAG_WORKER_NICENESS = 19
@@ -36,7 +36,7 @@ export const buildFlagHistoryInWorker = (
   md: MarketData,
   batch = FLAG_WORKER_BATCH
 ): Effect.Effect<FlagHistory, Error> =>
-  Effect.async<FlagHistory, Error>((resume) => {
+  Effect.suspend(() => {
     // the series objects the worker reads: the history describes these (a later import replaces some)
     const series = md.series.slice()
     const input: FlagWorkerInput = {
@@ -47,24 +47,9 @@ export const buildFlagHistoryInWorker = (
       batch,
       niceness: FLAG_WORKER_NICENESS
     }
-    let settled = false
-    const settle = (effect: Effect.Effect<FlagHistory, Error>) => {
-      if (settled) return
-      settled = true
-      resume(effect)
-      void worker.terminate()
-    }
-    const worker = startWorker(workerModule, input)
-    worker.once("message", (out: FlagWorkerOutput) => {
-      if (!out.ok) return settle(Effect.fail(new Error(`flag history worker: ${out.message}`)))
+    return Effect.map(runWorker<FlagBits>("flag history worker", workerModule, input), (bits) => {
       const history = new FlagHistory(md.size, md.isCrypto)
-      history.adopt(series, out.bits)
-      settle(Effect.succeed(history))
-    })
-    worker.once("error", (error) => settle(Effect.fail(error)))
-    worker.once("exit", (code) => settle(Effect.fail(new Error(`flag history worker exited with code ${code}`))))
-    return Effect.sync(() => {
-      settled = true
-      void worker.terminate()
+      history.adopt(series, bits)
+      return history
     })
   })

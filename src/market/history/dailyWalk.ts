@@ -29,7 +29,7 @@
  */
 import { closeInstant, isTradingDay } from "../calendar.js"
 import { tickerInputs } from "../engine/inputs.js"
-import { barAt, type MarketData } from "../engine/MarketData.js"
+import type { MarketData } from "../engine/MarketData.js"
 import { VENDOR_FEED_START } from "../engine/specs.js"
 import {
   allocateColumns,
@@ -48,6 +48,7 @@ import {
 import { allocateFundamentals, type FundamentalColumns } from "../sim/index.js"
 import type { Column } from "../snapshot.js"
 import type { BarSeries } from "./barSeries.js"
+import { barAt } from "./barSeries.js"
 
 const DAY_MS = 86_400_000
 const VENDOR_DAY = epochDay(VENDOR_FEED_START)

@@ -11,8 +11,7 @@
  * core another thread wants (nice 10, a tenth of a core, still cost the
  * requests 28% of their throughput in one loaded run: docs/benchmarks.md).
  */
-import { parentPort, workerData } from "node:worker_threads"
-import { lowerThreadPriority } from "../../workerThread.js"
+import { answerParent, lowerThreadPriority } from "../../workerThread.js"
 import { runToEnd, simulatorFor } from "../engine/MarketData.js"
 import type { TickerMeta } from "../tickers/index.js"
 import { BarSeries, type SeriesArrays } from "./barSeries.js"
@@ -30,11 +29,8 @@ export interface FlagWorkerInput {
   readonly niceness: number
 }
 
-export type FlagWorkerOutput =
-  | { readonly ok: true; readonly bits: FlagBits }
-  | { readonly ok: false; readonly message: string }
-
 const build = (input: FlagWorkerInput): FlagBits => {
+  lowerThreadPriority(input.niceness)
   const market: WalkMarket = {
     series: input.series.map(BarSeries.over),
     tickers: input.tickers,
@@ -50,20 +46,6 @@ const build = (input: FlagWorkerInput): FlagBits => {
   return history.bits()
 }
 
-const port = parentPort
-if (port !== null) {
-  const input = workerData as FlagWorkerInput
-  lowerThreadPriority(input.niceness)
-  let out: FlagWorkerOutput
-  const transfer: Array<ArrayBuffer> = []
-  try {
-    const bits = build(input)
-    out = { ok: true, bits }
-    for (const a of [...bits.trues, ...bits.known, bits.done, bits.counts.counts, bits.counts.totals]) {
-      transfer.push(a.buffer as ArrayBuffer)
-    }
-  } catch (error) {
-    out = { ok: false, message: error instanceof Error ? (error.stack ?? error.message) : String(error) }
-  }
-  port.postMessage(out, transfer)
-}
+await answerParent(build, (bits) =>
+  [...bits.trues, ...bits.known, bits.done, bits.counts.counts, bits.counts.totals].map((a) => a.buffer as ArrayBuffer)
+)

@@ -35,6 +35,12 @@ export interface BarArrays {
 /** The recursive scalars of a state (a copy of `hot[0, SC_COUNT)`): with the bars, all of its state. */
 export const recursiveScalars = (st: DailyState): Float64Array => st.hot.slice(0, SC_COUNT)
 
+/** `recursiveScalars` written into `out` at `at`, without allocating (a checkpoint every few bars of a load). */
+export const copyRecursiveScalars = (st: DailyState, out: Float64Array, at: number): void => {
+  const hot = st.hot
+  for (let m = 0; m < SC_COUNT; m++) out[at + m] = hot[m]
+}
+
 /** close x volume of the newest bars, for the dollar-volume window (2 x 30 - 1 values suffice). */
 const dollarScratch = new Float64Array(64)
 
