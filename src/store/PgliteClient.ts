@@ -5,21 +5,30 @@
  * `SqlClient.make` with the PostgreSQL statement compiler of `@effect/sql-pg`:
  * the same SQL runs on both backends.
  *
- * PGlite is a single connection that runs one statement at a time. Every
- * statement takes a one-permit semaphore; a transaction holds the permit for
- * its whole scope (BEGIN … COMMIT run on the same, exclusively held
- * connection), so statements of other fibers wait instead of interleaving.
+ * PGlite runs in a worker thread of its own (`pgliteWorker.ts`): PostgreSQL
+ * compiled to WebAssembly runs synchronously on the thread that calls it, and
+ * on the request thread it took about half of that thread's time under a write
+ * load (parse, plan, run and the file system calls under them, for every
+ * statement). Statements are posted to it and answered; the request thread
+ * goes on meanwhile.
  *
- * Opening. A data directory without a cluster (a first start) is created in a
- * worker thread (`pgliteCreate.ts`: initdb, seconds of CPU on the second
- * core), then opened here; the client is available at once and its
- * statements wait for the database (`created` says the database is new, so
- * e.g. the market need not wait to read what it holds: nothing). An existing
- * cluster, or an in-memory database, is opened before the client is returned.
+ * PGlite is a single connection that runs one statement at a time, in the
+ * order they were posted. Statements of a transaction carry its number: from
+ * its first statement to its end (the connection released) the database
+ * thread runs only that transaction's statements, so statements of other
+ * fibers wait instead of running inside it.
+ *
+ * Opening. The database thread opens the database as it starts: a data
+ * directory without a cluster (a first start) gets one created there first
+ * (initdb, seconds of CPU on the second core); the client is available at once
+ * and its statements wait for the database (`created` says the database is
+ * new, so e.g. the market need not wait to read what it holds: nothing). An
+ * existing cluster, or an in-memory database, is opened before the client is
+ * returned. Should the thread die, every statement fails from then on and the
+ * service stops (`Fatal`), to be restarted on the data it committed.
  */
 import { existsSync } from "node:fs"
-import { createRequire } from "node:module"
-import { dirname, extname, join } from "node:path"
+import { extname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 import * as Reactivity from "@effect/experimental/Reactivity"
@@ -27,13 +36,14 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import { makeCompiler } from "@effect/sql-pg/PgClient"
-import { PGlite } from "@electric-sql/pglite"
-import { Chunk, Clock, Context, Effect, Layer, Stream } from "effect"
-import { runWorker } from "../workerThread.js"
+import { Chunk, Clock, Context, Deferred, Effect, Layer, Option, Runtime, Stream } from "effect"
+import { Fatal } from "../Fatal.js"
+import { startWorker } from "../workerThread.js"
+import type { PgliteFailure, PgliteReply, PgliteRequest, PgliteStatement, PgliteWorkerInput } from "./pgliteProtocol.js"
 
 export interface PgliteClient extends SqlClient.SqlClient {
-  /** the database, once open */
-  readonly pglite: Effect.Effect<PGlite, SqlError>
+  /** succeeds once the database is open */
+  readonly opened: Effect.Effect<void, SqlError>
   /** whether this client created the database (an empty data directory) */
   readonly created: boolean
 }
@@ -47,31 +57,125 @@ export interface PgliteClientConfig {
 
 const toSqlError = (cause: unknown, message = "Failed to execute statement") => new SqlError({ cause, message })
 
-const createModule = new URL(`./pgliteCreate${extname(fileURLToPath(import.meta.url))}`, import.meta.url)
+const workerModule = new URL(`./pgliteWorker${extname(fileURLToPath(import.meta.url))}`, import.meta.url)
 
-/** PGlite's PostgreSQL build */
-const pgliteWasm = join(dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite")), "pglite.wasm")
+/** An error of the database thread as an `Error` with PostgreSQL's report fields (`code`, `detail`, …) on it. */
+const revive = (failure: PgliteFailure): Error =>
+  Object.assign(new Error(failure.message), failure.name === undefined ? {} : { name: failure.name }, failure.report)
 
-/** Creates a database cluster in `dataDir` in a worker thread; answers the compiled PostgreSQL module. */
-const createInWorker = (dataDir: string): Promise<WebAssembly.Module> =>
-  Effect.runPromise(runWorker("PGlite create worker", createModule, { dataDir, wasm: pgliteWasm }))
+type Statement = PgliteStatement extends infer R ? (R extends PgliteStatement ? Omit<R, "id"> : never) : never
+
+/** The database thread: statements posted and answered in order, its opening, its closing. */
+const startDatabaseThread = (dataDir: string | undefined, onDeath: (error: Error) => void) => {
+  const worker = startWorker(workerModule, { dataDir } satisfies PgliteWorkerInput)
+  const pending = new Map<number, { readonly resolve: (rows: any) => void; readonly reject: (e: Error) => void }>()
+  let nextId = 1
+  let gone: Error | undefined
+  let closing = false
+  let closed: (() => void) | undefined
+  let openResult: ((error?: Error) => void) | undefined
+  const opened = new Promise<void>((resolve, reject) => {
+    openResult = (error) => (error === undefined ? resolve() : reject(error))
+  })
+  // a failure reaches every statement (the migrations, which stop the service), not the void
+  opened.catch(() => undefined)
+
+  worker.on("message", (reply: PgliteReply) => {
+    switch (reply.type) {
+      case "open":
+        return openResult?.()
+      case "open-failed":
+        return openResult?.(revive(reply.error))
+      case "result":
+      case "error": {
+        const waiting = pending.get(reply.id)
+        pending.delete(reply.id)
+        if (reply.type === "result") waiting?.resolve(reply.rows)
+        else waiting?.reject(revive(reply.error))
+        return
+      }
+      case "closed":
+        return closed?.()
+    }
+  })
+  const die = (error: Error) => {
+    if (gone !== undefined) return
+    gone = error
+    openResult?.(error)
+    for (const waiting of pending.values()) waiting.reject(error)
+    pending.clear()
+    closed?.()
+    if (!closing) onDeath(error)
+  }
+  worker.on("error", die)
+  worker.on("exit", (code) => die(new Error(`the database thread exited (code ${code})`)))
+
+  const send = (statement: Statement): Promise<any> => {
+    if (gone !== undefined) return Promise.reject(gone)
+    const id = nextId++
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject })
+      try {
+        worker.postMessage({ ...statement, id } as PgliteRequest)
+      } catch (error) {
+        // a parameter that cannot be copied to the thread
+        pending.delete(id)
+        reject(error)
+      }
+    })
+  }
+
+  /** transaction `tx` is over: the statements waiting may run */
+  const end = (tx: number) => {
+    if (gone === undefined) worker.postMessage({ op: "end", tx } satisfies PgliteRequest)
+  }
+
+  /** closes the database (PGlite flushes and lets go of the data directory); answers once done */
+  const close = () =>
+    new Promise<void>((resolve) => {
+      closing = true
+      if (gone !== undefined) return resolve()
+      closed = resolve
+      worker.postMessage({ op: "close" } satisfies PgliteRequest)
+    })
+
+  const terminate = () => {
+    closing = true
+    return worker.terminate().then(() => undefined)
+  }
+
+  return { opened, send, end, close, terminate }
+}
 
 export const make = (config: PgliteClientConfig) =>
   Effect.gen(function* () {
     const dataDir = config.dataDir
     const created = dataDir !== undefined && !existsSync(join(dataDir, "PG_VERSION"))
-    const opening = created
-      ? createInWorker(dataDir).then((pgliteWasmModule) => PGlite.create(dataDir, { pgliteWasmModule }))
-      : PGlite.create(dataDir ?? "memory://")
-    // a failure reaches every statement (the migrations, which stop the service), not the void
-    opening.catch(() => undefined)
+    const fatal = yield* Effect.serviceOption(Fatal)
+    // the service's logger and annotations, for a death reported outside any fiber
+    const runtime = yield* Effect.runtime<never>()
+    const thread = startDatabaseThread(dataDir, (error) => {
+      Runtime.runFork(runtime)(
+        Effect.logError("the embedded database thread stopped", error).pipe(
+          Effect.zipRight(
+            Option.match(fatal, {
+              onNone: () => Effect.void,
+              onSome: (deferred) =>
+                Deferred.fail(deferred, new Error(`the embedded database stopped: ${error.message}`))
+            })
+          )
+        )
+      )
+    })
+    // closed cleanly when it answers in time; the thread is stopped either way
     yield* Effect.addFinalizer(() =>
-      Effect.promise(() => opening.then((db) => db.close()).catch(() => undefined)).pipe(
-        Effect.timeoutOption("5 seconds")
+      Effect.promise(thread.close).pipe(
+        Effect.timeoutOption("5 seconds"),
+        Effect.zipRight(Effect.promise(thread.terminate))
       )
     )
     const open = Effect.tryPromise({
-      try: () => opening,
+      try: () => thread.opened,
       catch: (cause) => toSqlError(cause, `PGlite: failed to open ${dataDir ?? "in-memory database"}`)
     })
     if (!created) yield* open
@@ -86,58 +190,57 @@ export const make = (config: PgliteClientConfig) =>
         Effect.forkScoped
       )
     }
-    const lock = yield* Effect.makeSemaphore(1)
     const compiler = makeCompiler()
 
-    const runQuery = (sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
+    const runQuery = (
+      tx: number | undefined,
+      sql: string,
+      params: ReadonlyArray<unknown>,
+      rowMode: "object" | "array"
+    ) =>
       Effect.tryPromise({
-        try: async () => {
-          const db = await opening
-          if (params.length === 0 && rowMode === "object") {
-            // simple protocol: allows several statements in one text (migrations)
-            const results = await db.exec(sql)
-            return (results.length === 1 ? results[0].rows : results.flatMap((r) => r.rows)) as ReadonlyArray<any>
-          }
-          const result = await db.query(sql, params as Array<unknown>, { rowMode })
-          return result.rows as ReadonlyArray<any>
-        },
+        try: (): Promise<ReadonlyArray<any>> =>
+          params.length === 0 && rowMode === "object"
+            ? // simple protocol: allows several statements in one text (migrations)
+              thread.send({ op: "exec", tx, sql })
+            : thread.send({ op: "query", tx, sql, params, rowMode }),
         catch: (cause) => toSqlError(cause)
       })
 
-    const makeConnection = (locked: boolean): Connection => {
-      const guard = <A>(effect: Effect.Effect<A, SqlError>) => (locked ? effect : lock.withPermits(1)(effect))
+    /** A connection: statements outside a transaction (`tx` undefined), or those of transaction `tx`. */
+    const connection = (tx: number | undefined): Connection => {
       const execute = (
         sql: string,
         params: ReadonlyArray<unknown>,
         transformRows: (<A extends object>(row: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
-      ) => guard(Effect.map(runQuery(sql, params, "object"), (rows) => (transformRows ? transformRows(rows) : rows)))
+      ) => Effect.map(runQuery(tx, sql, params, "object"), (rows) => (transformRows ? transformRows(rows) : rows))
       return {
         execute,
         executeRaw: (sql, params) =>
-          guard(
-            Effect.tryPromise({
-              try: () => opening.then((db) => db.query(sql, params as Array<unknown>)),
-              catch: toSqlError
-            })
-          ),
+          Effect.tryPromise({
+            try: () => thread.send({ op: "raw", tx, sql, params }),
+            catch: toSqlError
+          }),
         executeStream: (sql, params, transformRows) =>
           Stream.fromIterableEffect(execute(sql, params, transformRows)).pipe(
             Stream.rechunk(128),
             Stream.mapChunks((c) => Chunk.fromIterable(c))
           ),
-        executeValues: (sql, params) => guard(runQuery(sql, params, "array")) as any,
+        executeValues: (sql, params) => runQuery(tx, sql, params, "array") as any,
         executeUnprepared: execute
       }
     }
 
-    const unlocked = makeConnection(false)
-    const transactionConnection = makeConnection(true)
-    const transactionAcquirer = Effect.acquireRelease(lock.take(1), () => lock.release(1)).pipe(
-      Effect.as(transactionConnection)
-    )
+    // statements outside transactions are posted at once, without waiting for those before: the
+    // database thread runs them in order, and keeps others out of a transaction while it runs
+    let transactions = 0
+    const transactionAcquirer = Effect.acquireRelease(
+      Effect.sync(() => ++transactions),
+      (tx) => Effect.sync(() => thread.end(tx))
+    ).pipe(Effect.map(connection))
 
     const client = yield* SqlClient.make({
-      acquirer: Effect.succeed(unlocked),
+      acquirer: Effect.succeed(connection(undefined)),
       transactionAcquirer,
       compiler,
       spanAttributes: [
@@ -145,7 +248,7 @@ export const make = (config: PgliteClientConfig) =>
         ["db.namespace", "pglite"]
       ]
     })
-    return Object.assign(client, { pglite: open, created }) as PgliteClient
+    return Object.assign(client, { opened: open, created }) as PgliteClient
   })
 
 export const layer = (config: PgliteClientConfig): Layer.Layer<PgliteClient | SqlClient.SqlClient, SqlError> =>

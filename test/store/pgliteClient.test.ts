@@ -1,0 +1,105 @@
+/**
+ * The embedded database's client (src/store/PgliteClient.ts): PGlite on a thread of its own, its
+ * statements posted without waiting for each other, a transaction's statements alone while it runs.
+ */
+import { SqlClient } from "@effect/sql"
+import { describe, expect, it } from "@effect/vitest"
+import { Deferred, Effect, Either, Fiber } from "effect"
+import { pgliteLayer } from "../../src/store/Database.js"
+
+const TABLE = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) => sql`CREATE TABLE IF NOT EXISTS items (id integer PRIMARY KEY, note text NOT NULL)`
+)
+
+describe("the embedded database client", () => {
+  it.layer(pgliteLayer(undefined), { timeout: 60_000 })((it) => {
+    it.effect("keeps the statements of other fibers out of a running transaction", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* TABLE
+        const inserted = yield* Deferred.make<void>()
+        const transaction = yield* sql
+          .withTransaction(
+            Effect.gen(function* () {
+              yield* sql`INSERT INTO items (id, note) VALUES (1, 'uncommitted')`
+              yield* Deferred.succeed(inserted, undefined)
+              // a real wait (no clock involved): the reader below is posted meanwhile, and must not run inside this transaction
+              yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
+              return yield* Effect.fail("rolled back" as const)
+            })
+          )
+          .pipe(Effect.either, Effect.fork)
+        yield* Deferred.await(inserted)
+        const seen = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM items`
+        // had it run inside the transaction it would have seen the uncommitted row
+        expect(seen).toEqual([{ n: 0 }])
+        expect(Either.isLeft(yield* Fiber.join(transaction))).toBe(true)
+      })
+    )
+
+    it.effect("lets the others go on when a transaction is interrupted", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* TABLE
+        const inserted = yield* Deferred.make<void>()
+        const stuck = yield* sql
+          .withTransaction(
+            Effect.gen(function* () {
+              yield* sql`INSERT INTO items (id, note) VALUES (2, 'never committed')`
+              yield* Deferred.succeed(inserted, undefined)
+              return yield* Effect.never
+            })
+          )
+          .pipe(Effect.fork)
+        yield* Deferred.await(inserted)
+        const reader = yield* Effect.fork(sql<{ n: number }>`SELECT count(*)::int AS n FROM items WHERE id = 2`)
+        yield* Fiber.interrupt(stuck)
+        // rolled back, then the reader ran
+        expect(yield* Fiber.join(reader)).toEqual([{ n: 0 }])
+      })
+    )
+
+    it.effect("runs many statements in flight at once, in order, each answered", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* TABLE
+        yield* Effect.forEach(
+          Array.from({ length: 200 }, (_, i) => 100 + i),
+          (id) => sql`INSERT INTO items (id, note) VALUES (${id}, ${`note ${id}`})`,
+          { concurrency: "unbounded", discard: true }
+        )
+        const rows = yield* Effect.forEach(
+          Array.from({ length: 200 }, (_, i) => 100 + i),
+          (id) => sql<{ note: string }>`SELECT note FROM items WHERE id = ${id}`,
+          { concurrency: "unbounded" }
+        )
+        expect(rows.map((r) => r[0]?.note)).toEqual(Array.from({ length: 200 }, (_, i) => `note ${100 + i}`))
+      })
+    )
+
+    it.effect("fails a statement with PostgreSQL's report (code, constraint) and goes on", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* TABLE
+        yield* sql`INSERT INTO items (id, note) VALUES (3, 'first')`
+        const duplicate = yield* Effect.flip(sql`INSERT INTO items (id, note) VALUES (3, 'again')`)
+        expect(duplicate._tag).toBe("SqlError")
+        expect(duplicate.cause).toMatchObject({ code: "23505", constraint: "items_pkey" })
+        expect(String((duplicate.cause as Error).message)).toMatch(/duplicate key/)
+        expect(yield* sql`SELECT note FROM items WHERE id = 3`).toEqual([{ note: "first" }])
+      })
+    )
+
+    it.effect("returns PGlite's values across the thread: numbers, text, arrays, JSON, bytes, null", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const [row] = yield* sql`SELECT 1.5::float8 AS f, 'ü'::text AS t, ARRAY[1, 2]::int[] AS a,
+          '{"k": [true]}'::jsonb AS j, '\\x0102'::bytea AS b, NULL::text AS n`
+        expect(row).toEqual({ f: 1.5, t: "ü", a: [1, 2], j: { k: [true] }, b: new Uint8Array([1, 2]), n: null })
+        const values = yield* sql`SELECT 1 AS x, 'y' AS y`.values
+        expect(values).toEqual([[1, "y"]])
+      })
+    )
+  })
+})
