@@ -19,8 +19,10 @@
  * fibers wait instead of running inside it.
  *
  * Opening. The database thread opens the database as it starts: a data
- * directory without a cluster (a first start) gets one created there first
- * (initdb, seconds of CPU on the second core); the client is available at once
+ * directory without a cluster (a first start) gets one created first, in a
+ * short-lived thread (`pgliteCreate.ts`: initdb, seconds of CPU on the second
+ * core, and ~450 MB of WebAssembly memory that leaves with that thread);
+ * the client is available at once
  * and its statements wait for the database (`created` says the database is
  * new, so e.g. the market need not wait to read what it holds: nothing). An
  * existing cluster, or an in-memory database, is opened before the client is
@@ -66,8 +68,8 @@ const revive = (failure: PgliteFailure): Error =>
 type Statement = PgliteStatement extends infer R ? (R extends PgliteStatement ? Omit<R, "id"> : never) : never
 
 /** The database thread: statements posted and answered in order, its opening, its closing. */
-const startDatabaseThread = (dataDir: string | undefined, onDeath: (error: Error) => void) => {
-  const worker = startWorker(workerModule, { dataDir } satisfies PgliteWorkerInput)
+const startDatabaseThread = (input: PgliteWorkerInput, onDeath: (error: Error) => void) => {
+  const worker = startWorker(workerModule, input)
   const pending = new Map<number, { readonly resolve: (rows: any) => void; readonly reject: (e: Error) => void }>()
   let nextId = 1
   let gone: Error | undefined
@@ -154,7 +156,7 @@ export const make = (config: PgliteClientConfig) =>
     const fatal = yield* Effect.serviceOption(Fatal)
     // the service's logger and annotations, for a death reported outside any fiber
     const runtime = yield* Effect.runtime<never>()
-    const thread = startDatabaseThread(dataDir, (error) => {
+    const thread = startDatabaseThread({ dataDir, create: created }, (error) => {
       Runtime.runFork(runtime)(
         Effect.logError("the embedded database thread stopped", error).pipe(
           Effect.zipRight(

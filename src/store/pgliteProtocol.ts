@@ -3,6 +3,8 @@
 export interface PgliteWorkerInput {
   /** directory for a file-backed database; undefined for in-memory */
   readonly dataDir: string | undefined
+  /** the data directory holds no cluster yet: create one first */
+  readonly create: boolean
 }
 
 /**

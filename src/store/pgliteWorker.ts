@@ -15,12 +15,18 @@
  * carries the transaction's number: from its first statement until its `end`,
  * only that transaction's statements run (the others wait, in order), so no
  * statement of another request runs inside it. The database is opened (a
- * cluster created first, for an empty data directory) as the worker starts;
+ * cluster created first, in a thread of its own, for an empty data
+ * directory: `pgliteCreate.ts`) as the worker starts;
  * statements posted meanwhile wait for it. `close` closes it after the
  * statement running, and is answered once done.
  */
+import { createRequire } from "node:module"
+import { dirname, extname, join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { parentPort, workerData } from "node:worker_threads"
 import { PGlite } from "@electric-sql/pglite"
+import { Effect } from "effect"
+import { runWorker } from "../workerThread.js"
 import type { PgliteFailure, PgliteReply, PgliteRequest, PgliteStatement, PgliteWorkerInput } from "./pgliteProtocol.js"
 
 /** The fields of PostgreSQL's error report PGlite puts on its errors, kept across the thread boundary. */
@@ -50,9 +56,24 @@ const run = async (db: PGlite, statement: PgliteStatement): Promise<unknown> => 
   }
 }
 
-const serve = (port: NonNullable<typeof parentPort>, { dataDir }: PgliteWorkerInput) => {
+/** PGlite's PostgreSQL build */
+const pgliteWasm = join(dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite")), "pglite.wasm")
+
+const createModule = new URL(`./pgliteCreate${extname(fileURLToPath(import.meta.url))}`, import.meta.url)
+
+/** Opens the database; an empty data directory gets its cluster from a short-lived thread first (`pgliteCreate.ts`). */
+const open = async ({ dataDir, create }: PgliteWorkerInput): Promise<PGlite> => {
+  if (dataDir === undefined) return PGlite.create("memory://")
+  if (!create) return PGlite.create(dataDir)
+  const pgliteWasmModule = await Effect.runPromise(
+    runWorker<WebAssembly.Module>("PGlite create worker", createModule, { dataDir, wasm: pgliteWasm })
+  )
+  return PGlite.create(dataDir, { pgliteWasmModule })
+}
+
+const serve = (port: NonNullable<typeof parentPort>, input: PgliteWorkerInput) => {
   const reply = (message: PgliteReply) => port.postMessage(message)
-  const opening = PGlite.create(dataDir ?? "memory://")
+  const opening = open(input)
   opening.then(
     () => reply({ type: "open" }),
     (error) => reply({ type: "open-failed", error: failure(error) })
