@@ -65,7 +65,9 @@ const workerModule = new URL(`./pgliteWorker${extname(fileURLToPath(import.meta.
 const revive = (failure: PgliteFailure): Error =>
   Object.assign(new Error(failure.message), failure.name === undefined ? {} : { name: failure.name }, failure.report)
 
-type Statement = PgliteStatement extends infer R ? (R extends PgliteStatement ? Omit<R, "id"> : never) : never
+/** a statement as the client gives it: the thread numbers it */
+type WithoutId<S> = S extends unknown ? Omit<S, "id"> : never
+type Statement = WithoutId<PgliteStatement>
 
 /** The database thread: statements posted and answered in order, its opening, its closing. */
 const startDatabaseThread = (input: PgliteWorkerInput, onDeath: (error: Error) => void) => {

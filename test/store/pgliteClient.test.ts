@@ -12,25 +12,41 @@ const TABLE = Effect.flatMap(
   (sql) => sql`CREATE TABLE IF NOT EXISTS items (id integer PRIMARY KEY, note text NOT NULL)`
 )
 
+/**
+ * Forks a transaction that inserts row `id` and then runs `rest` (inside it); answers the fiber
+ * once the row is inserted (uncommitted).
+ */
+const insertingTransaction = <A, E>(id: number, rest: Effect.Effect<A, E>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* TABLE
+    const inserted = yield* Deferred.make<void>()
+    const fiber = yield* sql
+      .withTransaction(
+        Effect.zipRight(
+          sql`INSERT INTO items (id, note) VALUES (${id}, 'uncommitted')`.pipe(
+            Effect.zipRight(Deferred.succeed(inserted, undefined))
+          ),
+          rest
+        )
+      )
+      .pipe(Effect.either, Effect.fork)
+    yield* Deferred.await(inserted)
+    return fiber
+  })
+
 describe("the embedded database client", () => {
   it.layer(pgliteLayer(undefined), { timeout: 60_000 })((it) => {
     it.effect("keeps the statements of other fibers out of a running transaction", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
-        yield* TABLE
-        const inserted = yield* Deferred.make<void>()
-        const transaction = yield* sql
-          .withTransaction(
-            Effect.gen(function* () {
-              yield* sql`INSERT INTO items (id, note) VALUES (1, 'uncommitted')`
-              yield* Deferred.succeed(inserted, undefined)
-              // a real wait (no clock involved): the reader below is posted meanwhile, and must not run inside this transaction
-              yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
-              return yield* Effect.fail("rolled back" as const)
-            })
+        const transaction = yield* insertingTransaction(
+          1,
+          // a real wait (no clock involved): the reader below is posted meanwhile, and must not run inside this transaction
+          Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300))).pipe(
+            Effect.zipRight(Effect.fail("rolled back" as const))
           )
-          .pipe(Effect.either, Effect.fork)
-        yield* Deferred.await(inserted)
+        )
         const seen = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM items`
         // had it run inside the transaction it would have seen the uncommitted row
         expect(seen).toEqual([{ n: 0 }])
@@ -41,18 +57,7 @@ describe("the embedded database client", () => {
     it.effect("lets the others go on when a transaction is interrupted", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
-        yield* TABLE
-        const inserted = yield* Deferred.make<void>()
-        const stuck = yield* sql
-          .withTransaction(
-            Effect.gen(function* () {
-              yield* sql`INSERT INTO items (id, note) VALUES (2, 'never committed')`
-              yield* Deferred.succeed(inserted, undefined)
-              return yield* Effect.never
-            })
-          )
-          .pipe(Effect.fork)
-        yield* Deferred.await(inserted)
+        const stuck = yield* insertingTransaction(2, Effect.never)
         const reader = yield* Effect.fork(sql<{ n: number }>`SELECT count(*)::int AS n FROM items WHERE id = 2`)
         yield* Fiber.interrupt(stuck)
         // rolled back, then the reader ran

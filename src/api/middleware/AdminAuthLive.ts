@@ -6,9 +6,9 @@ import { timingSafeEqual } from "node:crypto"
 import { HttpServerRequest } from "@effect/platform"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "../../config/AppConfig.js"
-import { BadRequest, NotFound, Unauthenticated } from "../errors.js"
-import { unknownQueryMessage, unknownQueryParams } from "../requestMiddleware.js"
+import { NotFound, Unauthenticated } from "../errors.js"
 import { AdminAuth } from "./AdminAuth.js"
+import { rejectUndeclaredQuery } from "./declaredQuery.js"
 
 const constantTimeEquals = (a: string, b: string) => {
   const x = Buffer.from(a)
@@ -31,9 +31,7 @@ export const AdminAuthLive = Layer.effect(
           if (match === null || !constantTimeEquals(match[1], Redacted.value(config.adminToken.value))) {
             return yield* new Unauthenticated({ message: "missing or wrong admin token" })
           }
-          // after the token: a caller without it learns nothing of the request's validity
-          const unknown = unknownQueryParams(request.method, request.url)
-          if (unknown.length > 0) return yield* new BadRequest({ message: unknownQueryMessage(unknown) })
+          yield* rejectUndeclaredQuery(request)
         })
     }
   })

@@ -5,9 +5,8 @@
  */
 import { HttpServerRequest } from "@effect/platform"
 import { Effect, FiberRef, Layer } from "effect"
-import { BadRequest } from "../errors.js"
-import { unknownQueryMessage, unknownQueryParams } from "../requestMiddleware.js"
 import { Authentication, makeAuthenticate, preAuthenticated } from "./Authentication.js"
+import { rejectUndeclaredQuery } from "./declaredQuery.js"
 
 export const AuthenticationLive = Layer.effect(
   Authentication,
@@ -18,9 +17,7 @@ export const AuthenticationLive = Layer.effect(
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
           const key = yield* (yield* FiberRef.get(preAuthenticated)) ?? authenticate(request)
-          // after authentication: a caller without a valid key learns nothing of the request's validity
-          const unknown = unknownQueryParams(request.method, request.url)
-          if (unknown.length > 0) return yield* new BadRequest({ message: unknownQueryMessage(unknown) })
+          yield* rejectUndeclaredQuery(request)
           return key
         })
     }
