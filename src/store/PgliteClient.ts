@@ -78,6 +78,7 @@ const startDatabaseThread = (input: PgliteWorkerInput, onDeath: (error: Error) =
   let closing = false
   let closed: (() => void) | undefined
   let openResult: ((error?: Error) => void) | undefined
+  let isOpen = false
   const opened = new Promise<void>((resolve, reject) => {
     openResult = (error) => (error === undefined ? resolve() : reject(error))
   })
@@ -87,6 +88,7 @@ const startDatabaseThread = (input: PgliteWorkerInput, onDeath: (error: Error) =
   worker.on("message", (reply: PgliteReply) => {
     switch (reply.type) {
       case "open":
+        isOpen = true
         return openResult?.()
       case "open-failed":
         return openResult?.(revive(reply.error))
@@ -148,7 +150,7 @@ const startDatabaseThread = (input: PgliteWorkerInput, onDeath: (error: Error) =
     return worker.terminate().then(() => undefined)
   }
 
-  return { opened, send, end, close, terminate }
+  return { opened, isOpen: () => isOpen, send, end, close, terminate }
 }
 
 export const make = (config: PgliteClientConfig) =>
@@ -171,12 +173,13 @@ export const make = (config: PgliteClientConfig) =>
         )
       )
     })
-    // closed cleanly when it answers in time; the thread is stopped either way
+    // closed cleanly when it answers in time; the thread is stopped either way. A database still
+    // opening is stopped at once: it has nothing to flush, and its creation (seconds, more on a busy
+    // machine) is made aside and moved into place only when complete (`pgliteCreate.ts`)
     yield* Effect.addFinalizer(() =>
-      Effect.promise(thread.close).pipe(
-        Effect.timeoutOption("5 seconds"),
-        Effect.zipRight(Effect.promise(thread.terminate))
-      )
+      Effect.suspend(() =>
+        thread.isOpen() ? Effect.promise(thread.close).pipe(Effect.timeoutOption("5 seconds")) : Effect.void
+      ).pipe(Effect.zipRight(Effect.promise(thread.terminate)))
     )
     const open = Effect.tryPromise({
       try: () => thread.opened,

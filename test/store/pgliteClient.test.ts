@@ -2,10 +2,15 @@
  * The embedded database's client (src/store/PgliteClient.ts): PGlite on a thread of its own, its
  * statements posted without waiting for each other, a transaction's statements alone while it runs.
  */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Either, Fiber } from "effect"
 import { pgliteLayer } from "../../src/store/Database.js"
+import { runWorker } from "../../src/workerThread.js"
 
 const TABLE = Effect.flatMap(
   SqlClient.SqlClient,
@@ -107,4 +112,49 @@ describe("the embedded database client", () => {
       })
     )
   })
+})
+
+describe("the embedded database's data directory", () => {
+  const createModule = new URL("../../src/store/pgliteCreate.ts", import.meta.url)
+  const pgliteWasm = join(dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite")), "pglite.wasm")
+
+  it.live(
+    "holds a whole cluster or none: a creation cut short (the process killed) is made again on the next start",
+    () =>
+      Effect.gen(function* () {
+        const dir = mkdtempSync(join(tmpdir(), "vigil-pglite-"))
+        const pgdata = join(dir, "pgdata")
+        mkdirSync(pgdata)
+        // PGlite's initdb works in memory, then writes the cluster's files to disk: it is stopped
+        // as its version file lands (the mark of a cluster), as a killed process would stop it
+        const landed = Effect.promise(async () => {
+          while (!existsSync(join(pgdata, "PG_VERSION")) && !existsSync(join(`${pgdata}.creating`, "PG_VERSION")))
+            await new Promise((resolve) => setTimeout(resolve, 1))
+        })
+        const creation = runWorker("create", createModule, { dataDir: pgdata, wasm: pgliteWasm })
+        const first = yield* Effect.raceFirst(
+          Effect.as(creation, "created" as const),
+          Effect.as(landed, "cut" as const)
+        )
+        expect(first).toBe("cut")
+        expect(existsSync(join(pgdata, "PG_VERSION"))).toBe(false)
+        // the next start creates it (again) and uses it
+        const rows = yield* Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* TABLE
+          yield* sql`INSERT INTO items (id, note) VALUES (1, 'kept')`
+          return yield* sql<{ note: string }>`SELECT note FROM items`
+        }).pipe(Effect.provide(pgliteLayer(dir)))
+        expect(rows).toEqual([{ note: "kept" }])
+        expect(existsSync(`${pgdata}.creating`)).toBe(false)
+        // and it is there on the start after
+        const again = yield* Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql<{ note: string }>`SELECT note FROM items`
+        ).pipe(Effect.provide(pgliteLayer(dir)))
+        expect(again).toEqual([{ note: "kept" }])
+        rmSync(dir, { recursive: true, force: true })
+      }),
+    120_000
+  )
 })
