@@ -66,7 +66,7 @@ describe("flag history built in a worker thread", () => {
         const sync = new FlagHistory(md.size, md.isCrypto)
         runToEnd(sync.sync(md))
         // walked 7 tickers at a time (with only their fundamentals computed): the same bits
-        const worker = yield* buildFlagHistoryInWorker(md, 7)
+        const worker = yield* buildFlagHistoryInWorker(md, { batch: 7 })
         expect(worker.stale(md)).toEqual([])
         let bars = 0
         for (let i = 0; i < md.size; i++) bars += worker.barCount(i)

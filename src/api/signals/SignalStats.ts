@@ -3,10 +3,13 @@
  * the events and stats endpoints (see `FlagHistory`).
  *
  * Once the market has loaded, its whole history is walked once: in a worker
- * thread (`buildFlagHistoryInWorker`; about 45 s of CPU on the full market,
+ * thread (`buildFlagHistoryInWorker`; about 30–45 s of CPU on the full market,
  * which on the event loop cut the requests served in the first minute after
  * ready by more than ten times), or, for a market whose inputs a worker cannot
  * rebuild (or when the worker fails), in the background on the event loop.
+ * The worker takes the CPU while the request thread is idle and a twentieth of
+ * it while requests keep the thread busy (`paceByEventLoop`), all of it again
+ * as soon as a request for these endpoints is answered 503 for want of it.
  * After that every published snapshot triggers a `sync`, which costs nothing
  * until a session closes (its final bars are added: one preview per ticker)
  * or bars are imported (the imported tickers' histories are walked again).
@@ -28,6 +31,7 @@ import type { MarketData } from "../../market/engine/MarketData.js"
 import { buildFlagHistoryInWorker, workerCanBuild } from "../../market/history/buildFlagHistory.js"
 import { FlagHistory } from "../../market/history/flagHistory.js"
 import { Market } from "../../market/Market.js"
+import { makeShareGate, paceByEventLoop } from "../../workerShare.js"
 import { ServiceUnavailable } from "../errors.js"
 
 /** Lets the event loop run (HTTP requests, probes) between slices of work. */
@@ -91,11 +95,15 @@ export class SignalStats extends Effect.Service<SignalStats>()("vigil/SignalStat
     let firstBuildSeconds: number | undefined
     const lock = yield* Effect.makeSemaphore(1)
     const onDemand = yield* Effect.makeSemaphore(1)
+    const gate = makeShareGate()
+    // a request has been refused for want of the first build: it runs at full speed from then on
+    let awaited = false
 
-    /** the first build: in a worker thread when it can rebuild the market's inputs */
+    /** the first build: in a worker thread when it can rebuild the market's inputs, paced by the requests */
     const firstBuild = (md: MarketData) =>
       workerCanBuild(md)
-        ? buildFlagHistoryInWorker(md).pipe(
+        ? buildFlagHistoryInWorker(md, { gate }).pipe(
+            Effect.raceFirst(paceByEventLoop(gate, () => awaited)),
             Effect.catchAll((error) =>
               Effect.logWarning("signal flag history worker failed; building on the event loop", error).pipe(
                 Effect.as(new FlagHistory(md.size, md.isCrypto))
@@ -150,6 +158,7 @@ export class SignalStats extends Effect.Service<SignalStats>()("vigil/SignalStat
           Effect.suspend(() => {
             const h = history
             if (h === undefined || h.counts === undefined) {
+              awaited = true
               return Effect.fail(
                 notReady("signal statistics are being computed from the market history after a start; retry shortly")
               )

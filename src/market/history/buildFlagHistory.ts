@@ -7,6 +7,7 @@
 import { extname } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Effect } from "effect"
+import { makeShareGate, type ShareGate } from "../../workerShare.js"
 import { runWorker } from "../../workerThread.js"
 import type { MarketData } from "../engine/MarketData.js"
 import { MarketSimulator } from "../sim/index.js"
@@ -31,10 +32,13 @@ export const workerCanBuild = (md: MarketData): boolean => {
   return source instanceof MarketSimulator
 }
 
-/** A flag history of every ticker's current series, built in a worker thread. */
+/**
+ * A flag history of every ticker's current series, built in a worker thread
+ * that keeps to the share of the CPU `gate` gives it (all of it by default).
+ */
 export const buildFlagHistoryInWorker = (
   md: MarketData,
-  batch = FLAG_WORKER_BATCH
+  options: { readonly batch?: number; readonly gate?: ShareGate } = {}
 ): Effect.Effect<FlagHistory, Error> =>
   Effect.suspend(() => {
     // the series objects the worker reads: the history describes these (a later import replaces some)
@@ -44,8 +48,9 @@ export const buildFlagHistoryInWorker = (
       tickers: md.tickers,
       isCrypto: md.isCrypto,
       series: series.map((s) => s.arrays()),
-      batch,
-      niceness: FLAG_WORKER_NICENESS
+      batch: options.batch ?? FLAG_WORKER_BATCH,
+      niceness: FLAG_WORKER_NICENESS,
+      gate: (options.gate ?? makeShareGate()).buffer
     }
     return Effect.map(runWorker<FlagBits>("flag history worker", workerModule, input), (bits) => {
       const history = new FlagHistory(md.size, md.isCrypto)

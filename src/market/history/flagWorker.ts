@@ -6,13 +6,15 @@
  * besides the bars), walks every ticker's history once as the service would,
  * and hands the bits and the counts back (transferred, no copy).
  *
- * It runs at the lowest scheduling priority (nice 19): it uses the CPU the
- * request thread leaves idle (the second core), and next to nothing of a
- * core another thread wants (nice 10, a tenth of a core, still cost the
- * requests 28% of their throughput in one loaded run: docs/benchmarks.md).
+ * It runs at the lowest scheduling priority (nice 19), and within the share
+ * of the CPU the service sets as it goes (`workerShare.ts`): all of it while
+ * the request thread is idle or someone waits for the history, a twentieth
+ * while requests keep the service busy.
  */
+
+import { runWithinShare } from "../../workerShare.js"
 import { answerParent, lowerThreadPriority } from "../../workerThread.js"
-import { runToEnd, simulatorFor } from "../engine/MarketData.js"
+import { simulatorFor } from "../engine/MarketData.js"
 import type { TickerMeta } from "../tickers/index.js"
 import { BarSeries, type SeriesArrays } from "./barSeries.js"
 import type { WalkMarket } from "./dailyWalk.js"
@@ -27,6 +29,8 @@ export interface FlagWorkerInput {
   readonly batch: number
   /** the worker thread's niceness (Linux) */
   readonly niceness: number
+  /** the share of the CPU it may take, set by the service as it goes (`ShareGate`) */
+  readonly gate: SharedArrayBuffer
 }
 
 const build = (input: FlagWorkerInput): FlagBits => {
@@ -42,7 +46,7 @@ const build = (input: FlagWorkerInput): FlagBits => {
     }
   }
   const history = new FlagHistory(market.size, input.isCrypto)
-  runToEnd(history.sync(market, input.batch))
+  runWithinShare(history.sync(market, input.batch), input.gate)
   return history.bits()
 }
 
