@@ -344,6 +344,18 @@ describe("signal events and stats over HTTP", () => {
     const fromOnly = await get(pro, `/v2/signals/rsi_14/stats?condition=%3C30&from=${days[0].date}`)
     expect(fromOnly.body.count).toBe(31)
     expect(fromOnly.body.from).toBe(days[0].date)
+    // only to, before the data (as early as the calendar goes): no days, as for a flag; not a 500
+    for (const early of ["1990-01-02", "2001-06-01"]) {
+      for (const path of [
+        `/v2/signals/rsi_14/stats?condition=%3C30&to=${early}`,
+        `/v2/signals/over_fifty/stats?to=${early}`,
+        `/v2/signals/above_sma_50/stats?to=${early}`
+      ]) {
+        const none = await get(pro, path)
+        expect(none.status, `${path}: ${JSON.stringify(none.body)}`).toBe(200)
+        expect(none.body).toMatchObject({ count: 0, days: [], from: null, to: null })
+      }
+    }
   })
 
   it("refuses bad stats requests with the envelope", async () => {

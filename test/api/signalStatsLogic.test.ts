@@ -45,22 +45,31 @@ describe("trading days and ranges", () => {
   })
 
   it("caps an on-demand range: defaults fill the cap, explicit bounds are kept", () => {
+    const FIRST = epochDay("2024-11-26")
     const last = epochDay("2026-11-25")
     // nothing given: the last `cap` trading days to the last final day
-    const r1 = cappedRange(undefined, undefined, last, 3)
+    const r1 = cappedRange(undefined, undefined, last, 3, FIRST)
     expect(dates(tradingDays(r1.fromDay, r1.toDay))).toEqual(["2026-11-23", "2026-11-24", "2026-11-25"])
     // only to (a Sunday): the cap ends at the Friday before
-    const r2 = cappedRange(undefined, epochDay("2026-11-22"), last, 2)
+    const r2 = cappedRange(undefined, epochDay("2026-11-22"), last, 2, FIRST)
     expect(dates(tradingDays(r2.fromDay, r2.toDay))).toEqual(["2026-11-19", "2026-11-20"])
     // only from (a Saturday): the cap's trading days from it
-    const r3 = cappedRange(epochDay("2026-11-14"), undefined, last, 4)
+    const r3 = cappedRange(epochDay("2026-11-14"), undefined, last, 4, FIRST)
     expect(dates(tradingDays(r3.fromDay, r3.toDay))).toEqual(["2026-11-16", "2026-11-17", "2026-11-18", "2026-11-19"])
     // only from, near the end: clipped to the last final day
-    const r4 = cappedRange(epochDay("2026-11-24"), undefined, last, 4)
+    const r4 = cappedRange(epochDay("2026-11-24"), undefined, last, 4, FIRST)
     expect(dates(tradingDays(r4.fromDay, r4.toDay))).toEqual(["2026-11-24", "2026-11-25"])
     // both: kept (the caller refuses a range over the cap), `to` clipped
-    const r5 = cappedRange(epochDay("2026-10-01"), epochDay("2026-12-31"), last, 4)
+    const r5 = cappedRange(epochDay("2026-10-01"), epochDay("2026-12-31"), last, 4, FIRST)
     expect(r5).toEqual({ fromDay: epochDay("2026-10-01"), toDay: last })
+    // only to, near the first day of the data: the range starts there, not before
+    const r6 = cappedRange(undefined, epochDay("2024-11-28"), last, 4, FIRST)
+    expect(dates(tradingDays(r6.fromDay, r6.toDay))).toEqual(["2024-11-26", "2024-11-27"])
+    // only to, before the data (down to the calendar's first year, 1990): empty, not a walk out of the calendar
+    for (const to of ["2020-01-01", "1990-01-02"]) {
+      const r = cappedRange(undefined, epochDay(to), last, 250, FIRST)
+      expect(tradingDays(r.fromDay, r.toDay)).toEqual([])
+    }
   })
 
   it("chooses the inputs a walk needs from the columns", () => {

@@ -81,13 +81,15 @@ export const finalDay = (md: MarketData): number => {
 /**
  * The range of a computed request: `to` defaults to the last final day (or,
  * with only `from`, to the end of a capped range from it), `from` to the
- * start of a capped range ending at `to`.
+ * start of a capped range ending at `to`, never before `first` (the first day
+ * of the data: a `to` before it gives an empty range).
  */
 export const cappedRange = (
   from: number | undefined,
   to: number | undefined,
   last: number,
-  cap: number
+  cap: number,
+  first: number
 ): { readonly fromDay: number; readonly toDay: number } => {
   if (from !== undefined && to === undefined) {
     let end = from
@@ -101,9 +103,10 @@ export const cappedRange = (
   }
   const toDay = Math.min(to ?? last, last)
   if (from !== undefined) return { fromDay: from, toDay }
+  if (toDay < first) return { fromDay: first, toDay }
   let start = toDay
   let n = isTradingDay(isoDate(toDay)) ? 1 : 0
-  while (n < cap) {
+  while (n < cap && start > first) {
     start--
     if (isTradingDay(isoDate(start))) n++
   }
@@ -385,7 +388,7 @@ export const signalStats = <E, R>(
     }
 
     const last = finalDay(md)
-    const range = cappedRange(from, to, last, STATS_COMPUTED_MAX_DAYS)
+    const range = cappedRange(from, to, last, STATS_COMPUTED_MAX_DAYS, earliest)
     const days = tradingDays(range.fromDay, range.toDay)
     if (days.length > STATS_COMPUTED_MAX_DAYS) {
       return yield* new BadRequest({
