@@ -8,6 +8,13 @@ export const cpuSeconds = (pid: number): number => {
   return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
+/** CPU seconds (user + system) the main thread of a process (the event loop) has used so far. */
+export const mainThreadCpuSeconds = (pid: number): number => {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
 /** Resident memory of a process now and its peak so far, MB (/proc). */
 export const rssMb = (pid: number): { readonly now: number; readonly peak: number } => {
   const status = readFileSync(`/proc/${pid}/status`, "utf8")
