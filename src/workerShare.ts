@@ -6,7 +6,7 @@
  *
  * A low scheduling priority (`lowerThreadPriority`) is not enough on its own:
  * on this 2-core machine a worker at nice 19 still cut the requests served in
- * the first minute after ready to 0.40–0.46 of the settled figure
+ * the first minute after ready to 0.40–0.76 of the settled figure
  * (docs/benchmarks.md): it takes whatever core goes idle for a moment (the
  * load generator's, the database's), and the cores it shares caches and
  * memory with slow down meanwhile. Paused, it takes nothing.
@@ -17,7 +17,7 @@
  * wakes it at once.
  */
 import { performance } from "node:perf_hooks"
-import { Effect, Schedule } from "effect"
+import { Effect } from "effect"
 
 /** the whole CPU (thousandths) */
 export const FULL_SHARE = 1000
@@ -94,5 +94,5 @@ export const paceByEventLoop = (gate: ShareGate, urgent: () => boolean): Effect.
       const now = performance.eventLoopUtilization()
       gate.set(shareFor(performance.eventLoopUtilization(now, last).utilization, urgent()))
       last = now
-    }).pipe(Effect.repeat(Schedule.spaced(PACE_EVERY)), Effect.zipRight(Effect.never))
+    }).pipe(Effect.zipRight(Effect.sleep(PACE_EVERY)), Effect.forever)
   })

@@ -1,19 +1,18 @@
 /** What the benchmarks read about the service's process from /proc. */
 import { readFileSync } from "node:fs"
 
-/** CPU seconds (user + system) a process has used so far, from /proc (clock ticks of 10 ms). */
-export const cpuSeconds = (pid: number): number => {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+/** user + system CPU seconds of a /proc `stat` file (clock ticks of 10 ms) */
+const statCpuSeconds = (file: string): number => {
+  const stat = readFileSync(file, "utf8")
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
   return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
+/** CPU seconds (user + system) a process has used so far, all its threads, from /proc. */
+export const cpuSeconds = (pid: number): number => statCpuSeconds(`/proc/${pid}/stat`)
+
 /** CPU seconds (user + system) the main thread of a process (the event loop) has used so far. */
-export const mainThreadCpuSeconds = (pid: number): number => {
-  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8")
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
+export const mainThreadCpuSeconds = (pid: number): number => statCpuSeconds(`/proc/${pid}/task/${pid}/stat`)
 
 /** Resident memory of a process now and its peak so far, MB (/proc). */
 export const rssMb = (pid: number): { readonly now: number; readonly peak: number } => {
