@@ -37,6 +37,8 @@ const main = Effect.gen(function* () {
     AppLive.pipe(Layer.provide(Layer.succeed(AppConfig, config)), Layer.provide(Layer.succeed(Fatal, fatal)))
   ).pipe(
     Effect.raceFirst(Deferred.await(fatal)),
+    // spans are made for nobody (no tracer exports them): @effect/sql opens one per statement
+    Effect.withTracerEnabled(false),
     Logger.withMinimumLogLevel(levels[config.logLevel]),
     Effect.tapErrorCause((cause) =>
       Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("vigil stopped", cause)

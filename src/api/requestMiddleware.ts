@@ -21,6 +21,7 @@ import {
 import { Cause, Clock, Duration, Effect, MetricLabel, Option, SchemaAST } from "effect"
 import { httpRequestDuration, httpRequestsTotal } from "../observability/httpMetrics.js"
 import { VigilApi } from "./Api.js"
+import { answerWithin } from "./answerWithin.js"
 import { mediaTypeVerdict, requestHazard } from "./bodyGuard.js"
 import { REQUEST_ID } from "./headerPatterns.js"
 
@@ -348,18 +349,15 @@ export const requestMiddleware = <E, R>(
     // no query timeout), it is answered by the deadline; the interrupted query is cancelled, a transaction rolled
     // back — in the background (`disconnect`): cancelling a query on a frozen server can itself take seconds
     const deadlined = path.startsWith("/v2/")
-      ? Effect.timeoutTo(Effect.disconnect(guarded), {
-          duration: REQUEST_DEADLINE,
-          onSuccess: (r: HttpServerResponse.HttpServerResponse) => r,
-          onTimeout: () =>
-            envelope(
-              503,
-              "service_unavailable",
-              `the request could not be answered within ${Duration.format(REQUEST_DEADLINE)}; retry later`,
-              requestId,
-              { "retry-after": "5" }
-            )
-        })
+      ? answerWithin(guarded, REQUEST_DEADLINE, () =>
+          envelope(
+            503,
+            "service_unavailable",
+            `the request could not be answered within ${Duration.format(REQUEST_DEADLINE)}; retry later`,
+            requestId,
+            { "retry-after": "5" }
+          )
+        )
       : guarded
     const response = yield* deadlined.pipe(
       limited ? HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)) : (e) => e,

@@ -4,7 +4,7 @@
  */
 
 import { createServer, type Server } from "node:http"
-import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
@@ -91,5 +91,8 @@ export const ServerLive = Effect.gen(function* () {
   Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
   Layer.provide(ApiLive),
   Layer.provide(HttpServerLive),
-  Layer.provide(HotLaneLive)
+  Layer.provide(HotLaneLive),
+  // no span per request: nothing exports traces, and the span (its URL parse, attributes and
+  // context) cost ~15% of a small request's CPU (docs/benchmarks.md, "What a request costs")
+  HttpMiddleware.withTracerDisabledWhen(() => true)
 )
