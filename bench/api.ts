@@ -9,6 +9,9 @@
  *    process) answering the same bytes, in the same run.
  * b. `GET /v2/tickers/{ticker}` against a bare `node:http` server answering
  *    the same JSON bytes, side by side.
+ * a'. live scan with a distinct `q` on every request (three thresholds drawn per request, 50
+ *    rows a page, so no answer cache can help), against the bare server answering a page of the
+ *    same size (issue 14).
  * c. as-of scan, dates drawn uniformly over the history window, one request
  *    at a time: cold (a date outside the as-of cache) and warm (a date in it).
  *
@@ -26,7 +29,7 @@
  *   npm run bench:api              (PostgreSQL too when DATABASE_URL is set)
  *
  * BENCH_SECONDS (default 10) sets each measured load phase of a–c; BENCH_STORES
- * (`embedded,postgres`) which stores run, BENCH_PHASES (`first,scan,ticker,asof`)
+ * (`embedded,postgres`) which stores run, BENCH_PHASES (`first,scan,distinct,ticker,asof`)
  * which measurements (`first` starts a service of its own); BENCH_FIRST_SECONDS
  * (default 60) the window after ready and BENCH_SETTLED_SECONDS (default 20)
  * the settled measurement of d; BENCH_SERVER_NODE_ARGS adds node flags to the
@@ -47,7 +50,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const WARMUP_SECONDS = 3
 const CONNECTIONS = 16
 const STORES = (process.env.BENCH_STORES ?? "embedded,postgres").split(",")
-const PHASES = (process.env.BENCH_PHASES ?? "first,scan,ticker,asof").split(",")
+const PHASES = (process.env.BENCH_PHASES ?? "first,scan,distinct,ticker,asof").split(",")
 const FIRST_SECONDS = Number(process.env.BENCH_FIRST_SECONDS ?? 60)
 const SETTLED_SECONDS = Number(process.env.BENCH_SETTLED_SECONDS ?? 20)
 
@@ -156,8 +159,11 @@ interface Req {
   readonly method: "GET" | "POST"
   readonly path: string
   readonly headers: Record<string, string>
-  readonly body?: string
+  /** the same body every time, or one drawn per request */
+  readonly body?: string | (() => string)
 }
+
+const bodyOf = (req: Req) => (typeof req.body === "function" ? req.body() : req.body)
 
 const percentile = (sorted: ArrayLike<number>, p: number) =>
   sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
@@ -192,7 +198,7 @@ const load = async (server: Child, req: Req, seconds: number, perSecond?: Array<
         method: req.method,
         path: req.path,
         headers: req.headers,
-        ...(req.body === undefined ? {} : { body: req.body })
+        ...(req.body === undefined ? {} : { body: bodyOf(req) })
       })
       await res.body.dump({ limit: 1 << 24 })
       const dt = performance.now() - t0
@@ -236,7 +242,8 @@ const call = async (url: string, method: string, path: string, headers: Record<s
 
 /** Side by side: the endpoint on Vigil, then the same bytes from a bare node:http server. */
 const sideBySide = async (label: string, vigil: Child, req: Req) => {
-  const sample = await call(vigil.url, req.method, req.path, req.headers, req.body && JSON.parse(req.body))
+  const body = bodyOf(req)
+  const sample = await call(vigil.url, req.method, req.path, req.headers, body && JSON.parse(body))
   if (sample.status !== 200) throw new Error(`${label}: ${sample.status} ${new TextDecoder().decode(sample.bytes)}`)
   const bare = await startBare(sample.bytes, sample.headers.get("content-type") ?? "application/json")
   try {
@@ -383,6 +390,15 @@ const runStore = async (label: string, env: Record<string, string>) => {
     if (page.count !== 50) throw new Error(`the scan gives ${page.count} rows, not 50`)
     if (probe.headers.get("x-ratelimit-limit") !== String(limit)) throw new Error("rate limit not applied")
     if (PHASES.includes("scan")) await sideBySide("live scan POST /v2/scan", vigil, scanReq)
+    if (PHASES.includes("distinct")) {
+      // a q nobody sent before on every request: no answer cache can help
+      const distinct = () =>
+        JSON.stringify({
+          q: `price > ${(1 + Math.random() * 20).toFixed(2)} AND market_cap > ${Math.round(1e8 + Math.random() * 9e8)} AND rsi_14 < ${(50 + Math.random() * 40).toFixed(1)}`,
+          limit: 50
+        })
+      await sideBySide("live scan, distinct q", vigil, { ...scanReq, body: distinct })
+    }
     if (PHASES.includes("ticker")) {
       await sideBySide("GET /v2/tickers/AAPL", vigil, { method: "GET", path: "/v2/tickers/AAPL", headers: auth })
     }
