@@ -40,7 +40,7 @@ const cell = (snapshot: Snapshot, name: string, r: number): RowValue => {
 }
 
 /** The columns of a fired row: the standard ones, then `fields` not already among them. */
-export const rowColumns = (fields: ReadonlyArray<string>): ReadonlyArray<string> => {
+export const eventColumns = (fields: ReadonlyArray<string>): ReadonlyArray<string> => {
   const out: Array<string> = [...STANDARD_FIELDS]
   for (const f of fields) if (!out.includes(f)) out.push(f)
   return out
@@ -70,7 +70,7 @@ export const firedRows = (
   tickers: ReadonlyArray<string>,
   fields: ReadonlyArray<string>
 ): Array<Record<string, RowValue>> => {
-  const columns = rowColumns(fields)
+  const columns = eventColumns(fields)
   const out: Array<Record<string, RowValue>> = []
   for (const t of fireOrder(snapshot, tickers).slice(0, MAX_FIRE_ROWS)) {
     const r = snapshot.index.get(t)
@@ -107,13 +107,6 @@ export const firedEvent = (args: {
       matches
     }
   }
-}
-
-/** Tickers of `next` that are not in `previous` (both any order); the result keeps `next`'s order. */
-export const newlyMatching = (previous: ReadonlySet<string>, next: ReadonlyArray<string>): Array<string> => {
-  const out: Array<string> = []
-  for (const t of next) if (!previous.has(t)) out.push(t)
-  return out
 }
 
 /**
@@ -170,7 +163,7 @@ export class FireRenderer {
     const rank = this.ranking()
     rowsOf.sort((a, b) => rank[a]! - rank[b]!)
     const shown = Math.min(rowsOf.length, MAX_FIRE_ROWS)
-    const columns = rowColumns(args.fields)
+    const columns = eventColumns(args.fields)
     const key = columns.join(",")
     let cache = this.rows.get(key)
     if (cache === undefined) {

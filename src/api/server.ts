@@ -9,38 +9,38 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import { VigilApi } from "./Api.js"
-import { AccountLive } from "./account/Http.js"
-import { AdminLive } from "./admin/Http.js"
+import { AccountHttpLive } from "./account/Http.js"
+import { AdminHttpLive } from "./admin/Http.js"
 import { answerClientError } from "./clientError.js"
 import { HotLane, HotLaneLive } from "./hotLane.js"
 import { makeIdempotency } from "./idempotency.js"
-import { MarketLive } from "./market/Http.js"
+import { MarketHttpLive } from "./market/Http.js"
 import { AdminAuthLive } from "./middleware/AdminAuthLive.js"
 import { makeAuthenticate } from "./middleware/Authentication.js"
 import { AuthenticationLive } from "./middleware/AuthenticationLive.js"
-import { NewsLive } from "./news/Http.js"
+import { NewsHttpLive } from "./news/Http.js"
 import { requestMiddleware } from "./requestMiddleware.js"
-import { RulesLive } from "./rules/Http.js"
-import { ScanLive } from "./scan/Http.js"
-import { SignalsLive } from "./signals/Http.js"
-import { SystemLive } from "./system/Http.js"
-import { TickersLive } from "./tickers/Http.js"
-import { UniversesLive } from "./universes/Http.js"
-import { WebhooksLive } from "./webhooks/Http.js"
+import { RulesHttpLive } from "./rules/Http.js"
+import { ScanHttpLive } from "./scan/Http.js"
+import { SignalsHttpLive } from "./signals/Http.js"
+import { SystemHttpLive } from "./system/Http.js"
+import { TickersHttpLive } from "./tickers/Http.js"
+import { UniversesHttpLive } from "./universes/Http.js"
+import { WebhooksHttpLive } from "./webhooks/Http.js"
 
 export const ApiLive = HttpApiBuilder.api(VigilApi).pipe(
   Layer.provide([
-    SystemLive,
-    AdminLive,
-    AccountLive,
-    TickersLive,
-    MarketLive,
-    UniversesLive,
-    ScanLive,
-    RulesLive,
-    SignalsLive,
-    WebhooksLive,
-    NewsLive
+    SystemHttpLive,
+    AdminHttpLive,
+    AccountHttpLive,
+    TickersHttpLive,
+    MarketHttpLive,
+    UniversesHttpLive,
+    ScanHttpLive,
+    RulesHttpLive,
+    SignalsHttpLive,
+    WebhooksHttpLive,
+    NewsHttpLive
   ]),
   Layer.provide([AuthenticationLive, AdminAuthLive])
 )

@@ -3,7 +3,7 @@
  * Every variable of the operator contract is here; an invalid value fails the
  * start with a message that names the variable and the expected form.
  */
-import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
+import { Config, ConfigError, Context, Duration, Either, Layer, Option, Redacted } from "effect"
 
 export interface AppConfigShape {
   readonly port: number
@@ -199,5 +199,3 @@ export const describeConfigError = (error: ConfigError.ConfigError): string => {
   walk(error)
   return [...new Set(lines)].join("\n")
 }
-
-export const loadAppConfig = Effect.suspend(() => appConfig)

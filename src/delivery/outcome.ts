@@ -18,9 +18,9 @@ import type { Duration } from "effect"
 import { Duration as D } from "effect"
 import type { PostResult } from "./transport.js"
 
-export type Outcome = "delivered" | "retry" | "gone"
+export type DeliveryOutcome = "delivered" | "retry" | "gone"
 
-export const classify = (result: PostResult): Outcome => {
+export const classify = (result: PostResult): DeliveryOutcome => {
   const s = result.status
   if (s === null) return "retry"
   if (s >= 200 && s < 300) return "delivered"

@@ -20,12 +20,13 @@
  * - `cryptoTradingDate(t)`: the UTC calendar date (crypto's daily state rolls at 00:00 UTC).
  */
 
+import { DAY_MS } from "./indicators/days.js"
+
 export type IsoDate = string
 
 export const MIN_YEAR = 1990
 export const MAX_YEAR = 2100
 
-const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
 const MINUTE_MS = 60_000
 

@@ -9,10 +9,10 @@
  * until the next 1st; as-of reads use the membership effective on that date.
  */
 import type { BarSeries } from "./history/barSeries.js"
+import { DAY_MS } from "./indicators/days.js"
 
 export const REBALANCE_METHOD = "30-day-trailing-dollar-volume"
 export const TRAILING_DAYS = 30
-const DAY_MS = 86_400_000
 
 export interface Membership {
   /** epoch day of the 1st on which this membership takes effect */

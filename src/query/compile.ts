@@ -11,9 +11,9 @@ import { startOf, typecheck } from "./check.js"
 import type { CompileContext } from "./context.js"
 import { entry, type Mode, QueryError, type RawEntry, toQueryError } from "./errors.js"
 import { Arena, allRows } from "./evaluate/arena.js"
-import { type Env, type Plan, plan } from "./evaluate/plan.js"
+import { type Env, type EvalPlan, plan } from "./evaluate/plan.js"
 import { inline } from "./inline.js"
-import { columnsOf, type Node, type Type, tickersOf, type Value } from "./ir.js"
+import { columnsReferenced, type Node, type Type, tickersOf, type Value } from "./ir.js"
 import { parse } from "./parser.js"
 import { type RenderOptions, render } from "./render.js"
 import { type SqlFragment, type SqlOptions, selectTickersSql, toSql } from "./sql.js"
@@ -57,7 +57,7 @@ export interface Predicate {
 }
 
 /** made in a scope of its own, so the closure holds the plan only */
-const predicateOf = (compiled: Plan): Predicate => ({
+const predicateOf = (compiled: EvalPlan): Predicate => ({
   evaluateInto(snapshot, out, rows) {
     if (out.length < (rows?.length ?? snapshot.size)) throw new RangeError("evaluateInto: output buffer too small")
     return run(snapshot, (arena) => {
@@ -178,7 +178,7 @@ export const flat = (s: string): string => {
   return s
 }
 
-const build = (ast: Expr, ir: Node, compiled: Plan, ctx: CompileContext): CompiledExpression => {
+const build = (ast: Expr, ir: Node, compiled: EvalPlan, ctx: CompileContext): CompiledExpression => {
   const tickers = ctx.tickers
   // methods and anonymous arguments rather than named closures: see NAMED_CLOSURES in evaluate/plan.ts
   const options: RenderOptions = {
@@ -195,7 +195,7 @@ const build = (ast: Expr, ir: Node, compiled: Plan, ctx: CompileContext): Compil
     nullable: ir.nullable,
     text,
     key,
-    columns: columnsOf(ir),
+    columns: columnsReferenced(ir),
     tickers: tickersOf(ir),
     signals: signalsIn(ast),
     toText() {

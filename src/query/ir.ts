@@ -144,7 +144,7 @@ export const irChildren = (n: Node): ReadonlyArray<Node> => {
 }
 
 /** Column names referenced (sorted, unique). */
-export const columnsOf = (root: Node): ReadonlyArray<string> => {
+export const columnsReferenced = (root: Node): ReadonlyArray<string> => {
   const out = new Set<string>()
   const stack = [root]
   while (stack.length > 0) {

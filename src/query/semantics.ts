@@ -15,9 +15,6 @@ export const BIG = 1e300
 /** Products and quotients whose magnitude falls below about this flush to 0. */
 export const SMALL = 1e-300
 
-export const FALSE = 0
-export const UNKNOWN = 1
-export const TRUE = 2
 export type Truth = 0 | 1 | 2
 
 /** Range check applied to every arithmetic result: |x| ≥ 1e300 is NULL. */

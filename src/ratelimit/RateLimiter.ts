@@ -16,7 +16,7 @@ import { Clock, Context, Duration, Effect, Layer, Metric, Option } from "effect"
 import type { Redis as IORedis } from "ioredis"
 import { Redis, redisBreaker } from "../store/Redis.js"
 import { makeRedisWindow } from "./redisStore.js"
-import { BUCKET_MS, makeMemoryWindow, type Outcome } from "./window.js"
+import { BUCKET_MS, makeMemoryWindow, type WindowOutcome } from "./window.js"
 
 export const DEFAULT_WINDOW_MS = 60_000
 
@@ -60,7 +60,7 @@ export const redisFallbackTotal = Metric.counter("ratelimit_redis_fallback_total
 export const maxRetryAfterSeconds = (windowMs: number) => Math.max(1, Math.ceil(windowMs / 1000) - 1)
 
 /** Shared by both stores, so the two answer with identical numbers. */
-export const toDecision = (limit: number, windowMs: number, outcome: Outcome): Decision => {
+export const toDecision = (limit: number, windowMs: number, outcome: WindowOutcome): Decision => {
   const base = {
     allowed: outcome.allowed,
     limit,

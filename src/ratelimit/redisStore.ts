@@ -20,7 +20,7 @@
 import { createHash } from "node:crypto"
 import { Data, Effect } from "effect"
 import type { Redis as IORedis } from "ioredis"
-import { BUCKET_MS, type Outcome } from "./window.js"
+import { BUCKET_MS, type WindowOutcome } from "./window.js"
 
 export const KEY_PREFIX = "vigil:rl:"
 
@@ -206,7 +206,7 @@ const isOutcomeReply = (reply: unknown): reply is [number, number, number, numbe
  */
 export const makeRedisWindow = (client: IORedis, timeoutMs: number) => {
   const run = evalScript(client, CHECK_SCRIPT)
-  return (key: string, limit: number, windowMs: number, now: number): Effect.Effect<Outcome, RedisCheckFailed> =>
+  return (key: string, limit: number, windowMs: number, now: number): Effect.Effect<WindowOutcome, RedisCheckFailed> =>
     Effect.tryPromise({
       try: () => within(run(`${KEY_PREFIX}${key}`, [now, limit, windowMs, BUCKET_MS, windowMs + BUCKET_MS]), timeoutMs),
       catch: (cause) => new RedisCheckFailed({ reason: cause instanceof Error ? cause.message : String(cause), cause })
@@ -215,7 +215,7 @@ export const makeRedisWindow = (client: IORedis, timeoutMs: number) => {
         reply === TIMED_OUT
           ? Effect.fail(new RedisCheckFailed({ reason: `no answer within ${timeoutMs} ms` }))
           : isOutcomeReply(reply)
-            ? Effect.succeed<Outcome>({
+            ? Effect.succeed<WindowOutcome>({
                 allowed: reply[0] === 1,
                 count: reply[1],
                 resetMs: reply[2],

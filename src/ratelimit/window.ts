@@ -34,7 +34,7 @@
 export const BUCKET_MS = 1000
 
 /** What one check did, in milliseconds; `RateLimiter.toDecision` turns it into a `Decision`. */
-export interface Outcome {
+export interface WindowOutcome {
   readonly allowed: boolean
   /** admissions counted in the window after this check (this request included when admitted) */
   readonly count: number
@@ -70,7 +70,7 @@ const SWEEP_PER_CHECK = 2
 const COMPACT_AT = 32
 
 export interface MemoryWindow {
-  readonly take: (key: string, limit: number, windowMs: number, now: number) => Outcome
+  readonly take: (key: string, limit: number, windowMs: number, now: number) => WindowOutcome
   /** keys currently held (idle keys included until the sweep reaches them) */
   readonly size: () => number
   /** buckets held for a key, dead ones included until its next check */
@@ -144,7 +144,7 @@ export const makeMemoryWindow = (): MemoryWindow => {
     }
   }
 
-  const take = (key: string, limit: number, windowMs: number, now: number): Outcome => {
+  const take = (key: string, limit: number, windowMs: number, now: number): WindowOutcome => {
     evictIdle(now)
     const horizon = now - windowMs
     let s = keys.get(key)

@@ -14,8 +14,6 @@ import pg from "pg"
 import { AppConfig } from "../config/AppConfig.js"
 import * as PgliteClient from "./PgliteClient.js"
 
-export type Backend = "pglite" | "postgres"
-
 /**
  * Whether this start creates the database (the embedded store on an empty
  * DATA_DIR): it holds no rows yet, so a reader of stored data (the market's

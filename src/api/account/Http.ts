@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { VigilApi } from "../Api.js"
 import { CurrentKey } from "../middleware/Authentication.js"
 
-export const AccountLive = HttpApiBuilder.group(VigilApi, "account", (handlers) =>
+export const AccountHttpLive = HttpApiBuilder.group(VigilApi, "account", (handlers) =>
   handlers.handle("whoami", () =>
     Effect.map(CurrentKey, (key) => ({
       account_id: key.account.id,

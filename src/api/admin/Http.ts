@@ -9,7 +9,7 @@ import { Webhooks } from "../../store/webhooks.js"
 import { VigilApi } from "../Api.js"
 import { BadRequest, NotFound, ServiceUnavailable } from "../errors.js"
 
-export const AdminLive = HttpApiBuilder.group(VigilApi, "admin", (handlers) =>
+export const AdminHttpLive = HttpApiBuilder.group(VigilApi, "admin", (handlers) =>
   Effect.gen(function* () {
     const accounts = yield* Accounts
     const market = yield* Market

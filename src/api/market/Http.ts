@@ -26,6 +26,6 @@ export const marketStatusAt = (now: number) => {
   }
 }
 
-export const MarketLive = HttpApiBuilder.group(VigilApi, "market", (handlers) =>
+export const MarketHttpLive = HttpApiBuilder.group(VigilApi, "market", (handlers) =>
   handlers.handle("status", () => Effect.map(Clock.currentTimeMillis, marketStatusAt))
 )

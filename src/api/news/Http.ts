@@ -13,7 +13,7 @@ import { CurrentKey } from "../middleware/Authentication.js"
 import { SandboxRateLimitLive } from "./SandboxRateLimit.js"
 import { runNewsScan } from "./scan.js"
 
-export const NewsLive = HttpApiBuilder.group(VigilApi, "news", (handlers) =>
+export const NewsHttpLive = HttpApiBuilder.group(VigilApi, "news", (handlers) =>
   Effect.gen(function* () {
     const cursors = yield* Cursors
     const codec = Effect.catchTag(cursors.codec, "SqlError", (_: SqlError) => Effect.fail(unavailable()))

@@ -5,6 +5,7 @@
  * keyset page on (published_at desc, ticker, index). See docs/news.md.
  */
 import { Effect, Either } from "effect"
+import { DAY_MS } from "../../market/indicators/days.js"
 import { type LocatedMention, newsArchiveOf } from "../../market/newsArchive.js"
 import { Tickers } from "../../market/tickers/index.js"
 import type { CursorCodec } from "../cursor.js"
@@ -14,7 +15,6 @@ import { liveSnapshot, marketData, pageSize } from "../v2/shared.js"
 import type { NewsScanBody } from "./Api.js"
 import { DAYS_PER_PAGE, DEFAULT_LIMIT, MAX_LIMIT, MAX_TICKERS, RECENT_DAYS, SANDBOX_MAX_ROWS } from "./Api.js"
 
-const DAY_MS = 86_400_000
 const ARCHIVE_PLANS = ["pro", "scale", "enterprise"] as const
 
 export type NewsScanInput = typeof NewsScanBody.Type

@@ -65,7 +65,7 @@ const validate = (account: Account, draft: Draft, checkUniverse = true) =>
     return { name, q: draft.q, universe: draft.universe, order, dir, fields } satisfies RuleParams
   })
 
-export const RulesLive = HttpApiBuilder.group(VigilApi, "rules", (handlers) =>
+export const RulesHttpLive = HttpApiBuilder.group(VigilApi, "rules", (handlers) =>
   handlers
     .handle("list", ({ urlParams }) =>
       Effect.gen(function* () {

@@ -187,7 +187,7 @@ export const runScan = (input: ScanInput, requireAsof: boolean) =>
     }
   })
 
-export const ScanLive = HttpApiBuilder.group(VigilApi, "scan", (handlers) =>
+export const ScanHttpLive = HttpApiBuilder.group(VigilApi, "scan", (handlers) =>
   handlers
     .handle("scan", ({ payload }) => runScan(payload, false))
     .handle("scanGet", ({ urlParams }) => runScan(urlParams, false))

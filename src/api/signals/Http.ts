@@ -4,7 +4,7 @@ import { Clock, Effect, Either, Layer } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { CUSTOM_SIGNAL_PLANS, PLAN_LIMITS } from "../../accounts/plans.js"
 import { builtinSignalEntry, type ColumnDef, columnByName, isAvailableAt, SIGNALS } from "../../market/catalog.js"
-import { epochDay, isoDate } from "../../market/indicators/days.js"
+import { DAY_MS, epochDay, isoDate } from "../../market/indicators/days.js"
 import { Market } from "../../market/Market.js"
 import type { Snapshot } from "../../market/snapshot.js"
 import type { TickerDirectory } from "../../market/tickers/index.js"
@@ -36,7 +36,6 @@ import {
 import { SignalStats } from "./SignalStats.js"
 import { signalStats } from "./stats.js"
 
-const DAY_MS = 86_400_000
 const requireCustomPlan = (key: AuthenticatedKey) =>
   requirePlan(key, CUSTOM_SIGNAL_PLANS, "custom_signals_tier_required", "custom signals")
 
@@ -145,7 +144,7 @@ const parseBound = (name: string, raw: string, end: boolean) =>
 
 const isInterval = (s: string): s is HistoryInterval => (INTERVALS as ReadonlyArray<string>).includes(s)
 
-export const SignalsLive = HttpApiBuilder.group(VigilApi, "signals", (handlers) =>
+export const SignalsHttpLive = HttpApiBuilder.group(VigilApi, "signals", (handlers) =>
   Effect.gen(function* () {
     const repo = yield* CustomSignals
     const cursors = yield* Cursors

@@ -20,7 +20,7 @@
 import { Clock, Effect, Either } from "effect"
 import { PLAN_LIMITS } from "../../accounts/plans.js"
 import { columnByName } from "../../market/catalog.js"
-import { isoDate } from "../../market/indicators/days.js"
+import { DAY_MS, isoDate } from "../../market/indicators/days.js"
 import { Market } from "../../market/Market.js"
 import { Cursors } from "../cursor.js"
 import { BadRequest, NotFound, unavailable } from "../errors.js"
@@ -28,8 +28,6 @@ import { CurrentKey } from "../middleware/Authentication.js"
 import { accountSignals } from "../v2/query.js"
 import { isoAsOf, liveSnapshot, marketData, pageSize, parseDate } from "../v2/shared.js"
 import { SignalStats } from "./SignalStats.js"
-
-const DAY_MS = 86_400_000
 
 /** Page size bounds of the events endpoint. */
 export const EVENTS_MAX_LIMIT = 1000

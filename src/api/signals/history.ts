@@ -13,12 +13,12 @@ import type { CompiledQuery } from "../../query/index.js"
 export type HistoryInterval = "1m" | "1h" | "1d" | "1w"
 export const INTERVALS: ReadonlyArray<HistoryInterval> = ["1m", "1h", "1d", "1w"]
 
-export type Value = number | boolean | null
+export type HistoryValue = number | boolean | null
 
 /** A point: `key` is the epoch day (1d/1w) or epoch ms (1m/1h). */
 export interface Point {
   readonly key: number
-  readonly v: Value
+  readonly v: HistoryValue
 }
 
 export interface Window {

@@ -41,7 +41,7 @@ export const parseCondition = (raw: string): Condition | undefined => {
   return { op, value, text: `${op}${value}` }
 }
 
-export const compare = (op: Op, x: number, y: number): boolean => {
+export const compareNumbers = (op: Op, x: number, y: number): boolean => {
   switch (op) {
     case ">":
       return x > y
@@ -94,7 +94,7 @@ export const numericMatches = (
   if (col === undefined || col.kind !== "numeric") return []
   const out: Array<Match> = []
   for (const r of rows ?? allRows(snapshot)) {
-    if (col.valid[r] === 1 && compare(condition.op, col.values[r], condition.value)) {
+    if (col.valid[r] === 1 && compareNumbers(condition.op, col.values[r], condition.value)) {
       out.push({ row: r, ticker: snapshot.tickers[r], value: col.values[r] })
     }
   }

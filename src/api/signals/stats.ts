@@ -32,7 +32,7 @@ import { INPUT_COLUMNS } from "../../market/engine/inputs.js"
 import { CARRY_FORWARD_DAYS, type MarketData, STRING_COLUMNS } from "../../market/engine/MarketData.js"
 import { DailyWalk, type WalkInputs } from "../../market/history/dailyWalk.js"
 import type { FlagHistory } from "../../market/history/flagHistory.js"
-import { epochDay, isoDate } from "../../market/indicators/days.js"
+import { DAY_MS, epochDay, isoDate } from "../../market/indicators/days.js"
 import { Market } from "../../market/Market.js"
 import type { Column, Snapshot } from "../../market/snapshot.js"
 import type { TickerDirectory } from "../../market/tickers/index.js"
@@ -41,10 +41,8 @@ import { BadRequest } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
 import { dayOf, lookupUniverse, membersOn } from "../universes/resolve.js"
 import { isoAsOf, liveSnapshot, marketData, parseDate } from "../v2/shared.js"
-import { type Condition, compare, parseCondition } from "./matching.js"
+import { type Condition, compareNumbers, parseCondition } from "./matching.js"
 import { SignalStats } from "./SignalStats.js"
-
-const DAY_MS = 86_400_000
 
 /** Trading days a stats request may span when the counts are computed on demand. */
 export const STATS_COMPUTED_MAX_DAYS = 31
@@ -271,7 +269,7 @@ export const numericCount =
     const col = snapshot.columns.get(column)
     if (col === undefined || col.kind !== "numeric") return 0
     let n = 0
-    for (const r of rows) if (col.valid[r] === 1 && compare(condition.op, col.values[r], condition.value)) n++
+    for (const r of rows) if (col.valid[r] === 1 && compareNumbers(condition.op, col.values[r], condition.value)) n++
     return n
   }
 

@@ -5,7 +5,7 @@ import { Readiness } from "../../observability/Readiness.js"
 import { VigilApi } from "../Api.js"
 import { ServiceUnavailable } from "../errors.js"
 
-export const SystemLive = HttpApiBuilder.group(VigilApi, "system", (handlers) =>
+export const SystemHttpLive = HttpApiBuilder.group(VigilApi, "system", (handlers) =>
   Effect.gen(function* () {
     const readiness = yield* Readiness
     return handlers

@@ -9,6 +9,7 @@ import { Clock, Effect, Either, type Schema } from "effect"
 import { PLAN_LIMITS } from "../../accounts/plans.js"
 import type { MarketData } from "../../market/engine/MarketData.js"
 import { STRING_COLUMNS } from "../../market/engine/MarketData.js"
+import { DAY_MS } from "../../market/indicators/days.js"
 import type { Snapshot } from "../../market/snapshot.js"
 import {
   type AssetType,
@@ -84,8 +85,6 @@ const historicalRow = (meta: TickerMeta, found: { date: string; values: Record<s
   return out
 }
 
-const DAY_MS = 86_400_000
-
 const asOfRead = (md: MarketData, meta: TickerMeta, raw: string) =>
   Effect.gen(function* () {
     const date = yield* parseDate("asof", raw)
@@ -145,7 +144,7 @@ const bulk = (snapshot: Snapshot, md: MarketData, raw: string, other: ReadonlyAr
 
 const ASSET_HELP = "equity, crypto, CS or ETF"
 
-export const TickersLive = HttpApiBuilder.group(VigilApi, "tickers", (handlers) =>
+export const TickersHttpLive = HttpApiBuilder.group(VigilApi, "tickers", (handlers) =>
   Effect.gen(function* () {
     const cursors = yield* Cursors
     return handlers

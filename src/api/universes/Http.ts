@@ -62,7 +62,7 @@ const candidate = (base: string, attempt: number): string => {
   return `${base.slice(0, 64 - suffix.length)}${suffix}`
 }
 
-export const UniversesLive = HttpApiBuilder.group(VigilApi, "universes", (handlers) =>
+export const UniversesHttpLive = HttpApiBuilder.group(VigilApi, "universes", (handlers) =>
   handlers
     .handle("list", ({ urlParams }) =>
       Effect.gen(function* () {

@@ -7,6 +7,7 @@
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import type { MarketData } from "../../market/engine/MarketData.js"
+import { DAY_MS } from "../../market/indicators/days.js"
 import type { Snapshot } from "../../market/snapshot.js"
 import type { TickerDirectory } from "../../market/tickers/index.js"
 import { isWellFormedSymbol } from "../../market/tickers/index.js"
@@ -16,7 +17,6 @@ import { Universes } from "../../store/universes.js"
 import { BadRequest, NotFound, type ServiceUnavailable, unavailable } from "../errors.js"
 import { MAX_UNIVERSE_SIZE, type UniverseDoc } from "./Api.js"
 
-const DAY_MS = 86_400_000
 const DAY_S = 86_400
 
 export const SYSTEM_UNIVERSES = { top_10: 10, top_100: 100 } as const

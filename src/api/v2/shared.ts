@@ -5,7 +5,7 @@
  */
 import { Effect, Schema } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
-import { PLAN_LIMITS, type Plan, type PlanLimits } from "../../accounts/plans.js"
+import type { Plan } from "../../accounts/plans.js"
 import { columnByName } from "../../market/catalog.js"
 import type { MarketData } from "../../market/engine/MarketData.js"
 import { Market } from "../../market/Market.js"
@@ -72,8 +72,6 @@ export const IntParam = Schema.NumberFromString.pipe(Schema.int())
  */
 export const StrictParams = <F extends Schema.Struct.Fields>(fields: F) =>
   Schema.Struct(fields).annotations({ parseOptions: { onExcessProperty: "error" } })
-
-export const limitsOf = (key: AuthenticatedKey): PlanLimits => PLAN_LIMITS[key.account.plan]
 
 /** 403 with `code` unless the account's plan (of a key, or the plan itself) is one of `plans`. */
 export const requirePlan = (

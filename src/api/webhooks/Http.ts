@@ -335,7 +335,7 @@ const freezeForTicker = (key: AuthenticatedKey, ticker: string, condition: strin
     (frozen) => `ticker = '${ticker.replaceAll("'", "''")}' AND (${frozen})`
   )
 
-export const WebhooksLive = HttpApiBuilder.group(VigilApi, "webhooks", (handlers) =>
+export const WebhooksHttpLive = HttpApiBuilder.group(VigilApi, "webhooks", (handlers) =>
   handlers
     .handle("subscribeTicker", ({ path, payload }) =>
       Effect.gen(function* () {

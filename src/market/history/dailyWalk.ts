@@ -31,6 +31,7 @@ import { closeInstant, isTradingDay } from "../calendar.js"
 import { tickerInputs } from "../engine/inputs.js"
 import type { MarketData } from "../engine/MarketData.js"
 import { VENDOR_FEED_START } from "../engine/specs.js"
+import { DAY_MS } from "../indicators/days.js"
 import {
   allocateColumns,
   bindColumns,
@@ -50,7 +51,6 @@ import type { Column } from "../snapshot.js"
 import type { BarSeries } from "./barSeries.js"
 import { barAt } from "./barSeries.js"
 
-const DAY_MS = 86_400_000
 const VENDOR_DAY = epochDay(VENDOR_FEED_START)
 /** bars previewed between two yields */
 const SLICE_BARS = 256

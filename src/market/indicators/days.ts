@@ -2,23 +2,24 @@
  * Calendar arithmetic on epoch days (whole UTC days since 1970-01-01), done
  * with integer math so the per-refresh path allocates nothing.
  */
-const MS_PER_DAY = 86_400_000
+/** Milliseconds in a UTC day. */
+export const DAY_MS = 86_400_000
 
 /** Epoch day of a `YYYY-MM-DD` date (a time part, if any, is ignored). */
 export const epochDay = (date: string): number => {
   const y = Number(date.slice(0, 4))
   const m = Number(date.slice(5, 7))
   const d = Number(date.slice(8, 10))
-  const day = Date.UTC(y, m - 1, d) / MS_PER_DAY
+  const day = Date.UTC(y, m - 1, d) / DAY_MS
   if (!Number.isInteger(day)) throw new RangeError(`not a YYYY-MM-DD date: ${date}`)
   return day
 }
 
 /** Epoch day containing an epoch-milliseconds instant (UTC). */
-export const epochDayOfMillis = (millis: number): number => Math.floor(millis / MS_PER_DAY)
+export const epochDayOfMillis = (millis: number): number => Math.floor(millis / DAY_MS)
 
 /** `YYYY-MM-DD` of an epoch day. */
-export const isoDate = (day: number): string => new Date(day * MS_PER_DAY).toISOString().slice(0, 10)
+export const isoDate = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10)
 
 /** Calendar year of an epoch day (proleptic Gregorian, after H. Hinnant's `civil_from_days`). */
 const civilYearOfDay = (day: number): number => {

@@ -6,7 +6,7 @@
  * `YYYY-MM-DD`; an equity date is a New York date, a crypto date a UTC date.
  */
 import { closeInstant, isTradingDay, openInstant } from "../calendar.js"
-import { epochDay, isoDate } from "../indicators/days.js"
+import { DAY_MS, epochDay, isoDate } from "../indicators/days.js"
 
 /** What the simulator needs from a trading calendar. */
 export interface SimCalendar {
@@ -24,7 +24,6 @@ export const NYSE_CALENDAR: SimCalendar = {
   openInstant
 }
 
-export const DAY_MS = 86_400_000
 export const CRYPTO_SESSION_MINUTES = 1440
 
 /** Memoises the calendar by epoch day (the calendar is consulted per day, never per ticker). */
@@ -63,4 +62,4 @@ export class TradingDays {
   }
 }
 
-export { epochDay, isoDate }
+export { DAY_MS, epochDay, isoDate }

@@ -220,24 +220,6 @@ export const countryFromSecurityName = (securityName: string): string | undefine
 // ---------------------------------------------------------------------------
 // Sectors
 
-/** The sector names Vigil uses: the 11 GICS sectors, plus ETF, Crypto and Miscellaneous. */
-export const SECTORS = [
-  "Communication Services",
-  "Consumer Discretionary",
-  "Consumer Staples",
-  "Energy",
-  "Financials",
-  "Health Care",
-  "Industrials",
-  "Information Technology",
-  "Materials",
-  "Real Estate",
-  "Utilities",
-  "ETF",
-  "Crypto",
-  "Miscellaneous"
-] as const
-
 /** nasdaq.com screener sector → GICS sector name (same meaning, GICS spelling). */
 const SCREENER_SECTOR: Readonly<Record<string, string>> = {
   "Basic Materials": "Materials",

@@ -37,7 +37,7 @@ export interface Env {
 type Strs = ReadonlyArray<string | null>
 type Vec = Float64Array | Uint8Array | Strs
 
-export interface Plan {
+export interface EvalPlan {
   readonly type: Type
   /** row-independent: `scalar` is the value for every row */
   readonly constant: boolean
@@ -53,15 +53,15 @@ const noScalar = (): Scalar => {
 }
 
 const selectByTruth =
-  (plan: Pick<Plan, "vec">) => (env: Env, sel: Int32Array, m: number, want: 0 | 2, out: Int32Array) =>
+  (plan: Pick<EvalPlan, "vec">) => (env: Env, sel: Int32Array, m: number, want: 0 | 2, out: Int32Array) =>
     K.selTruth(plan.vec(env, sel, m) as Uint8Array, want, sel, m, out)
 
 const notBoolean = (): number => {
   throw new Error("not a boolean expression")
 }
 
-const make = (type: Type, vec: Plan["vec"], select?: Plan["select"]): Plan => {
-  const p: Plan = {
+const make = (type: Type, vec: EvalPlan["vec"], select?: EvalPlan["select"]): EvalPlan => {
+  const p: EvalPlan = {
     type,
     constant: false,
     scalar: noScalar,
@@ -83,7 +83,7 @@ const broadcast = (env: Env, type: Type, v: Scalar, sel: Int32Array, m: number):
   return out
 }
 
-const constantPlan = (n: Node): Plan => {
+const constantPlan = (n: Node): EvalPlan => {
   const fixed = isPure(n) ? evalScalar(n, undefined) : undefined
   const scalar = fixed === undefined ? (env: Env) => evalScalar(n, env.snap) : () => fixed
   return {
@@ -161,7 +161,7 @@ const notNode = (arg: Node): Node => ({
   constant: arg.constant
 })
 
-export const plan = (n: Node): Plan => {
+export const plan = (n: Node): EvalPlan => {
   if (n.constant) return constantPlan(n)
   switch (n.k) {
     case "lit":
@@ -284,7 +284,7 @@ export const plan = (n: Node): Plan => {
   }
 }
 
-const columnPlan = (type: Type, name: string): Plan => {
+const columnPlan = (type: Type, name: string): EvalPlan => {
   switch (type) {
     case "numeric":
       return make("numeric", (env) => numericColumn(env.snap, name))
@@ -302,7 +302,7 @@ const columnPlan = (type: Type, name: string): Plan => {
   }
 }
 
-const comparePlan = (op0: CompareOp, left: Node, right: Node): Plan => {
+const comparePlan = (op0: CompareOp, left: Node, right: Node): EvalPlan => {
   // a constant on the left is moved to the right
   const swap = left.constant && !right.constant
   const op = swap ? K.flip(op0) : op0
@@ -404,7 +404,7 @@ const conjunctOrder = (args: ReadonlyArray<Node>): ReadonlyArray<Node> =>
 
 /** rows of `sel` where at least one plan has truth code `want` */
 const unionSelect = (
-  plans: ReadonlyArray<Plan>,
+  plans: ReadonlyArray<EvalPlan>,
   env: Env,
   sel: Int32Array,
   m: number,
@@ -445,7 +445,7 @@ const unionSelect = (
 
 /** rows of `sel` where every plan has truth code `want` */
 const intersectSelect = (
-  plans: ReadonlyArray<Plan>,
+  plans: ReadonlyArray<EvalPlan>,
   env: Env,
   sel: Int32Array,
   m: number,
@@ -467,7 +467,7 @@ const intersectSelect = (
 }
 
 /** Kleene AND (`min`) / OR (`max`) as truth codes; later operands only on rows still undecided. */
-const foldTruth = (plans: ReadonlyArray<Plan>, and: boolean) => (env: Env, sel: Int32Array, m: number) => {
+const foldTruth = (plans: ReadonlyArray<EvalPlan>, and: boolean) => (env: Env, sel: Int32Array, m: number) => {
   const decided = and ? 0 : 2
   const t = env.arena.u8()
   const first = plans[0]!.vec(env, sel, m) as Uint8Array
@@ -501,21 +501,21 @@ const foldTruth = (plans: ReadonlyArray<Plan>, and: boolean) => (env: Env, sel: 
   return t
 }
 
-const andPlan = (args: ReadonlyArray<Node>): Plan => {
+const andPlan = (args: ReadonlyArray<Node>): EvalPlan => {
   const plans = conjunctOrder(args).map(plan)
   return make("boolean", foldTruth(plans, true), (env, sel, m, want, out) =>
     want === 2 ? intersectSelect(plans, env, sel, m, 2, out) : unionSelect(plans, env, sel, m, 0, out)
   )
 }
 
-const orPlan = (args: ReadonlyArray<Node>): Plan => {
+const orPlan = (args: ReadonlyArray<Node>): EvalPlan => {
   const plans = args.map(plan)
   return make("boolean", foldTruth(plans, false), (env, sel, m, want, out) =>
     want === 2 ? unionSelect(plans, env, sel, m, 2, out) : intersectSelect(plans, env, sel, m, 0, out)
   )
 }
 
-const inPlan = (n: Extract<Node, { k: "in" }>): Plan => {
+const inPlan = (n: Extract<Node, { k: "in" }>): EvalPlan => {
   if (!n.items.every((i) => i.constant)) {
     const any = boolNode(
       "or",
@@ -595,7 +595,7 @@ const argAt = (
 ): Scalar =>
   consts[i] ? (vs[i] as Scalar) : type === "string" ? ((vs[i] as Strs)[r] ?? null) : (vs[i] as Uint8Array)[r]!
 
-const callPlan = (n: Extract<Node, { k: "call" }>): Plan => {
+const callPlan = (n: Extract<Node, { k: "call" }>): EvalPlan => {
   const args = n.args.map(plan)
   switch (n.fn) {
     case "ABS":
