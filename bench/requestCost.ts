@@ -14,7 +14,7 @@
  *   GET /v2/universes         + one read of the database
  *   GET /v2/webhooks/{id}     + two reads (the row and the evaluation ticks)
  *   POST /v2/webhooks         a create: validation, q compiled, one transaction
- *   GET /v2/tickers/AAPL      a repeated read the hot lane answers from its cache
+ *   GET /v2/tickers/AAPL      a repeated read the direct path answers from its answers cache
  *
  *   npm run bench:request-cost
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:request-cost  (PostgreSQL, a schema of its own)

@@ -8,7 +8,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Data, Duration, Effect, Option } from "effect"
 import {
   generateApiKey,
   hashApiKey,
@@ -53,6 +53,12 @@ const toAccount = (row: AccountRow): Account => ({
 export const KEY_CACHE_ENTRIES = 10_000
 /** a cached key is read again after this long, whatever happens: a safety net for changes made outside the service */
 export const KEY_CACHE_MAX_AGE_MS = 30_000
+
+/** Longest a key that is not cached is looked up for before the request is answered 503. */
+export const KEY_LOOKUP_DEADLINE = Duration.seconds(3)
+
+/** The key's lookup (database, or the stamp in Redis) did not answer by `KEY_LOOKUP_DEADLINE`. */
+export class KeyLookupTimeout extends Data.TaggedError("KeyLookupTimeout") {}
 
 const nowSeconds = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
 
@@ -128,7 +134,7 @@ export class Accounts extends Effect.Service<Accounts>()("vigil/Accounts", {
       )
 
     /** The account behind a presented key, if the key is well formed, known and not revoked. */
-    const authenticate = (apiKey: string): Effect.Effect<Option.Option<AuthenticatedKey>, SqlError> =>
+    const lookup = (apiKey: string): Effect.Effect<Option.Option<AuthenticatedKey>, SqlError> =>
       Effect.gen(function* () {
         if (!isWellFormedKey(apiKey)) return Option.none()
         const hash = hashApiKey(apiKey)
@@ -160,6 +166,23 @@ export class Accounts extends Effect.Service<Accounts>()("vigil/Accounts", {
       const stamp = changes.stampNow()
       return Option.isSome(stamp) ? cache.get(hashApiKeyHex(apiKey), stamp.value, nowMs) : undefined
     }
+
+    /**
+     * The key's account, from the cache when it answers at once, else read (and the stamp of key
+     * and account changes, with Redis) under `KEY_LOOKUP_DEADLINE`: a database or Redis that
+     * stopped answering fails with `KeyLookupTimeout`, not a hung request.
+     */
+    const authenticate = (
+      apiKey: string
+    ): Effect.Effect<Option.Option<AuthenticatedKey>, SqlError | KeyLookupTimeout> =>
+      Effect.clockWith((clock) => {
+        const hit = authenticateCached(apiKey, clock.unsafeCurrentTimeMillis())
+        return hit !== undefined
+          ? Effect.succeed(Option.some(hit))
+          : lookup(apiKey).pipe(
+              Effect.timeoutFail({ duration: KEY_LOOKUP_DEADLINE, onTimeout: () => new KeyLookupTimeout() })
+            )
+      })
 
     return { create, find, update, createKey, revokeKey, authenticate, authenticateCached } as const
   })

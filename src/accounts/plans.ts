@@ -20,34 +20,78 @@ export interface PlanLimits {
   readonly webhooks: number | null
   /** custom signals: 0 = not on this plan, null = unlimited */
   readonly customSignals: number | null
+  /** news older than the recent window (the archive) */
+  readonly newsArchive: boolean
 }
 
 /** Enterprise's default general limit until an operator sets the account's own. */
 export const ENTERPRISE_DEFAULT_RATE = 60_000
 
 export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = {
-  none: { ratePerMinute: 0, historyRatePerMinute: 0, maxHistoryDays: 0, webhooks: 0, customSignals: 0 },
-  free: { ratePerMinute: 60, historyRatePerMinute: 30, maxHistoryDays: 0, webhooks: 0, customSignals: 0 },
-  hobby: { ratePerMinute: 600, historyRatePerMinute: 60, maxHistoryDays: 0, webhooks: 10, customSignals: 0 },
-  pro: { ratePerMinute: 6_000, historyRatePerMinute: 2_000, maxHistoryDays: 5 * 365, webhooks: 100, customSignals: 10 },
+  none: {
+    ratePerMinute: 0,
+    historyRatePerMinute: 0,
+    maxHistoryDays: 0,
+    webhooks: 0,
+    customSignals: 0,
+    newsArchive: false
+  },
+  free: {
+    ratePerMinute: 60,
+    historyRatePerMinute: 30,
+    maxHistoryDays: 0,
+    webhooks: 0,
+    customSignals: 0,
+    newsArchive: false
+  },
+  hobby: {
+    ratePerMinute: 600,
+    historyRatePerMinute: 60,
+    maxHistoryDays: 0,
+    webhooks: 10,
+    customSignals: 0,
+    newsArchive: false
+  },
+  pro: {
+    ratePerMinute: 6_000,
+    historyRatePerMinute: 2_000,
+    maxHistoryDays: 5 * 365,
+    webhooks: 100,
+    customSignals: 10,
+    newsArchive: true
+  },
   scale: {
     ratePerMinute: 60_000,
     historyRatePerMinute: 10_000,
     maxHistoryDays: null,
     webhooks: null,
-    customSignals: null
+    customSignals: null,
+    newsArchive: true
   },
   enterprise: {
     ratePerMinute: ENTERPRISE_DEFAULT_RATE,
     historyRatePerMinute: 10_000,
     maxHistoryDays: null,
     webhooks: null,
-    customSignals: null
+    customSignals: null,
+    newsArchive: true
   }
 }
 
+/** What a plan may use at all (a cap, where it has one, is counted elsewhere). */
+export type Feature = "customSignals" | "newsArchive" | "webhooks"
+
+/** Whether `plan` has `feature`: a cap other than 0, or a flag set, in `PLAN_LIMITS`. */
+export const hasFeature = (plan: Plan, feature: Feature): boolean => {
+  const value = PLAN_LIMITS[plan][feature]
+  return typeof value === "boolean" ? value : value !== 0
+}
+
+/** The plans that have `feature`, in plan order. */
+export const plansWith = (feature: Feature): ReadonlyArray<Plan> => PLANS.filter((p) => hasFeature(p, feature))
+
 /** Plans that create and consume custom signals (a cap other than 0): Pro and above. */
-export const CUSTOM_SIGNAL_PLANS: ReadonlyArray<Plan> = PLANS.filter((p) => PLAN_LIMITS[p].customSignals !== 0)
+export const CUSTOM_SIGNAL_PLANS: ReadonlyArray<Plan> = plansWith("customSignals")
 
 /** The general per-minute limit of an account: its plan's, or for enterprise the per-account value when set. */
 export const rateLimitFor = (plan: Plan, accountRate: number | null): number =>

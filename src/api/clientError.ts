@@ -6,7 +6,7 @@
  * envelope instead, with a request id, and closes the connection as Node does.
  */
 import type { Duplex } from "node:stream"
-import { newRequestId } from "./requestMiddleware.js"
+import { newRequestId } from "./requestPolicy.js"
 
 const refusal = (code: string | undefined): readonly [number, string, string, string] => {
   switch (code) {

@@ -7,7 +7,7 @@
  * (400). The key is a secret shared by every instance (in the database).
  */
 
-import { createHash, createHmac, timingSafeEqual } from "node:crypto"
+import { createHmac, hash, timingSafeEqual } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Either, Layer } from "effect"
@@ -36,7 +36,7 @@ export interface CursorCodec {
 
 export const makeCursorCodec = (key: Uint8Array): CursorCodec => {
   const tag = (payload: Buffer) => createHmac("sha256", key).update(payload).digest().subarray(0, TAG_BYTES)
-  const digest = (binding: unknown) => createHash("sha256").update(canonical(binding)).digest("base64url").slice(0, 22)
+  const digest = (binding: unknown) => hash("sha256", canonical(binding), "base64url").slice(0, 22)
   return {
     encode: (binding, position) => {
       const payload = Buffer.from(JSON.stringify({ b: digest(binding), p: position }), "utf8")
@@ -65,47 +65,62 @@ export const makeCursorCodec = (key: Uint8Array): CursorCodec => {
   }
 }
 
+/** The 400 of a cursor that is not authentic, was made for other parameters, or holds no position. */
+export const invalidCursor = (why = "cursor is invalid or was altered") => new BadRequest({ message: `cursor: ${why}` })
+
 /**
- * The position of a request's `cursor` (undefined when there is none): 400
- * `bad_request` naming the problem when it is not authentic, was made for
- * other parameters, or holds a position `valid` does not accept.
+ * The position of a request's `cursor` (undefined when there is none), read by `position` from
+ * what the cursor carries: 400 `bad_request` (`invalidCursor`) when it is not authentic, was
+ * made for other parameters, or carries what `position` does not read (undefined). Every
+ * paginated endpoint reads its cursor here.
  */
 export const readCursor = <P>(
   codec: CursorCodec,
   binding: unknown,
   token: string | undefined,
-  valid: (position: unknown) => position is P
-): Effect.Effect<P | undefined, BadRequest> => {
-  if (token === undefined) return Effect.succeed(undefined)
+  position: (carried: unknown) => P | undefined
+): Either.Either<P | undefined, BadRequest> => {
+  if (token === undefined) return Either.right(undefined)
   const decoded = codec.decode(binding, token)
-  if (Either.isRight(decoded) && valid(decoded.right)) return Effect.succeed(decoded.right)
-  return Effect.fail(
-    new BadRequest({
-      message: `cursor: ${Either.isLeft(decoded) ? decoded.left : "cursor is invalid or was altered"}`
-    })
-  )
+  if (Either.isLeft(decoded)) return Either.left(invalidCursor(decoded.left))
+  const read = position(decoded.right)
+  return read === undefined ? Either.left(invalidCursor()) : Either.right(read)
 }
+
+/** A cursor position that is a string (an id), or undefined. */
+export const stringPosition = (carried: unknown): string | undefined =>
+  typeof carried === "string" ? carried : undefined
+
+/** A cursor position that is an integer, or undefined. */
+export const integerPosition = (carried: unknown): number | undefined =>
+  typeof carried === "number" && Number.isInteger(carried) ? carried : undefined
 
 /** The codec, keyed by the shared secret (read once, after the migrations ran). */
 export class Cursors extends Context.Tag("vigil/Cursors")<
   Cursors,
-  { readonly codec: Effect.Effect<CursorCodec, SqlError> }
+  {
+    readonly codec: Effect.Effect<CursorCodec, SqlError>
+    /** the codec once `codec` has read the secret (undefined before), for answers made without a fiber */
+    readonly loaded: () => CursorCodec | undefined
+  }
 >() {
   static readonly layer = Layer.effect(
     Cursors,
     Effect.gen(function* () {
       const readiness = yield* Readiness
       const sql = yield* SqlClient.SqlClient
+      let loaded: CursorCodec | undefined
       const codec = yield* Effect.cached(
-        readiness
-          .await("migrations")
-          .pipe(
-            Effect.zipRight(sharedSecret("cursor_hmac_key")),
-            Effect.map(makeCursorCodec),
-            Effect.provideService(SqlClient.SqlClient, sql)
-          )
+        readiness.await("migrations").pipe(
+          Effect.zipRight(sharedSecret("cursor_hmac_key")),
+          Effect.map(makeCursorCodec),
+          Effect.tap((made) => {
+            loaded = made
+          }),
+          Effect.provideService(SqlClient.SqlClient, sql)
+        )
       )
-      return { codec }
+      return { codec, loaded: () => loaded }
     })
   )
 }

@@ -17,6 +17,7 @@
  * also becomes the `Retry-After` header there.
  */
 import { HttpApiSchema } from "@effect/platform"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, ParseResult, Schema } from "effect"
 
 const Details = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -194,3 +195,19 @@ export const InternalError = envelope(Internal, "Internal", 500, "Server fault; 
 /** The error every handler may fail with when the database cannot answer. */
 export const unavailable = (message = "the database is unavailable; retry shortly") =>
   new ServiceUnavailable({ message, details: { retry_after: 5 } })
+
+const isSqlError = (e: unknown): e is SqlError =>
+  typeof e === "object" && e !== null && (e as { readonly _tag?: unknown })._tag === "SqlError"
+
+/**
+ * A store fault (`SqlError`: the database cannot answer) as the 503 every endpoint answers it
+ * with (`unavailable`); every other failure passes through. The one mapping of store faults.
+ */
+export const orUnavailable = <A, E, R>(
+  effect: Effect.Effect<A, E | SqlError, R>
+): Effect.Effect<A, Exclude<E, SqlError> | ServiceUnavailable, R> =>
+  Effect.catchIf(effect, isSqlError, () => Effect.fail(unavailable())) as Effect.Effect<
+    A,
+    Exclude<E, SqlError> | ServiceUnavailable,
+    R
+  >

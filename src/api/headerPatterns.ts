@@ -1,7 +1,7 @@
 /**
  * The forms of the request headers the service takes as given, in one place:
- * the request policy checks them (requestMiddleware.ts, hotLane.ts,
- * idempotency.ts) and the OpenAPI document declares them (openapiDocument.ts).
+ * the request policy checks them (requestPolicy.ts, idempotency.ts) and the
+ * OpenAPI document declares them (openapiDocument.ts).
  */
 
 /** `X-Request-Id`: a caller's id is kept when it has this form, else the service makes one. */

@@ -8,7 +8,6 @@
  * defect) into the same envelope, so no response escapes without it.
  */
 
-import { randomFillSync } from "node:crypto"
 import {
   Headers,
   HttpApi,
@@ -18,37 +17,17 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Cause, Clock, Duration, Effect, MetricLabel, Option, SchemaAST } from "effect"
-import { httpRequestDuration, httpRequestsTotal } from "../observability/httpMetrics.js"
+import { Cause, Clock, Duration, Effect, Option, SchemaAST } from "effect"
 import { VigilApi } from "./Api.js"
 import { answerWithin } from "./answerWithin.js"
 import { mediaTypeVerdict, requestHazard } from "./bodyGuard.js"
-import { REQUEST_ID } from "./headerPatterns.js"
+import { logMillis, logsRequest, recordRequest, requestIdOf } from "./requestPolicy.js"
 
 /** Largest request body accepted (the streamed admin import excepted). */
 export const MAX_BODY_BYTES = 1_048_576
 
 /** Longest a /v2 request is worked on before it is answered 503 (the admin API waits as long as its work takes). */
 export const REQUEST_DEADLINE = Duration.seconds(20)
-
-/**
- * Request ids carry 96 random bits. The bytes come from a pooled CSPRNG buffer
- * refilled 4 KiB at a time: one `randomBytes(12)` call per request cost about
- * 7% of a small request's CPU.
- */
-const ID_BYTES = 12
-const idPool = Buffer.alloc(ID_BYTES * 341)
-let idOffset = idPool.length
-
-export const newRequestId = () => {
-  if (idOffset + ID_BYTES > idPool.length) {
-    randomFillSync(idPool)
-    idOffset = 0
-  }
-  const id = `req_${idPool.toString("base64url", idOffset, idOffset + ID_BYTES)}`
-  idOffset += ID_BYTES
-  return id
-}
 
 interface RoutePattern {
   readonly method: string
@@ -123,29 +102,6 @@ export const routeLabel = (method: string, path: string): string => {
   for (const r of routePatterns) if (r.method === method && r.regex.test(path)) return r.label
   for (const r of routePatterns) if (r.regex.test(path)) return r.label
   return "unmatched"
-}
-
-/**
- * The labels of the two HTTP metrics per method, route and status, built once
- * per combination (routes are the API's patterns, so the set is small) and
- * passed as the same array every time, which the metric keeps its registry
- * entry for: `Metric.tagged` per request rebuilt, re-hashed and looked up the
- * metric key each time.
- */
-const labelCache = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
-
-export const labelsFor = (method: string, route: string, status: number) => {
-  const key = `${method} ${route} ${status}`
-  let labels = labelCache.get(key)
-  if (labels === undefined) {
-    labels = [
-      MetricLabel.make("method", method),
-      MetricLabel.make("route", route),
-      MetricLabel.make("status", String(status))
-    ]
-    labelCache.set(key, labels)
-  }
-  return labels
 }
 
 /**
@@ -264,14 +220,11 @@ const normalizeError = (
 }
 
 export const requestMiddleware = <E, R>(
-  app: HttpApp.Default<E, R>,
-  /** sees every final response (the hot-read lane's cache fills from it) */
-  onResponse?: (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) => void
+  app: HttpApp.Default<E, R>
 ): HttpApp.Default<never, R | HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const incoming = request.headers["x-request-id"]
-    const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : newRequestId()
+    const requestId = requestIdOf(request.headers["x-request-id"])
     const started = yield* Clock.currentTimeNanos
     const path = request.url.split("?")[0]
     const method = request.method
@@ -283,14 +236,9 @@ export const requestMiddleware = <E, R>(
         )
         const elapsedNs = (yield* Clock.currentTimeNanos) - started
         const seconds = Number(elapsedNs) / 1e9
-        if (onResponse !== undefined) onResponse(request, final)
         const route = routeLabel(method, path)
-        const labels = labelsFor(method, route, final.status)
-        yield* Effect.sync(() => {
-          httpRequestsTotal.unsafeUpdate(1, labels)
-          httpRequestDuration.unsafeUpdate(seconds, labels)
-        })
-        if (route !== "/metrics" && route !== "/healthz" && route !== "/readyz") {
+        recordRequest(method, route, final.status, seconds)
+        if (logsRequest(route)) {
           yield* Effect.logInfo("request").pipe(
             Effect.annotateLogs({
               request_id: requestId,
@@ -298,7 +246,7 @@ export const requestMiddleware = <E, R>(
               path,
               route,
               status: final.status,
-              duration_ms: Math.round(seconds * 1e6) / 1e3
+              duration_ms: logMillis(seconds)
             })
           )
         }

@@ -12,7 +12,7 @@ import { VigilApi } from "./Api.js"
 import { AccountHttpLive } from "./account/Http.js"
 import { AdminHttpLive } from "./admin/Http.js"
 import { answerClientError } from "./clientError.js"
-import { HotLane, HotLaneLive } from "./hotLane.js"
+import { DirectLane, DirectLaneLive } from "./direct/lane.js"
 import { makeIdempotency } from "./idempotency.js"
 import { MarketHttpLive } from "./market/Http.js"
 import { AdminAuthLive } from "./middleware/AdminAuthLive.js"
@@ -51,11 +51,11 @@ export const openServers = new Set<Server>()
 export const HttpServerLive = Layer.unwrapEffect(
   Effect.gen(function* () {
     const config = yield* AppConfig
-    const lane = yield* HotLane
+    const lane = yield* DirectLane
     return NodeHttpServer.layer(
       () => {
         const server = createServer()
-        // repeated hot reads are answered before the API's router (see hotLane.ts)
+        // live scans and ticker rows are answered before the API's router (see direct/lane.ts)
         lane.install(server)
         server.keepAliveTimeout = 5_000
         server.headersTimeout = 10_000
@@ -78,10 +78,9 @@ export const HttpServerLive = Layer.unwrapEffect(
  */
 export const ServerLive = Effect.gen(function* () {
   const app = yield* HttpApiBuilder.httpApp
-  const lane = yield* HotLane
   const idempotency = yield* makeIdempotency
   const authenticate = yield* makeAuthenticate
-  return HttpServer.serve(requestMiddleware(idempotency(app, authenticate), lane.fill))
+  return HttpServer.serve(requestMiddleware(idempotency(app, authenticate)))
 }).pipe(
   Layer.unwrapScoped,
   Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
@@ -91,7 +90,7 @@ export const ServerLive = Effect.gen(function* () {
   Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
   Layer.provide(ApiLive),
   Layer.provide(HttpServerLive),
-  Layer.provide(HotLaneLive),
+  Layer.provide(DirectLaneLive),
   // no span per request: nothing exports traces, and the span (its URL parse, attributes and
   // context) cost ~15% of a small request's CPU (docs/benchmarks.md, "What a request costs")
   HttpMiddleware.withTracerDisabledWhen(() => true)

@@ -68,9 +68,15 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
     // counts publications; moved *after* the new snapshot is visible, so a reader that saw the
     // same count before and after reading the snapshot read that count's snapshot (or a newer one)
     let publications = 0
+    let published: Snapshot | undefined
     const publish = (snapshot: Snapshot) =>
       SubscriptionRef.set(current, Option.some(snapshot)).pipe(
-        Effect.zipRight(Effect.sync(() => publications++)),
+        Effect.zipRight(
+          Effect.sync(() => {
+            published = snapshot
+            publications++
+          })
+        ),
         Effect.zipRight(Metric.set(snapshotTickers, snapshot.size)),
         Effect.zipRight(Metric.increment(refreshesTotal))
       )
@@ -224,7 +230,11 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
       directory,
       refreshInterval: Duration.toMillis(config.refreshInterval),
       /** how many snapshots were published so far (0 while the market loads): what a response cache keys on */
-      publications: (): number => publications
+      publications: (): number => publications,
+      /** `latest` read without a fiber (the request path's direct answers): undefined while the market loads */
+      latestNow: (): Snapshot | undefined => published,
+      /** `data` read without a fiber: undefined while the market loads */
+      dataNow: (): MarketData | undefined => market
     } as const
   })
 }) {}

@@ -1,7 +1,7 @@
 import { Effect, Either, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import type { Plan } from "../../src/accounts/plans.js"
-import { compileContext, compileFor } from "../../src/api/v2/query.js"
+import { compileContext, compileFor } from "../../src/api/common/compile.js"
 import { tickerDirectory } from "../../src/market/tickers/directory.js"
 import { compileQuery, signalsOf } from "../../src/query/index.js"
 import { SignalResolver } from "../../src/signals/SignalResolver.js"

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto"
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { makeCursorCodec } from "../../src/api/cursor.js"
+import { integerPosition, makeCursorCodec, readCursor, stringPosition } from "../../src/api/cursor.js"
 
 describe("cursors", () => {
   const codec = makeCursorCodec(randomBytes(32))
@@ -34,5 +34,27 @@ describe("cursors", () => {
       expect(Either.isLeft(codec.decode(binding, junk))).toBe(true)
     }
     expect(Either.isLeft(makeCursorCodec(randomBytes(32)).decode(binding, token))).toBe(true)
+  })
+
+  it("reads every endpoint's cursor one way: absent, a position, or one 400 shape naming the problem", () => {
+    const message = (e: Either.Either<unknown, { message: string; code: string }>) =>
+      Either.isLeft(e) ? `${e.left.code}: ${e.left.message}` : "read"
+    expect(readCursor(codec, binding, undefined, stringPosition)).toEqual(Either.right(undefined))
+    expect(readCursor(codec, binding, codec.encode(binding, "id_1"), stringPosition)).toEqual(Either.right("id_1"))
+    expect(readCursor(codec, binding, codec.encode(binding, 7), integerPosition)).toEqual(Either.right(7))
+    // what the cursor carries is not a position of this endpoint
+    expect(message(readCursor(codec, binding, codec.encode(binding, 7.5), integerPosition))).toBe(
+      "bad_request: cursor: cursor is invalid or was altered"
+    )
+    expect(message(readCursor(codec, binding, codec.encode(binding, 7), stringPosition))).toBe(
+      "bad_request: cursor: cursor is invalid or was altered"
+    )
+    // not authentic, or made for other parameters
+    expect(message(readCursor(codec, binding, "garbage!", stringPosition))).toBe(
+      "bad_request: cursor: cursor is not a cursor this API issued"
+    )
+    expect(message(readCursor(codec, { ...binding, limit: 1 }, codec.encode(binding, "x"), stringPosition))).toBe(
+      "bad_request: cursor: cursor does not belong to this query: pass the same parameters and limit as the first page"
+    )
   })
 })

@@ -1,14 +1,14 @@
 /**
- * `parseDate` (src/api/v2/shared.ts) reads every `asof`/`from`/`to`: a date,
+ * `parseDate` (src/api/common/params.ts) reads every `asof`/`from`/`to`: a date,
  * or an ISO 8601 timestamp whose every part is in range — the history
  * endpoints keep the time, so a timestamp JavaScript cannot read (an offset
  * of +99:99) answered 500 before it was refused here.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
-import { parseDate } from "../../src/api/v2/shared.js"
+import { Either } from "effect"
+import { parseDate } from "../../src/api/common/params.js"
 
-const parse = (raw: string) => Effect.runSync(Effect.either(parseDate("to", raw)))
+const parse = (raw: string) => parseDate("to", raw)
 
 describe("parseDate", () => {
   it("accepts dates and timestamps, giving the date as written", () => {

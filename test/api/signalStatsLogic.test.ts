@@ -1,6 +1,7 @@
 /** The pure parts of the signal events and stats endpoints, on a small market. */
 import { Either } from "effect"
 import { beforeAll, describe, expect, it } from "vitest"
+import { compileContext } from "../../src/api/common/compile.js"
 import { type FlagBars, flagEvents, latestState } from "../../src/api/signals/events.js"
 import {
   cappedRange,
@@ -10,7 +11,6 @@ import {
   numericCount,
   tradingDays
 } from "../../src/api/signals/stats.js"
-import { compileContext } from "../../src/api/v2/query.js"
 import { MarketData, runToEnd } from "../../src/market/engine/MarketData.js"
 import { epochDay, isoDate } from "../../src/market/indicators/days.js"
 import type { Snapshot } from "../../src/market/snapshot.js"

@@ -1,5 +1,5 @@
 /**
- * The hot lane's request log line is built by hand (`infoLineFormat`): it must be the very line
+ * The direct path's request log line is built by hand (`infoLineFormat`): it must be the very line
  * Effect's JSON logger writes for the same message and annotations.
  */
 import { describe, expect, it } from "@effect/vitest"

@@ -11,21 +11,21 @@ import {
   HttpServerResponse,
   OpenApi
 } from "@effect/platform"
-import { Clock, Context, Effect, type Exit, FiberRef, Option, Schema } from "effect"
+import { Context, Effect, type Exit, FiberRef, Option, Schema } from "effect"
 import { Accounts, type AuthenticatedKey } from "../../accounts/Accounts.js"
-import { limitFor, rateLimitKey } from "../../ratelimit/policy.js"
 import { RateLimiter, rateLimitHeaders } from "../../ratelimit/RateLimiter.js"
 import {
   BadRequestError,
-  RateLimited,
+  type RateLimited,
   RateLimitedError,
   ServiceUnavailable,
   ServiceUnavailableError,
-  SubscriptionRequired,
+  type SubscriptionRequired,
   SubscriptionRequiredError,
   Unauthenticated,
   UnauthenticatedError
 } from "../errors.js"
+import { admissionFailure, rateLimited, rateLimitOf, rateScopeOf } from "../requestPolicy.js"
 
 export class CurrentKey extends Context.Tag("vigil/CurrentKey")<CurrentKey, AuthenticatedKey>() {}
 
@@ -48,16 +48,13 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("vig
   }
 }) {}
 
-/** The two history endpoints (and the signal events, a per-ticker history read), with their own, stricter per-minute limit. */
-const HISTORY_ROUTE = /^\/v2\/(signals\/[^/]+\/[^/]+\/(history\/[^/]+|events)|tickers\/[^/]+\/history)\/?$/
-
 export const BEARER = /^Bearer[ ]+(\S+)\s*$/i
 
 export type AuthenticationFailure = Unauthenticated | SubscriptionRequired | RateLimited | ServiceUnavailable
 
 /**
- * Authenticates a request's key and counts it against the key's rate limit;
- * the `X-RateLimit-*` headers go on whatever answers the request.
+ * Authenticates a request's key and counts it against the key's rate limit
+ * (requestPolicy.ts); the `X-RateLimit-*` headers go on whatever answers the request.
  */
 export const makeAuthenticate = Effect.gen(function* () {
   const accounts = yield* Accounts
@@ -74,49 +71,29 @@ export const makeAuthenticate = Effect.gen(function* () {
           message: "malformed Authorization header: expected `Bearer vigil_<test|live>_<key>`"
         })
       }
-      // a key the cache answers at once needs no deadline (a timeout races fibers: ~70 µs a request)
-      const cached = accounts.authenticateCached(match[1], yield* Clock.currentTimeMillis)
-      const found =
-        cached !== undefined
-          ? Option.some(cached)
-          : yield* accounts.authenticate(match[1]).pipe(
-              Effect.timeoutFail({
-                duration: "3 seconds",
-                onTimeout: () =>
-                  new ServiceUnavailable({
-                    message: "the database did not answer in time",
-                    details: { retry_after: 5 }
-                  })
-              }),
-              Effect.catchTag("SqlError", () =>
-                Effect.fail(
-                  new ServiceUnavailable({ message: "the database is unavailable", details: { retry_after: 5 } })
-                )
-              )
-            )
+      const found = yield* accounts.authenticate(match[1]).pipe(
+        Effect.catchTags({
+          KeyLookupTimeout: () =>
+            Effect.fail(
+              new ServiceUnavailable({ message: "the database did not answer in time", details: { retry_after: 5 } })
+            ),
+          SqlError: () =>
+            Effect.fail(new ServiceUnavailable({ message: "the database is unavailable", details: { retry_after: 5 } }))
+        })
+      )
       if (Option.isNone(found)) {
         return yield* new Unauthenticated({ message: "invalid, unknown or revoked API key" })
       }
-      if (found.value.account.plan === "none") {
-        return yield* new SubscriptionRequired({ message: "this account has no active plan" })
-      }
       const key = found.value
-      const path = request.url.split("?")[0]
-      const scope = HISTORY_ROUTE.test(path) ? "history" : "general"
-      const decision = yield* limiter.check(
-        rateLimitKey.apiKey(scope, key.keyId),
-        limitFor(scope, key.account.plan, key.account.customRateLimit)
-      )
+      const refused = admissionFailure(key)
+      if (refused !== undefined) return yield* refused
+      const scope = rateScopeOf(request.url.split("?")[0])
+      const decision = yield* limiter.check(...rateLimitOf(key, scope))
       const headers = rateLimitHeaders(decision)
       yield* HttpApp.appendPreResponseHandler((_request, response) =>
         Effect.succeed(HttpServerResponse.setHeaders(response, headers))
       )
-      if (!decision.allowed) {
-        return yield* new RateLimited({
-          message: `rate limit of ${decision.limit} requests per minute exceeded${scope === "history" ? " on history endpoints" : ""}; retry after ${decision.retryAfterSeconds ?? 1} s`,
-          details: { retry_after: decision.retryAfterSeconds ?? 1 }
-        })
-      }
+      if (!decision.allowed) return yield* rateLimited(decision, scope)
       return key
     })
 })

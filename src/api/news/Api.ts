@@ -6,9 +6,9 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { StrictParams } from "../common/params.js"
 import { BadRequestError, ForbiddenError, ServiceUnavailableError } from "../errors.js"
 import { Authentication } from "../middleware/Authentication.js"
-import { StrictParams } from "../v2/shared.js"
 import { SandboxRateLimit } from "./SandboxRateLimit.js"
 
 /** Largest page of the authenticated scan, and its default. */

@@ -4,11 +4,10 @@
  * rate limit applied by `SandboxRateLimit` before the body is read).
  */
 import { HttpApiBuilder } from "@effect/platform"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer } from "effect"
 import { VigilApi } from "../Api.js"
 import { Cursors } from "../cursor.js"
-import { unavailable } from "../errors.js"
+import { orUnavailable } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
 import { SandboxRateLimitLive } from "./SandboxRateLimit.js"
 import { runNewsScan } from "./scan.js"
@@ -16,7 +15,7 @@ import { runNewsScan } from "./scan.js"
 export const NewsHttpLive = HttpApiBuilder.group(VigilApi, "news", (handlers) =>
   Effect.gen(function* () {
     const cursors = yield* Cursors
-    const codec = Effect.catchTag(cursors.codec, "SqlError", (_: SqlError) => Effect.fail(unavailable()))
+    const codec = orUnavailable(cursors.codec)
     return handlers
       .handle("scan", ({ payload }) =>
         Effect.gen(function* () {

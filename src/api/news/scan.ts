@@ -5,23 +5,23 @@
  * keyset page on (published_at desc, ticker, index). See docs/news.md.
  */
 import { Effect, Either } from "effect"
+import { hasFeature, type Plan, plansWith } from "../../accounts/plans.js"
 import { DAY_MS } from "../../market/indicators/days.js"
 import { type LocatedMention, newsArchiveOf } from "../../market/newsArchive.js"
 import { Tickers } from "../../market/tickers/index.js"
-import type { CursorCodec } from "../cursor.js"
+import { liveSnapshot, marketData } from "../common/market.js"
+import { pageSize } from "../common/params.js"
+import { type CursorCodec, readCursor } from "../cursor.js"
 import { BadRequest, Forbidden } from "../errors.js"
 import { canonicalTickers } from "../universes/resolve.js"
-import { liveSnapshot, marketData, pageSize } from "../v2/shared.js"
 import type { NewsScanBody } from "./Api.js"
 import { DAYS_PER_PAGE, DEFAULT_LIMIT, MAX_LIMIT, MAX_TICKERS, RECENT_DAYS, SANDBOX_MAX_ROWS } from "./Api.js"
-
-const ARCHIVE_PLANS = ["pro", "scale", "enterprise"] as const
 
 export type NewsScanInput = typeof NewsScanBody.Type
 
 /** Who is asking: an account (with its plan) or the sandbox. */
 export type Caller =
-  | { readonly kind: "account"; readonly accountId: string; readonly plan: string }
+  | { readonly kind: "account"; readonly accountId: string; readonly plan: Plan }
   | { readonly kind: "sandbox" }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
@@ -162,11 +162,8 @@ export const runNewsScan = (input: NewsScanInput, caller: Caller, codec: CursorC
     let window: Window
     let position: Position | undefined
     const cursor = input.cursor ?? undefined
-    if (cursor !== undefined) {
-      const decoded = codec.decode(binding, cursor)
-      if (Either.isLeft(decoded)) return yield* new BadRequest({ message: `cursor: ${decoded.left}` })
-      const state = decodeState(decoded.right)
-      if (state === undefined) return yield* new BadRequest({ message: "cursor is invalid or was altered" })
+    const state = yield* readCursor(codec, binding, cursor, decodeState)
+    if (state !== undefined) {
       window = state.window
       position = state.position
     } else {
@@ -179,14 +176,15 @@ export const runNewsScan = (input: NewsScanInput, caller: Caller, codec: CursorC
     }
 
     // ---- the archive gate (checked on every page, against the walk's own instant)
+    const archivePlans = plansWith("newsArchive")
     const earliestRecent = window.now - RECENT_DAYS * DAY_MS
-    const archiveAllowed = caller.kind === "account" && (ARCHIVE_PLANS as ReadonlyArray<string>).includes(caller.plan)
+    const archiveAllowed = caller.kind === "account" && hasFeature(caller.plan, "newsArchive")
     if (window.from < earliestRecent && !archiveAllowed) {
       return yield* new Forbidden({
         code: "news_archive_tier_required",
         message: sandbox
           ? `the sandbox serves the last ${RECENT_DAYS} days only: from must not be before ${new Date(earliestRecent).toISOString()}; older news (the archive) needs an API key on the Pro plan or above`
-          : `news older than ${RECENT_DAYS} days (the archive) needs the pro, scale or enterprise plan; this account is on ${caller.kind === "account" ? caller.plan : "the sandbox"}: from must not be before ${new Date(earliestRecent).toISOString()}`,
+          : `news older than ${RECENT_DAYS} days (the archive) needs the ${archivePlans.slice(0, -1).join(", ")} or ${archivePlans.at(-1)} plan; this account is on ${caller.kind === "account" ? caller.plan : "the sandbox"}: from must not be before ${new Date(earliestRecent).toISOString()}`,
         details: { earliest_allowed_from: new Date(earliestRecent).toISOString() }
       })
     }

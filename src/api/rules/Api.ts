@@ -1,8 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { IntParam, StrictParams } from "../common/params.js"
 import { BadRequestError, ForbiddenError, NotFoundError, ServiceUnavailableError } from "../errors.js"
 import { Authentication } from "../middleware/Authentication.js"
-import { IntParam, StrictParams } from "../v2/shared.js"
 
 export const MAX_RULE_NAME_LENGTH = 200
 

@@ -1,24 +1,20 @@
 import { randomBytes } from "node:crypto"
 import { HttpApiBuilder } from "@effect/platform"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect } from "effect"
 import type { Account } from "../../accounts/Accounts.js"
 import { Tickers } from "../../market/tickers/index.js"
 import { type RuleParams, type RuleRecord, Rules } from "../../store/rules.js"
 import { VigilApi } from "../Api.js"
-import { Cursors, readCursor } from "../cursor.js"
-import { BadRequest, NotFound, unavailable } from "../errors.js"
+import { compileFor } from "../common/compile.js"
+import { pageSize } from "../common/params.js"
+import { Cursors, readCursor, stringPosition } from "../cursor.js"
+import { BadRequest, NotFound, orUnavailable } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
 import { DEFAULT_DIR, DEFAULT_ORDER, MAX_Q_LENGTH, validateDir, validateFields, validateOrder } from "../scan/params.js"
 import { lookupUniverse } from "../universes/resolve.js"
-import { compileFor } from "../v2/query.js"
-import { pageSize } from "../v2/shared.js"
 import { MAX_RULE_NAME_LENGTH } from "./Api.js"
 
 const RULE_ID = /^rule_[A-Za-z0-9_-]{1,64}$/
-
-const db = <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>) =>
-  Effect.catchTag(effect, "SqlError", () => Effect.fail(unavailable()))
 
 const notFound = (id: string) => new NotFound({ message: `rule ${JSON.stringify(id)} not found` })
 
@@ -71,10 +67,10 @@ export const RulesHttpLive = HttpApiBuilder.group(VigilApi, "rules", (handlers) 
       Effect.gen(function* () {
         const key = yield* CurrentKey
         const limit = yield* pageSize(urlParams.limit, 100, 50)
-        const codec = yield* db((yield* Cursors).codec)
+        const codec = yield* orUnavailable((yield* Cursors).codec)
         const binding = { endpoint: "rules", account: key.account.id, limit }
-        const after = yield* readCursor(codec, binding, urlParams.cursor, (p): p is string => typeof p === "string")
-        const rows = yield* db((yield* Rules).list(key.account.id, limit + 1, after))
+        const after = yield* readCursor(codec, binding, urlParams.cursor, stringPosition)
+        const rows = yield* orUnavailable((yield* Rules).list(key.account.id, limit + 1, after))
         const page = rows.slice(0, limit)
         return {
           as_of: new Date(yield* Clock.currentTimeMillis).toISOString(),
@@ -96,14 +92,14 @@ export const RulesHttpLive = HttpApiBuilder.group(VigilApi, "rules", (handlers) 
           fields: payload.fields ?? []
         })
         const id = `rule_${randomBytes(12).toString("base64url")}`
-        return toDoc(yield* db((yield* Rules).create(key.account.id, id, params)))
+        return toDoc(yield* orUnavailable((yield* Rules).create(key.account.id, id, params)))
       })
     )
     .handle("get", ({ path }) =>
       Effect.gen(function* () {
         const key = yield* CurrentKey
         if (!RULE_ID.test(path.id)) return yield* notFound(path.id)
-        const found = yield* db((yield* Rules).get(key.account.id, path.id))
+        const found = yield* orUnavailable((yield* Rules).get(key.account.id, path.id))
         if (found === undefined) return yield* notFound(path.id)
         return toDoc(found)
       })
@@ -114,7 +110,7 @@ export const RulesHttpLive = HttpApiBuilder.group(VigilApi, "rules", (handlers) 
         if (!RULE_ID.test(path.id)) return yield* notFound(path.id)
         const store = yield* Rules
         // merged with and validated against the rule as locked in the transaction that writes it
-        const updated = yield* db(
+        const updated = yield* orUnavailable(
           store.update(key.account.id, path.id, (current) =>
             validate(
               key.account,
@@ -138,7 +134,7 @@ export const RulesHttpLive = HttpApiBuilder.group(VigilApi, "rules", (handlers) 
       Effect.gen(function* () {
         const key = yield* CurrentKey
         if (!RULE_ID.test(path.id)) return yield* notFound(path.id)
-        const removed = yield* db((yield* Rules).remove(key.account.id, path.id))
+        const removed = yield* orUnavailable((yield* Rules).remove(key.account.id, path.id))
         if (!removed) return yield* notFound(path.id)
         return { ok: true as const }
       })

@@ -1,8 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { IntParam, StrictParams } from "../common/params.js"
+import { DirectRead } from "../direct/DirectRead.js"
 import { BadRequestError, ForbiddenError, NotFoundError, ServiceUnavailableError } from "../errors.js"
 import { Authentication } from "../middleware/Authentication.js"
-import { IntParam, StrictParams } from "../v2/shared.js"
 
 const Cell = Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null)
 
@@ -59,6 +60,7 @@ export class ScanApi extends HttpApiGroup.make("scan")
   .add(
     HttpApiEndpoint.post("scan", "/v2/scan")
       .annotate(OpenApi.Summary, "Scan tickers (POST)")
+      .annotate(DirectRead, "scan")
       .setPayload(ScanBody)
       .addSuccess(ScanResponse)
       .addError(BadRequestError)
@@ -70,6 +72,7 @@ export class ScanApi extends HttpApiGroup.make("scan")
   .add(
     HttpApiEndpoint.get("scanGet", "/v2/scan")
       .annotate(OpenApi.Summary, "Scan tickers (GET)")
+      .annotate(DirectRead, "scan")
       .setUrlParams(ScanParams)
       .addSuccess(ScanResponse)
       .addError(BadRequestError)

@@ -3,10 +3,10 @@
  * column, the direction and the extra `fields`, validated against the column
  * catalog.
  */
-import { Effect } from "effect"
+import { Either } from "effect"
 import { columnByName } from "../../market/catalog.js"
+import { ROW_COLUMNS } from "../common/rows.js"
 import { BadRequest } from "../errors.js"
-import { ROW_COLUMNS } from "../v2/shared.js"
 
 export const DEFAULT_ORDER = "day_change_pct"
 export const DEFAULT_DIR = "desc" as const
@@ -26,26 +26,26 @@ export const DEFAULT_COLUMNS: ReadonlyArray<string> = [
 
 const IDENT = /^[a-z0-9_]+$/
 
-export const validateOrder = (order: string): Effect.Effect<string, BadRequest> =>
+export const validateOrder = (order: string): Either.Either<string, BadRequest> =>
   IDENT.test(order) && columnByName.has(order)
-    ? Effect.succeed(order)
-    : Effect.fail(
+    ? Either.right(order)
+    : Either.left(
         new BadRequest({
           message: `order must be a column of the ticker row (lowercase letters, digits, underscore), e.g. day_change_pct; got ${JSON.stringify(order)}`
         })
       )
 
-export const validateDir = (dir: string): Effect.Effect<"asc" | "desc", BadRequest> =>
+export const validateDir = (dir: string): Either.Either<"asc" | "desc", BadRequest> =>
   dir === "asc" || dir === "desc"
-    ? Effect.succeed(dir)
-    : Effect.fail(new BadRequest({ message: `dir must be asc or desc; got ${JSON.stringify(dir)}` }))
+    ? Either.right(dir)
+    : Either.left(new BadRequest({ message: `dir must be asc or desc; got ${JSON.stringify(dir)}` }))
 
 /**
  * `fields` as a list: a comma-separated string or (in a JSON body) an array;
  * blanks dropped, duplicates removed; `*` alone asks for every column. 400
  * naming unknown columns.
  */
-export const validateFields = (raw: string | ReadonlyArray<string>): Effect.Effect<Array<string>, BadRequest> => {
+export const validateFields = (raw: string | ReadonlyArray<string>): Either.Either<Array<string>, BadRequest> => {
   const items = (typeof raw === "string" ? raw.split(",") : raw).map((f) => f.trim()).filter((f) => f !== "")
   const out: Array<string> = []
   const unknown: Array<string> = []
@@ -55,7 +55,7 @@ export const validateFields = (raw: string | ReadonlyArray<string>): Effect.Effe
     } else unknown.push(f)
   }
   if (unknown.length > 0) {
-    return Effect.fail(
+    return Either.left(
       new BadRequest({
         message: `fields: unknown column${unknown.length > 1 ? "s" : ""} ${unknown
           .slice(0, 20)
@@ -66,9 +66,9 @@ export const validateFields = (raw: string | ReadonlyArray<string>): Effect.Effe
     )
   }
   if (out.includes("*") && out.length > 1) {
-    return Effect.fail(new BadRequest({ message: "fields: * (every column) cannot be combined with other columns" }))
+    return Either.left(new BadRequest({ message: "fields: * (every column) cannot be combined with other columns" }))
   }
-  return Effect.succeed(out)
+  return Either.right(out)
 }
 
 /** The columns of a result row: the defaults, the order column, then the extra fields (every column for `*`). */

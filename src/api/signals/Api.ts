@@ -5,9 +5,9 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { IntParam, StrictParams } from "../common/params.js"
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ServiceUnavailableError } from "../errors.js"
 import { Authentication } from "../middleware/Authentication.js"
-import { IntParam, StrictParams } from "../v2/shared.js"
 
 export const CustomSignalEntry = Schema.Struct({
   name: Schema.String,

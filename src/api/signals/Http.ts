@@ -1,8 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
-import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Effect, Either, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
-import { CUSTOM_SIGNAL_PLANS, PLAN_LIMITS } from "../../accounts/plans.js"
+import { PLAN_LIMITS } from "../../accounts/plans.js"
 import { builtinSignalEntry, type ColumnDef, columnByName, isAvailableAt, SIGNALS } from "../../market/catalog.js"
 import { DAY_MS, epochDay, isoDate } from "../../market/indicators/days.js"
 import { Market } from "../../market/Market.js"
@@ -11,12 +10,15 @@ import type { TickerDirectory } from "../../market/tickers/index.js"
 import { type CompiledQuery, type Signals, signalsOf } from "../../query/index.js"
 import { type CustomSignal, CustomSignals } from "../../store/customSignals.js"
 import { VigilApi } from "../Api.js"
-import { Cursors } from "../cursor.js"
-import { BadRequest, Conflict, Forbidden, NotFound, type ServiceUnavailable, unavailable } from "../errors.js"
+import { accountSignals, compileConsuming, compileContext } from "../common/compile.js"
+import { requireFeature } from "../common/features.js"
+import { isoAsOf, liveSnapshot, marketData } from "../common/market.js"
+import { pageSize, parseDate } from "../common/params.js"
+import { FROZEN_FIELDS } from "../common/rows.js"
+import { Cursors, integerPosition, readCursor, stringPosition } from "../cursor.js"
+import { BadRequest, Conflict, Forbidden, NotFound, orUnavailable } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
 import { dayOf, resolveUniverse, rowsOfTickers } from "../universes/resolve.js"
-import { accountSignals, compileConsuming, compileContext } from "../v2/query.js"
-import { FROZEN_FIELDS, isoAsOf, liveSnapshot, marketData, pageSize, parseDate, requirePlan } from "../v2/shared.js"
 import { SignalReferenced } from "./Api.js"
 import { signalEvents } from "./events.js"
 import { columnPage, customPage, type HistoryInterval, INTERVALS, minuteTier, nextTo, type Window } from "./history.js"
@@ -37,14 +39,7 @@ import { SignalStats } from "./SignalStats.js"
 import { signalStats } from "./stats.js"
 
 const requireCustomPlan = (key: AuthenticatedKey) =>
-  requirePlan(key, CUSTOM_SIGNAL_PLANS, "custom_signals_tier_required", "custom signals")
-
-const orUnavailable = <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>) =>
-  Effect.catchIf(
-    effect,
-    (e): e is SqlError => (e as { _tag?: string })._tag === "SqlError",
-    () => Effect.fail(unavailable())
-  ) as Effect.Effect<A, Exclude<E, SqlError> | ServiceUnavailable, R>
+  requireFeature(key, "customSignals", "custom_signals_tier_required", "custom signals")
 
 const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
@@ -124,17 +119,6 @@ const resolveSignal = (raw: string, key: AuthenticatedKey, directory: TickerDire
     return { kind: "custom", name, compiled } as Resolved
   })
 
-const decodeCursor = (
-  codec: { decode: (b: unknown, t: string) => Either.Either<unknown, string> },
-  binding: unknown,
-  token: string
-) => {
-  const decoded = codec.decode(binding, token)
-  return Either.isLeft(decoded)
-    ? Effect.fail(new BadRequest({ message: `cursor: ${decoded.left}` }))
-    : Effect.succeed(decoded.right)
-}
-
 /** An instant from `from`/`to`: a date means the start (from) or the end (to) of that UTC day. */
 const parseBound = (name: string, raw: string, end: boolean) =>
   Effect.map(parseDate(name, raw), (date) => {
@@ -161,12 +145,7 @@ export const SignalsHttpLive = HttpApiBuilder.group(VigilApi, "signals", (handle
           }
           const limit = yield* pageSize(urlParams.limit, 200, 50)
           const binding = { endpoint: "signals_catalog", account: key.account.id, kind: kind ?? null, limit }
-          let after: string | undefined
-          if (urlParams.cursor !== undefined) {
-            const position = yield* decodeCursor(yield* codec, binding, urlParams.cursor)
-            if (typeof position !== "string") return yield* new BadRequest({ message: "cursor is invalid" })
-            after = position
-          }
+          const after = yield* readCursor(yield* codec, binding, urlParams.cursor, stringPosition)
           const countCustom = yield* orUnavailable(repo.count(key.account.id))
           const page =
             kind === "builtin"
@@ -334,13 +313,10 @@ export const SignalsHttpLive = HttpApiBuilder.group(VigilApi, "signals", (handle
             universe: urlParams.universe ?? null,
             limit
           }
-          let start = 0
-          if (urlParams.cursor !== undefined) {
-            const position = yield* decodeCursor(yield* codec, binding, urlParams.cursor)
-            const at = startAfter(matches, numeric, position)
-            if (at === undefined) return yield* new BadRequest({ message: "cursor is invalid" })
-            start = at
-          }
+          const start =
+            (yield* readCursor(yield* codec, binding, urlParams.cursor, (carried) =>
+              startAfter(matches, numeric, carried)
+            )) ?? 0
           const page = matches.slice(start, start + limit)
           const last = page[page.length - 1]
           const more = start + limit < matches.length && last !== undefined
@@ -464,13 +440,8 @@ export const SignalsHttpLive = HttpApiBuilder.group(VigilApi, "signals", (handle
             to: intraday ? toMs : Math.floor(toMs / DAY_MS),
             limit
           }
-          if (urlParams.cursor !== undefined) {
-            const position = yield* decodeCursor(yield* codec, binding, urlParams.cursor)
-            if (typeof position !== "number" || !Number.isInteger(position)) {
-              return yield* new BadRequest({ message: "cursor is invalid" })
-            }
-            window = { ...window, to: Math.min(window.to, nextTo(interval, position)) }
-          }
+          const position = yield* readCursor(yield* codec, binding, urlParams.cursor, integerPosition)
+          if (position !== undefined) window = { ...window, to: Math.min(window.to, nextTo(interval, position)) }
           const page =
             window.to < window.from
               ? { points: [], more: false }

@@ -17,16 +17,17 @@
  * plan window's start and the start of the data. Events come newest first;
  * `next_cursor` continues with older ones.
  */
-import { Clock, Effect, Either } from "effect"
+import { Clock, Effect } from "effect"
 import { PLAN_LIMITS } from "../../accounts/plans.js"
 import { columnByName } from "../../market/catalog.js"
 import { DAY_MS, isoDate } from "../../market/indicators/days.js"
 import { Market } from "../../market/Market.js"
-import { Cursors } from "../cursor.js"
-import { BadRequest, NotFound, unavailable } from "../errors.js"
+import { accountSignals } from "../common/compile.js"
+import { isoAsOf, liveSnapshot, marketData } from "../common/market.js"
+import { pageSize, parseDate } from "../common/params.js"
+import { Cursors, integerPosition, readCursor } from "../cursor.js"
+import { BadRequest, NotFound, orUnavailable } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
-import { accountSignals } from "../v2/query.js"
-import { isoAsOf, liveSnapshot, marketData, pageSize, parseDate } from "../v2/shared.js"
 import { SignalStats } from "./SignalStats.js"
 
 /** Page size bounds of the events endpoint. */
@@ -183,9 +184,7 @@ export const signalEvents = ({ path, urlParams }: EventsRequest) =>
     const toDay = Math.floor(toMs / DAY_MS)
 
     // the cursor: the day of the last event returned
-    const codec = yield* Effect.flatMap(Cursors, (c) => c.codec).pipe(
-      Effect.catchTag("SqlError", () => Effect.fail(unavailable()))
-    )
+    const codec = yield* orUnavailable(Effect.flatMap(Cursors, (c) => c.codec))
     const binding = {
       endpoint: "signal_events",
       account: key.account.id,
@@ -195,15 +194,7 @@ export const signalEvents = ({ path, urlParams }: EventsRequest) =>
       to: urlParams.to ?? null,
       limit
     }
-    let beforeDay = Number.POSITIVE_INFINITY
-    if (urlParams.cursor !== undefined) {
-      const decoded = codec.decode(binding, urlParams.cursor)
-      if (Either.isLeft(decoded)) return yield* new BadRequest({ message: `cursor: ${decoded.left}` })
-      if (typeof decoded.right !== "number" || !Number.isInteger(decoded.right)) {
-        return yield* new BadRequest({ message: "cursor is invalid" })
-      }
-      beforeDay = decoded.right
-    }
+    const beforeDay = (yield* readCursor(codec, binding, urlParams.cursor, integerPosition)) ?? Number.POSITIVE_INFINITY
 
     const i = md.index.get(meta.ticker)!
     const history = yield* Effect.flatMap(SignalStats, (s) => s.current(md, [i]))

@@ -5,9 +5,10 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { IntParam, StrictParams } from "../common/params.js"
+import { DirectRead } from "../direct/DirectRead.js"
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../errors.js"
 import { Authentication } from "../middleware/Authentication.js"
-import { IntParam, StrictParams } from "../v2/shared.js"
 
 /** A ticker row: column name → value (nulls kept). */
 export const TickerRow = Schema.Record({
@@ -131,6 +132,7 @@ export class TickersApi extends HttpApiGroup.make("tickers")
   .add(
     HttpApiEndpoint.get("row", "/v2/tickers/:ticker")
       .annotate(OpenApi.Summary, "Get one ticker's row")
+      .annotate(DirectRead, "ticker")
       .setPath(TickerPath)
       .setUrlParams(TickerRowParams)
       .addSuccess(TickerRowResponse)

@@ -5,7 +5,7 @@
  * success schema), which skips a per-field schema walk of ~130-column rows.
  */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Clock, Effect, Either, type Schema } from "effect"
+import { Clock, Effect, type Schema } from "effect"
 import { PLAN_LIMITS } from "../../accounts/plans.js"
 import type { MarketData } from "../../market/engine/MarketData.js"
 import { STRING_COLUMNS } from "../../market/engine/MarketData.js"
@@ -20,21 +20,15 @@ import {
   type TickerMeta
 } from "../../market/tickers/index.js"
 import { VigilApi } from "../Api.js"
-import { Cursors } from "../cursor.js"
-import { BadRequest, NotFound, unavailable } from "../errors.js"
+import { isoAsOf, liveSnapshot, marketData } from "../common/market.js"
+import { pageSize, parseDate } from "../common/params.js"
+import { FROZEN_FIELDS, ROW_COLUMNS, renderRow } from "../common/rows.js"
+import { Cursors, readCursor } from "../cursor.js"
+import { BadRequest, NotFound, orUnavailable } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
-import {
-  FROZEN_FIELDS,
-  isoAsOf,
-  liveSnapshot,
-  marketData,
-  pageSize,
-  parseDate,
-  ROW_COLUMNS,
-  renderRow
-} from "../v2/shared.js"
 import type { TickerHistoryResponse, TickerList, TickerRowResponse } from "./Api.js"
 import { type ListFilter, type ListOrder, listPage, readPosition } from "./listing.js"
+import { liveRowBody } from "./liveRow.js"
 
 const LIST_MAX = 1000
 const LIST_DEFAULT = 50
@@ -213,14 +207,8 @@ export const TickersHttpLive = HttpApiBuilder.group(VigilApi, "tickers", (handle
             min_market_cap: p.min_market_cap,
             limit
           }
-          const codec = yield* Effect.catchTag(cursors.codec, "SqlError", () => Effect.fail(unavailable()))
-          let position: ReturnType<typeof readPosition>
-          if (p.cursor !== undefined) {
-            const decoded = codec.decode(binding, p.cursor)
-            if (Either.isLeft(decoded)) return yield* new BadRequest({ message: decoded.left })
-            position = readPosition(order, decoded.right)
-            if (position === undefined) return yield* new BadRequest({ message: "cursor is invalid or was altered" })
-          }
+          const codec = yield* orUnavailable(cursors.codec)
+          const position = yield* readCursor(codec, binding, p.cursor, (carried) => readPosition(order, carried))
 
           const page = listPage(snapshot, order, filter, limit, position)
           const body: Schema.Schema.Type<typeof TickerList> = {
@@ -246,14 +234,8 @@ export const TickersHttpLive = HttpApiBuilder.group(VigilApi, "tickers", (handle
             }
             return json(body)
           }
-          const snapshot = yield* liveSnapshot
-          const data = fullRow(snapshot, meta.ticker)
-          if (data === undefined) return yield* new NotFound({ message: `ticker ${meta.ticker} has no live row` })
-          const body: Schema.Schema.Type<typeof TickerRowResponse> = {
-            as_of: isoAsOf(snapshot),
-            ticker: meta.ticker,
-            data
-          }
+          const body = liveRowBody(yield* liveSnapshot, meta.ticker)
+          if (body === undefined) return yield* new NotFound({ message: `ticker ${meta.ticker} has no live row` })
           return json(body)
         })
       )

@@ -1,14 +1,14 @@
 import { HttpApiBuilder } from "@effect/platform"
-import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Effect, Either } from "effect"
+import { Clock, Effect } from "effect"
 import { Market } from "../../market/Market.js"
 import { Tickers } from "../../market/tickers/index.js"
 import { type TickersEdit, Universes } from "../../store/universes.js"
 import { VigilApi } from "../Api.js"
-import { Cursors } from "../cursor.js"
-import { BadRequest, Conflict, Forbidden, NotFound, unavailable } from "../errors.js"
+import { isoAsOf, marketData } from "../common/market.js"
+import { pageSize } from "../common/params.js"
+import { Cursors, readCursor, stringPosition } from "../cursor.js"
+import { BadRequest, Conflict, Forbidden, NotFound, orUnavailable } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
-import { isoAsOf, marketData, pageSize } from "../v2/shared.js"
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "./Api.js"
 import {
   canonicalTickers,
@@ -22,9 +22,6 @@ import {
   type SystemId,
   systemDoc
 } from "./resolve.js"
-
-const db = <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>) =>
-  Effect.catchTag(effect, "SqlError", () => Effect.fail(unavailable()))
 
 /** `as_of` for reads that do not need the market: the live snapshot's when loaded, the clock's otherwise. */
 const asOfNow = Effect.flatMap(Market, (m) => m.latest).pipe(
@@ -68,20 +65,11 @@ export const UniversesHttpLive = HttpApiBuilder.group(VigilApi, "universes", (ha
       Effect.gen(function* () {
         const key = yield* CurrentKey
         const limit = yield* pageSize(urlParams.limit, 100, 50)
-        const codec = yield* db((yield* Cursors).codec)
+        const codec = yield* orUnavailable((yield* Cursors).codec)
         const binding = { endpoint: "universes", account: key.account.id, limit }
-        let after: string | undefined
-        if (urlParams.cursor !== undefined) {
-          const decoded = codec.decode(binding, urlParams.cursor)
-          if (Either.isLeft(decoded) || typeof decoded.right !== "string") {
-            return yield* new BadRequest({
-              message: `cursor: ${Either.isLeft(decoded) ? decoded.left : "cursor is invalid or was altered"}`
-            })
-          }
-          after = decoded.right
-        }
+        const after = yield* readCursor(codec, binding, urlParams.cursor, stringPosition)
         const store = yield* Universes
-        const rows = yield* db(store.list(key.account.id, limit + 1, after))
+        const rows = yield* orUnavailable(store.list(key.account.id, limit + 1, after))
         const page = rows.slice(0, limit)
         return {
           as_of: yield* asOfNow,
@@ -112,7 +100,7 @@ export const UniversesHttpLive = HttpApiBuilder.group(VigilApi, "universes", (ha
         }
         if (!SLUG.test(path.id)) return yield* notFound(path.id)
         const store = yield* Universes
-        const found = yield* db(store.get(key.account.id, path.id))
+        const found = yield* orUnavailable(store.get(key.account.id, path.id))
         if (found === undefined) return yield* notFound(path.id)
         return { ...ownDoc(found), as_of: yield* asOfNow }
       })
@@ -146,7 +134,7 @@ export const UniversesHttpLive = HttpApiBuilder.group(VigilApi, "universes", (ha
           tickers
         }
         if (payload.id !== undefined) {
-          const created = yield* db(store.create({ ...input, id: payload.id }))
+          const created = yield* orUnavailable(store.create({ ...input, id: payload.id }))
           if (created === "taken") {
             return yield* new Conflict({
               code: "slug_taken",
@@ -157,7 +145,7 @@ export const UniversesHttpLive = HttpApiBuilder.group(VigilApi, "universes", (ha
         }
         const base = slugFromName(payload.name)
         for (let attempt = 1; attempt <= 1000; attempt++) {
-          const created = yield* db(store.create({ ...input, id: candidate(base, attempt) }))
+          const created = yield* orUnavailable(store.create({ ...input, id: candidate(base, attempt) }))
           if (created !== "taken") return ownDoc(created)
         }
         return yield* new Conflict({
@@ -181,7 +169,7 @@ export const UniversesHttpLive = HttpApiBuilder.group(VigilApi, "universes", (ha
         if (payload.name !== undefined) yield* checkName(payload.name)
         yield* checkDescription(payload.description)
         // a missing universe is a 404 before any 400 of its tickers; the update itself reads it again, locked
-        if ((yield* db(store.get(key.account.id, path.id))) === undefined) return yield* notFound(path.id)
+        if ((yield* orUnavailable(store.get(key.account.id, path.id))) === undefined) return yield* notFound(path.id)
         let tickers: ReadonlyArray<string> | TickersEdit<BadRequest> | undefined
         if (payload.tickers !== undefined) {
           yield* checkSize(payload.tickers, "tickers")
@@ -193,7 +181,7 @@ export const UniversesHttpLive = HttpApiBuilder.group(VigilApi, "universes", (ha
             yield* canonicalTickers(directory, payload.remove ?? [], "remove", true)
           )
         }
-        const updated = yield* db(
+        const updated = yield* orUnavailable(
           store.update(key.account.id, path.id, {
             name: payload.name?.trim(),
             description: payload.description,
@@ -212,7 +200,7 @@ export const UniversesHttpLive = HttpApiBuilder.group(VigilApi, "universes", (ha
         }
         if (!SLUG.test(path.id)) return yield* notFound(path.id)
         const store = yield* Universes
-        const removed = yield* db(store.remove(key.account.id, path.id))
+        const removed = yield* orUnavailable(store.remove(key.account.id, path.id))
         if (!removed) return yield* notFound(path.id)
         return { ok: true as const }
       })

@@ -4,7 +4,6 @@
  * lists through the ticker directory, rendering of documents, and resolving
  * the `universe` parameter of every endpoint that takes one (`lookupUniverse`).
  */
-import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import type { MarketData } from "../../market/engine/MarketData.js"
 import { DAY_MS } from "../../market/indicators/days.js"
@@ -14,7 +13,7 @@ import { isWellFormedSymbol } from "../../market/tickers/index.js"
 import { firstOfMonth, nextFirstOfMonth, REBALANCE_METHOD } from "../../market/universes.js"
 import type { UniverseRecord } from "../../store/universes.js"
 import { Universes } from "../../store/universes.js"
-import { BadRequest, NotFound, type ServiceUnavailable, unavailable } from "../errors.js"
+import { BadRequest, NotFound, orUnavailable, type ServiceUnavailable } from "../errors.js"
 import { MAX_UNIVERSE_SIZE, type UniverseDoc } from "./Api.js"
 
 const DAY_S = 86_400
@@ -215,8 +214,7 @@ export const lookupUniverse = (
             }
         )
   )
-  return found.pipe(
-    Effect.catchTag("SqlError", (_: SqlError) => Effect.fail(unavailable())),
+  return orUnavailable(found).pipe(
     Effect.flatMap((u) => (u === undefined ? Effect.fail(universeNotFound(id)) : Effect.succeed(u)))
   )
 }

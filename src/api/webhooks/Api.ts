@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { IntParam, StrictParams } from "../common/params.js"
 import {
   BadRequestError,
   ConflictError,
@@ -9,7 +10,6 @@ import {
   ServiceUnavailableError
 } from "../errors.js"
 import { Authentication } from "../middleware/Authentication.js"
-import { IntParam, StrictParams } from "../v2/shared.js"
 
 export const MAX_WEBHOOK_NAME = 80
 

@@ -6,7 +6,6 @@
  * atomically; the `Alerts` evaluator is told of every change at once.
  */
 import { HttpApiBuilder } from "@effect/platform"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect, Either } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { PLAN_LIMITS, type Plan } from "../../accounts/plans.js"
@@ -32,14 +31,15 @@ import {
   Webhooks
 } from "../../store/webhooks.js"
 import { VigilApi } from "../Api.js"
+import { accountSignals, compileContext, compileFor, queryErrorToBadRequest } from "../common/compile.js"
+import { liveSnapshot } from "../common/market.js"
+import { pageSize } from "../common/params.js"
 import { Cursors, readCursor } from "../cursor.js"
-import { BadRequest, Conflict, Forbidden, NotFound, NotImplemented, unavailable } from "../errors.js"
+import { BadRequest, Conflict, Forbidden, NotFound, NotImplemented, orUnavailable } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
 import { MAX_Q_LENGTH, validateFields } from "../scan/params.js"
 import { parseCondition } from "../signals/matching.js"
 import { lookupUniverse } from "../universes/resolve.js"
-import { accountSignals, compileContext, compileFor, queryErrorToBadRequest } from "../v2/query.js"
-import { liveSnapshot, pageSize } from "../v2/shared.js"
 import { MAX_WEBHOOK_NAME } from "./Api.js"
 
 const WEBHOOK_ID = /^wh_[A-Za-z0-9_-]{1,64}$/
@@ -47,13 +47,6 @@ const DELIVERY_ID = /^dlv_[A-Za-z0-9_-]{1,64}$/
 /** How long the previous signing secret keeps signing after a rotation. */
 export const SECRET_OVERLAP_MS = 24 * 3_600_000
 const PAID: ReadonlyArray<Plan> = ["hobby", "pro", "scale", "enterprise"]
-
-const db = <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>) =>
-  Effect.catchIf(
-    effect,
-    (e): e is SqlError => typeof e === "object" && e !== null && (e as { _tag?: string })._tag === "SqlError",
-    () => Effect.fail(unavailable())
-  )
 
 const notFound = (what: string, id: string) => new NotFound({ message: `${what} ${JSON.stringify(id)} not found` })
 
@@ -128,7 +121,7 @@ const renderWith = (ticks: ReadonlyMap<Cadence, number>) =>
 
 /** Renders records with the evaluator's tick times. */
 const render = Effect.flatMap(
-  Effect.flatMap(Webhooks, (w) => db(w.ticks)),
+  Effect.flatMap(Webhooks, (w) => orUnavailable(w.ticks)),
   renderWith
 )
 
@@ -190,7 +183,7 @@ const deliverySettings = (key: AuthenticatedKey, input: DeliveryInput, defaultNa
             message: "device_id is required for channel mobile_push: register the device with POST /v2/devices/register"
           })
         }
-        const device = yield* db((yield* Deliveries).device(key.account.id, id))
+        const device = yield* orUnavailable((yield* Deliveries).device(key.account.id, id))
         if (device === undefined) {
           return yield* new BadRequest({
             message: `device_id ${JSON.stringify(id)} is not registered to this account (POST /v2/devices/register)`
@@ -258,7 +251,7 @@ const create = (
   Effect.gen(function* () {
     const cap = PLAN_LIMITS[key.account.plan].webhooks
     const signingSecret = settings.channel === "webhook" ? generateSigningSecret() : null
-    const outcome = yield* db(
+    const outcome = yield* orUnavailable(
       (yield* Webhooks).create(
         key.account.id,
         newId("wh"),
@@ -304,16 +297,16 @@ const owned = (key: AuthenticatedKey, id: string) =>
   Effect.gen(function* () {
     yield* requirePaid(key)
     yield* checkId(id)
-    const w = yield* db((yield* Webhooks).get(key.account.id, id))
+    const w = yield* orUnavailable((yield* Webhooks).get(key.account.id, id))
     if (w === undefined) return yield* notFound("webhook", id)
     return w
   })
 
 /** A `[created_at, id]` keyset position (deliveries, notifications). */
-const isTimeAndId = (p: unknown): p is readonly [number, string] =>
-  Array.isArray(p) && p.length === 2 && typeof p[0] === "number" && typeof p[1] === "string"
+const timeAndId = (p: unknown): readonly [number, string] | undefined =>
+  Array.isArray(p) && p.length === 2 && typeof p[0] === "number" && typeof p[1] === "string" ? [p[0], p[1]] : undefined
 
-const isNumber = (p: unknown): p is number => typeof p === "number"
+const numberPosition = (p: unknown): number | undefined => (typeof p === "number" ? p : undefined)
 
 /** A tracked ticker's metadata: 400 for a malformed symbol, 404 for an untracked one. */
 const trackedTicker = (raw: string) =>
@@ -408,7 +401,7 @@ export const WebhooksHttpLive = HttpApiBuilder.group(VigilApi, "webhooks", (hand
         let universe: string | null | undefined = payload.universe
         let ref: string | null = null
         if (payload.rule_id !== undefined) {
-          const rule = yield* db((yield* Rules).get(key.account.id, payload.rule_id))
+          const rule = yield* orUnavailable((yield* Rules).get(key.account.id, payload.rule_id))
           if (rule === undefined) return yield* notFound("rule", payload.rule_id)
           text = rule.q
           if (universe === undefined) universe = rule.universe
@@ -428,10 +421,10 @@ export const WebhooksHttpLive = HttpApiBuilder.group(VigilApi, "webhooks", (hand
         const key = yield* CurrentKey
         yield* requirePaid(key)
         const limit = yield* pageSize(urlParams.limit, 100, 50)
-        const codec = yield* db((yield* Cursors).codec)
+        const codec = yield* orUnavailable((yield* Cursors).codec)
         const binding = { endpoint: "webhooks", account: key.account.id, limit }
-        const after = yield* readCursor(codec, binding, urlParams.cursor, isNumber)
-        const rows = yield* db((yield* Webhooks).list(key.account.id, limit + 1, after))
+        const after = yield* readCursor(codec, binding, urlParams.cursor, numberPosition)
+        const rows = yield* orUnavailable((yield* Webhooks).list(key.account.id, limit + 1, after))
         const page = rows.slice(0, limit)
         const doc = yield* render
         const last = page[page.length - 1]
@@ -490,7 +483,7 @@ export const WebhooksHttpLive = HttpApiBuilder.group(VigilApi, "webhooks", (hand
           }
         }
         const fields = payload.fields === undefined ? undefined : yield* validateFields(payload.fields)
-        const updated = yield* db(
+        const updated = yield* orUnavailable(
           (yield* Webhooks).update(key.account.id, w.id, {
             ...(payload.name !== undefined ? { name: payload.name.trim() } : {}),
             ...(targetUrl !== undefined ? { targetUrl } : {}),
@@ -515,7 +508,7 @@ export const WebhooksHttpLive = HttpApiBuilder.group(VigilApi, "webhooks", (hand
         }
         const secret = generateSigningSecret()
         const until = (yield* Clock.currentTimeMillis) + SECRET_OVERLAP_MS
-        const updated = yield* db((yield* Webhooks).rotateSecret(key.account.id, w.id, secret, until))
+        const updated = yield* orUnavailable((yield* Webhooks).rotateSecret(key.account.id, w.id, secret, until))
         if (updated === undefined) return yield* notFound("webhook", path.id)
         return {
           webhook: (yield* render)(updated),
@@ -528,7 +521,7 @@ export const WebhooksHttpLive = HttpApiBuilder.group(VigilApi, "webhooks", (hand
       Effect.gen(function* () {
         const key = yield* CurrentKey
         yield* owned(key, path.id)
-        const outcome = yield* db(
+        const outcome = yield* orUnavailable(
           (yield* Webhooks).enable(key.account.id, path.id, PLAN_LIMITS[key.account.plan].webhooks)
         )
         if (outcome._tag === "NotFound") return yield* notFound("webhook", path.id)
@@ -547,8 +540,8 @@ export const WebhooksHttpLive = HttpApiBuilder.group(VigilApi, "webhooks", (hand
         const key = yield* CurrentKey
         const w = yield* owned(key, path.id)
         if (w.status === "disabled") return (yield* render)(w)
-        const ticks = yield* db((yield* Webhooks).ticks)
-        const updated = yield* db(
+        const ticks = yield* orUnavailable((yield* Webhooks).ticks)
+        const updated = yield* orUnavailable(
           (yield* Webhooks).disable(key.account.id, w.id, "user", effectiveLastEvaluated(w, ticks))
         )
         const result = updated ?? w
@@ -560,7 +553,7 @@ export const WebhooksHttpLive = HttpApiBuilder.group(VigilApi, "webhooks", (hand
       Effect.gen(function* () {
         const key = yield* CurrentKey
         const w = yield* owned(key, path.id)
-        const removed = yield* db((yield* Webhooks).remove(key.account.id, w.id))
+        const removed = yield* orUnavailable((yield* Webhooks).remove(key.account.id, w.id))
         if (!removed) return yield* notFound("webhook", path.id)
         yield* (yield* Alerts).deleted(w.id)
         return { ok: true as const }
@@ -590,7 +583,7 @@ export const WebhooksHttpLive = HttpApiBuilder.group(VigilApi, "webhooks", (hand
         )
         const id = newId("dlv")
         const deliveries = yield* Deliveries
-        yield* db(
+        yield* orUnavailable(
           deliveries.enqueue([
             {
               id,
@@ -606,7 +599,7 @@ export const WebhooksHttpLive = HttpApiBuilder.group(VigilApi, "webhooks", (hand
           ])
         )
         yield* (yield* DeliveryWake).wake
-        const record = yield* db(deliveries.get(key.account.id, w.id, id))
+        const record = yield* orUnavailable(deliveries.get(key.account.id, w.id, id))
         if (record === undefined) return yield* notFound("delivery", id)
         return { as_of: new Date(snapshot.asOf).toISOString(), delivery: deliveryDoc(record) }
       })
@@ -622,7 +615,7 @@ export const WebhooksHttpLive = HttpApiBuilder.group(VigilApi, "webhooks", (hand
           })
         }
         const limit = yield* pageSize(urlParams.limit, 100, 50)
-        const codec = yield* db((yield* Cursors).codec)
+        const codec = yield* orUnavailable((yield* Cursors).codec)
         const binding = {
           endpoint: "deliveries",
           account: key.account.id,
@@ -630,8 +623,8 @@ export const WebhooksHttpLive = HttpApiBuilder.group(VigilApi, "webhooks", (hand
           status: status ?? null,
           limit
         }
-        const after = yield* readCursor(codec, binding, urlParams.cursor, isTimeAndId)
-        const rows = yield* db(
+        const after = yield* readCursor(codec, binding, urlParams.cursor, timeAndId)
+        const rows = yield* orUnavailable(
           (yield* Deliveries).list(key.account.id, w.id, status as DeliveryStatus | undefined, limit + 1, after)
         )
         const page = rows.slice(0, limit)
@@ -655,7 +648,7 @@ export const WebhooksHttpLive = HttpApiBuilder.group(VigilApi, "webhooks", (hand
           })
         }
         const deliveries = yield* Deliveries
-        const current = yield* db(deliveries.get(key.account.id, w.id, path.delivery_id))
+        const current = yield* orUnavailable(deliveries.get(key.account.id, w.id, path.delivery_id))
         if (current === undefined) return yield* notFound("delivery", path.delivery_id)
         if (current.status !== "permanent_failure") {
           return yield* new Conflict({
@@ -663,7 +656,7 @@ export const WebhooksHttpLive = HttpApiBuilder.group(VigilApi, "webhooks", (hand
             message: `delivery ${current.id} is ${current.status}; only a permanent_failure can be sent again`
           })
         }
-        const retried = yield* db(deliveries.retry(key.account.id, w.id, current.id))
+        const retried = yield* orUnavailable(deliveries.retry(key.account.id, w.id, current.id))
         if (retried === undefined) return yield* notFound("delivery", path.delivery_id)
         yield* (yield* DeliveryWake).wake
         return deliveryDoc(retried)
@@ -689,7 +682,7 @@ export const WebhooksHttpLive = HttpApiBuilder.group(VigilApi, "webhooks", (hand
         if (name !== null && name.length > MAX_WEBHOOK_NAME) {
           return yield* new BadRequest({ message: `name must be at most ${MAX_WEBHOOK_NAME} characters` })
         }
-        const device = yield* db(
+        const device = yield* orUnavailable(
           (yield* Deliveries).registerDevice(key.account.id, newId("dev"), platform, token, name === "" ? null : name)
         )
         return { device_id: device.id, platform: device.platform, name: device.name, created_at: device.createdAt }
@@ -701,12 +694,12 @@ export const WebhooksHttpLive = HttpApiBuilder.group(VigilApi, "webhooks", (hand
         yield* requirePaid(key)
         const limit = yield* pageSize(urlParams.limit, 100, 50)
         const unread = urlParams.unread === "true"
-        const codec = yield* db((yield* Cursors).codec)
+        const codec = yield* orUnavailable((yield* Cursors).codec)
         const binding = { endpoint: "notifications", account: key.account.id, unread, limit }
-        const after = yield* readCursor(codec, binding, urlParams.cursor, isTimeAndId)
+        const after = yield* readCursor(codec, binding, urlParams.cursor, timeAndId)
         const store = yield* Deliveries
-        const rows = yield* db(store.notifications(key.account.id, unread, limit + 1, after))
-        const unreadCount = yield* db(store.unreadCount(key.account.id))
+        const rows = yield* orUnavailable(store.notifications(key.account.id, unread, limit + 1, after))
+        const unreadCount = yield* orUnavailable(store.unreadCount(key.account.id))
         const page = rows.slice(0, limit)
         const last = page[page.length - 1]
         return {
@@ -735,7 +728,7 @@ export const WebhooksHttpLive = HttpApiBuilder.group(VigilApi, "webhooks", (hand
         if (payload.ids !== undefined && payload.ids.length > 1000) {
           return yield* new BadRequest({ message: "ids: at most 1000 per request" })
         }
-        const marked = yield* db((yield* Deliveries).markRead(key.account.id, payload.ids))
+        const marked = yield* orUnavailable((yield* Deliveries).markRead(key.account.id, payload.ids))
         return { as_of: new Date(yield* Clock.currentTimeMillis).toISOString(), marked }
       })
     )

@@ -6,10 +6,9 @@
  * plan rule for consuming custom signals (`compileConsuming`, the one place
  * every scan, signal read, subscription, rule and custom signal goes through).
  */
-import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Either } from "effect"
 import type { Account } from "../../accounts/Accounts.js"
-import { CUSTOM_SIGNAL_PLANS, type Plan } from "../../accounts/plans.js"
+import type { Plan } from "../../accounts/plans.js"
 import { CATALOG } from "../../market/catalog.js"
 import type { TickerDirectory } from "../../market/tickers/index.js"
 import {
@@ -22,8 +21,8 @@ import {
   type Signals
 } from "../../query/index.js"
 import { SignalResolver } from "../../signals/SignalResolver.js"
-import { BadRequest, type Forbidden, type ServiceUnavailable, unavailable } from "../errors.js"
-import { requirePlan } from "./shared.js"
+import { BadRequest, type Forbidden, orUnavailable, type ServiceUnavailable } from "../errors.js"
+import { requireFeature } from "./features.js"
 
 /** Every column of the ticker row, for compiling. */
 export const catalogColumns = columnsOf(CATALOG)
@@ -64,9 +63,9 @@ export const compileConsuming = (
   const signals = compiled.right.signals
   if (signals.length === 0) return Effect.succeed(compiled.right)
   return Effect.as(
-    requirePlan(
+    requireFeature(
       plan,
-      CUSTOM_SIGNAL_PLANS,
+      "customSignals",
       "custom_signals_tier_required",
       `consuming custom signals (${signals.join(", ")})`
     ),
@@ -76,7 +75,7 @@ export const compileConsuming = (
 
 /** The account's custom signals, or 503 when the database cannot answer. */
 export const accountSignals = (accountId: string): Effect.Effect<Signals, ServiceUnavailable, SignalResolver> =>
-  Effect.flatMap(SignalResolver, (r) => r.signalsFor(accountId).pipe(Effect.mapError((_: SqlError) => unavailable())))
+  Effect.flatMap(SignalResolver, (r) => orUnavailable(r.signalsFor(accountId)))
 
 /** How many signal-free compilations are kept per directory (least recently used out). */
 const COMPILED_CACHE_SIZE = 512

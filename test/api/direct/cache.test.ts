@@ -1,13 +1,12 @@
 import { describe, expect, it } from "vitest"
-import { makeResponseCache } from "../../src/api/hotLane.js"
+import { makeResponseCache } from "../../../src/api/direct/cache.js"
 
 const entry = (publication: number, size: number) => ({
   publication,
-  body: new Uint8Array(size),
-  contentType: "application/json"
+  body: new Uint8Array(size)
 })
 
-describe("hot lane response cache", () => {
+describe("direct answers cache", () => {
   it("serves an entry only under the publication it was filled in, and a new one empties it", () => {
     const cache = makeResponseCache()
     cache.set("a", entry(1, 10))

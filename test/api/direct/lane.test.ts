@@ -1,15 +1,16 @@
 /**
- * The hot-read lane (src/api/hotLane.ts) against a real server: a cached
- * answer is byte for byte the API's, with fresh per-request headers, a log
- * line and metrics; it is never served after the snapshot moved, to a key
- * that stopped being valid, past the rate limit, to another account (scans),
- * nor for scans whose answer depends on the database (custom signals, own
- * universes, saved rules). Runs with the in-process limiter (the lane answers
- * without a fiber) and, with REDIS_URL, the Redis limiter (through a fiber).
+ * The direct path (src/api/direct) against a real server: its answers — made
+ * now or repeated from the answers cache — are byte for byte the API's for the
+ * same request, with fresh per-request headers, a log line and metrics; a
+ * repeated answer is never served after the snapshot moved, to a key that
+ * stopped being valid, past the rate limit, or to another account (scans);
+ * scans whose answer depends on the database (custom signals, own universes,
+ * saved rules) and every error are the API's. Runs with the in-process
+ * limiter (no fiber) and, with REDIS_URL, the Redis limiter (through a fiber).
  */
 import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { admin, api, expectError, type RunningServer, startServer, waitReady } from "../support/server.js"
+import { admin, api, expectError, type RunningServer, startServer, waitReady } from "../../support/server.js"
 
 const configs: ReadonlyArray<{ name: string; env: Record<string, string> }> = [
   { name: "in-process limiter", env: {} },
@@ -22,7 +23,7 @@ interface Raw {
   readonly headers: Headers
 }
 
-describe.each(configs)("hot-read lane ($name)", ({ env }) => {
+describe.each(configs)("direct path ($name)", ({ env }) => {
   let server: RunningServer
   let key: string
   let accountId: string
@@ -40,20 +41,33 @@ describe.each(configs)("hot-read lane ($name)", ({ env }) => {
     return { status: res.status, text: await res.text(), headers: res.headers } satisfies Raw
   }
 
-  const outcome = async (name: "hit" | "miss" | "bypass") => {
+  const outcome = async (name: "hit" | "miss" | "filled" | "bypass") => {
     const text = (await (await fetch(`${server.url}/metrics`)).text()).split("\n")
     const line = text.find((l) => l.startsWith(`http_hot_lane_total{outcome="${name}"}`))
     return line === undefined ? 0 : Number(line.split(" ")[1])
   }
   const hits = () => outcome("hit")
+  /** requests answered on the direct path, made now or repeated */
+  const direct = async () => (await outcome("miss")) + (await hits())
 
-  /** The same request twice: the API's answer, then the lane's. */
+  /** The same request twice: made directly, then repeated from the cache. */
   const twice = async (path: string, body?: string) => {
+    const misses = await outcome("miss")
     const first = await raw(path, body === undefined ? {} : { body })
+    expect(await outcome("miss")).toBe(misses + 1)
     const before = await hits()
     const second = await raw(path, body === undefined ? {} : { body })
     expect(await hits()).toBe(before + 1)
     return { first, second }
+  }
+
+  let idempotencyKeys = 0
+  /** The API's answer to a scan (a POST with an `Idempotency-Key` never takes the direct path). */
+  const viaApi = async (body: string) => {
+    const before = await direct()
+    const answer = await raw("/v2/scan", { body, headers: { "idempotency-key": `direct-${++idempotencyKeys}` } })
+    expect(await direct()).toBe(before)
+    return answer
   }
 
   const expectSameAnswer = (a: Raw, b: Raw) => {
@@ -79,30 +93,55 @@ describe.each(configs)("hot-read lane ($name)", ({ env }) => {
     await server?.stop()
   })
 
-  it("answers a repeated read with the API's bytes and fresh per-request headers", async () => {
-    const scan = JSON.stringify({ q: "price > 5 AND rsi_14 < 70", limit: 20, fields: "rsi_14,sector" })
-    const cases: Array<[string, string | undefined]> = [
-      ["/v2/tickers/AAPL", undefined],
-      ["/v2/scan", scan],
-      ["/v2/scan?q=price%20%3E%2010&order=price&dir=asc&limit=5", undefined],
-      ["/v2/scan", JSON.stringify({ q: "price > 0", universe: "top_100", fields: ["*"], limit: 3 })]
+  it("answers live scans and ticker rows with the API's bytes, made now and repeated", async () => {
+    const scans: ReadonlyArray<Record<string, unknown>> = [
+      { q: "price > 5 AND rsi_14 < 70", limit: 20, fields: "rsi_14,sector" },
+      { q: "price > 10", order: "price", dir: "asc", limit: 5 },
+      { q: "price > 0", universe: "top_100", fields: ["*"], limit: 3 },
+      { q: "market_cap > 100000000000", order: "ticker", dir: "asc", limit: 100 },
+      { q: "price > 1 AND sector = 'Technology'", order: "name", dir: "desc", limit: 7 },
+      { q: "price < 0" },
+      { q: "ticker = 'AAPL' OR ticker = 'MSFT'", fields: "*" }
     ]
-    for (const [path, body] of cases) {
-      const { first, second } = await twice(path, body)
+    for (const params of scans) {
+      const body = JSON.stringify(params)
+      const api = await viaApi(body)
+      const { first, second } = await twice("/v2/scan", body)
+      expectSameAnswer(api, first)
       expectSameAnswer(first, second)
     }
-    // a cursor walk: the second page is cached per account like the first
+    // the GET form answers what the POST form does
+    const post = await viaApi(JSON.stringify(scans[1]))
+    const get = await twice("/v2/scan?q=price%20%3E%2010&order=price&dir=asc&limit=5")
+    expectSameAnswer(post, get.first)
+    // a ticker spelled with an escape goes to the API, which reads the same row
+    const before = await direct()
+    const api = await raw("/v2/tickers/%41APL")
+    expect(await direct()).toBe(before)
+    const row = await twice("/v2/tickers/AAPL")
+    expectSameAnswer(api, row.first)
+    expectSameAnswer(row.first, row.second)
+
+    // a cursor walk: the second page is the API's too, made and repeated per account like the first
+    const scan = JSON.stringify(scans[0])
     const page1 = JSON.parse((await raw("/v2/scan", { body: scan })).text)
     expect(page1.next_cursor).toEqual(expect.any(String))
-    const next = JSON.stringify({
-      q: "price > 5 AND rsi_14 < 70",
-      limit: 20,
-      fields: "rsi_14,sector",
-      cursor: page1.next_cursor
-    })
+    const next = JSON.stringify({ ...scans[0], cursor: page1.next_cursor })
+    const page2 = await viaApi(next)
     const { first, second } = await twice("/v2/scan", next)
+    expectSameAnswer(page2, first)
     expectSameAnswer(first, second)
     expect(JSON.parse(second.text).results[0].ticker).not.toBe(page1.results[0].ticker)
+  })
+
+  it("answers a scan nobody sent before directly, not from the API", async () => {
+    for (let i = 0; i < 5; i++) {
+      const body = JSON.stringify({ q: `price > ${1 + i / 7} AND rsi_14 < ${60 + i}`, limit: 10 })
+      const [misses, bypassed] = [await outcome("miss"), await outcome("bypass")]
+      const res = await raw("/v2/scan", { body })
+      expect(res.status).toBe(200)
+      expect([await outcome("miss"), await outcome("bypass")]).toEqual([misses + 1, bypassed])
+    }
   })
 
   it("echoes X-Request-Id and writes the request's log line and metrics", async () => {
@@ -110,9 +149,9 @@ describe.each(configs)("hot-read lane ($name)", ({ env }) => {
     const before = (await (await fetch(`${server.url}/metrics`)).text()).match(
       /http_requests_total\{method="GET",route="\/v2\/tickers\/:ticker",status="200"\} (\d+)/
     )
-    const res = await raw("/v2/tickers/MSFT", { headers: { "x-request-id": "hot-lane-probe-1" } })
+    const res = await raw("/v2/tickers/MSFT", { headers: { "x-request-id": "direct-probe-1" } })
     expect(res.status).toBe(200)
-    expect(res.headers.get("x-request-id")).toBe("hot-lane-probe-1")
+    expect(res.headers.get("x-request-id")).toBe("direct-probe-1")
     const after = (await (await fetch(`${server.url}/metrics`)).text()).match(
       /http_requests_total\{method="GET",route="\/v2\/tickers\/:ticker",status="200"\} (\d+)/
     )
@@ -121,12 +160,12 @@ describe.each(configs)("hot-read lane ($name)", ({ env }) => {
     const line = server
       .logs()
       .split("\n")
-      .find((l) => l.includes('"hot-lane-probe-1"'))
+      .find((l) => l.includes('"direct-probe-1"'))
     expect(line).toBeDefined()
     const parsed = JSON.parse(line!)
     expect(parsed.message).toBe("request")
     expect(parsed.annotations).toMatchObject({
-      request_id: "hot-lane-probe-1",
+      request_id: "direct-probe-1",
       method: "GET",
       path: "/v2/tickers/MSFT",
       route: "/v2/tickers/:ticker",
@@ -145,7 +184,7 @@ describe.each(configs)("hot-read lane ($name)", ({ env }) => {
     expect(JSON.parse(after.text).as_of).not.toBe(JSON.parse(first.text).as_of)
   })
 
-  it("rate limits cached answers with the API's limiter, then answers 429 with the envelope", async () => {
+  it("rate limits direct answers with the API's limiter, then answers 429 with the envelope", async () => {
     const acct = (await admin(server, "POST", "/admin/accounts", { plan: "enterprise" })).body
     expect(
       (
@@ -187,7 +226,11 @@ describe.each(configs)("hot-read lane ($name)", ({ env }) => {
     const other = (await admin(server, "POST", "/admin/accounts", { plan: "pro" })).body
     const body = JSON.stringify({ q: "price > 1", limit: 2 })
     const mine = JSON.parse((await raw("/v2/scan", { body })).text)
-    const theirs = await twice("/v2/scan", body).then(() => raw("/v2/scan", { key: other.api_key, body }))
+    const hitsBefore = await hits()
+    expect((await raw("/v2/scan", { body })).status).toBe(200)
+    expect(await hits()).toBe(hitsBefore + 1)
+    const theirs = await raw("/v2/scan", { key: other.api_key, body })
+    expect(await hits()).toBe(hitsBefore + 1)
     expect(theirs.status).toBe(200)
     expect(JSON.parse(theirs.text).next_cursor).not.toBe(mine.next_cursor)
     const stolen = await raw("/v2/scan", {
@@ -197,7 +240,7 @@ describe.each(configs)("hot-read lane ($name)", ({ env }) => {
     expect(stolen.status).toBe(400)
   })
 
-  it("does not cache scans whose answer the database decides: custom signals, own universes, rules", async () => {
+  it("leaves scans whose answer the database decides to the API: custom signals, own universes, rules", async () => {
     const signal = await api(server, key, "/v2/signals", {
       method: "POST",
       body: JSON.stringify({ name: "hot_cheap", expr: "price < 20" })
@@ -218,11 +261,11 @@ describe.each(configs)("hot-read lane ($name)", ({ env }) => {
     const bySignal = JSON.stringify({ q: "hot_cheap", order: "ticker", dir: "asc", limit: 100 })
     const byUniverse = JSON.stringify({ q: "price > 0", universe: slug, order: "ticker", dir: "asc" })
     const byRule = JSON.stringify({ rule: rule.body.id, order: "ticker", dir: "asc" })
-    const before = await hits()
+    const before = await direct()
     for (const body of [bySignal, bySignal, byUniverse, byUniverse, byRule, byRule]) {
       expect((await raw("/v2/scan", { body })).status).toBe(200)
     }
-    expect(await hits()).toBe(before)
+    expect(await direct()).toBe(before)
 
     // each change shows at once
     const cheapBefore = JSON.parse((await raw("/v2/scan", { body: bySignal })).text).total
@@ -247,6 +290,7 @@ describe.each(configs)("hot-read lane ($name)", ({ env }) => {
   })
 
   it("passes bodies it read on to the API intact, good and bad", async () => {
+    const before = await direct()
     const bad = await raw("/v2/scan", { body: '{"q": "price > 5",' })
     expectError({ status: bad.status, body: JSON.parse(bad.text) }, 400, "bad_request")
     expect(JSON.parse(bad.text).error.message).toContain("not valid JSON")
@@ -258,6 +302,19 @@ describe.each(configs)("hot-read lane ($name)", ({ env }) => {
     expect(JSON.parse(asof.text).query.asof).toBe("2026-01-05")
     const deep = await raw("/v2/scan", { body: `{"q":${"[".repeat(100)}${"]".repeat(100)}}` })
     expect(deep.status).toBe(400)
+    const badQ = await raw("/v2/scan", { body: JSON.stringify({ q: "price >" }) })
+    expect(badQ.status).toBe(400)
+    const badLimit = await raw("/v2/scan?q=price%20%3E%201&limit=0")
+    expect(badLimit.status).toBe(400)
+    const undeclared = await raw("/v2/scan?zz_unknown=1", { body: JSON.stringify({ q: "price > 1" }) })
+    expect(undeclared.status).toBe(400)
+    expect(JSON.parse(undeclared.text).error.message).toContain("zz_unknown")
+    const undeclaredGet = await raw("/v2/scan?q=price%20%3E%201&zz_unknown=1")
+    expect(undeclaredGet.status).toBe(400)
+    const asofRow = await raw("/v2/tickers/AAPL?asof=2026-01-05")
+    expect(asofRow.status).toBe(200)
+    expect(JSON.parse(asofRow.text)._meta.resolution).toBe("daily")
+    expect(await direct()).toBe(before)
   })
 
   it("hands a body that is slow to come to the API as it stands, the rest streamed on", async () => {
@@ -270,7 +327,7 @@ describe.each(configs)("hot-read lane ($name)", ({ env }) => {
           `POST /v2/scan HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
             `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`
         )
-        // past the lane's 1 s wait for the body
+        // past the direct path's 1 s wait for the body
         setTimeout(() => socket.write(body.slice(10)), 1_500)
       })
       let text = ""
