@@ -90,9 +90,6 @@ export const hasFeature = (plan: Plan, feature: Feature): boolean => {
 /** The plans that have `feature`, in plan order. */
 export const plansWith = (feature: Feature): ReadonlyArray<Plan> => PLANS.filter((p) => hasFeature(p, feature))
 
-/** Plans that create and consume custom signals (a cap other than 0): Pro and above. */
-export const CUSTOM_SIGNAL_PLANS: ReadonlyArray<Plan> = plansWith("customSignals")
-
 /** The general per-minute limit of an account: its plan's, or for enterprise the per-account value when set. */
 export const rateLimitFor = (plan: Plan, accountRate: number | null): number =>
   plan === "enterprise" && accountRate !== null ? accountRate : PLAN_LIMITS[plan].ratePerMinute

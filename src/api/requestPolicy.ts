@@ -10,7 +10,7 @@ import { randomFillSync } from "node:crypto"
 import { MetricLabel } from "effect"
 import type { AuthenticatedKey } from "../accounts/Accounts.js"
 import { httpRequestDuration, httpRequestsTotal } from "../observability/httpMetrics.js"
-import { limitFor, rateLimitKey } from "../ratelimit/policy.js"
+import { limitFor, type RateLimitScope, rateLimitKey } from "../ratelimit/policy.js"
 import type { Decision } from "../ratelimit/RateLimiter.js"
 import { RateLimited, SubscriptionRequired } from "./errors.js"
 import { REQUEST_ID } from "./headerPatterns.js"
@@ -42,22 +42,20 @@ export const requestIdOf = (incoming: string | undefined): string =>
 export const admissionFailure = (key: AuthenticatedKey): SubscriptionRequired | undefined =>
   key.account.plan === "none" ? new SubscriptionRequired({ message: "this account has no active plan" }) : undefined
 
-export type RateScope = "general" | "history"
-
 /** The two history endpoints (and the signal events, a per-ticker history read), with their own, stricter per-minute limit. */
 const HISTORY_ROUTE = /^\/v2\/(signals\/[^/]+\/[^/]+\/(history\/[^/]+|events)|tickers\/[^/]+\/history)\/?$/
 
 /** The limit a request to `path` counts against. */
-export const rateScopeOf = (path: string): RateScope => (HISTORY_ROUTE.test(path) ? "history" : "general")
+export const rateScopeOf = (path: string): RateLimitScope => (HISTORY_ROUTE.test(path) ? "history" : "general")
 
 /** The limiter key and per-minute limit of a key's requests in a scope. */
-export const rateLimitOf = (key: AuthenticatedKey, scope: RateScope): readonly [string, number] => [
+export const rateLimitOf = (key: AuthenticatedKey, scope: RateLimitScope): readonly [string, number] => [
   rateLimitKey.apiKey(scope, key.keyId),
   limitFor(scope, key.account.plan, key.account.customRateLimit)
 ]
 
 /** The 429 of a refused request. */
-export const rateLimited = (decision: Decision, scope: RateScope): RateLimited =>
+export const rateLimited = (decision: Decision, scope: RateLimitScope): RateLimited =>
   new RateLimited({
     message: `rate limit of ${decision.limit} requests per minute exceeded${scope === "history" ? " on history endpoints" : ""}; retry after ${decision.retryAfterSeconds ?? 1} s`,
     details: { retry_after: decision.retryAfterSeconds ?? 1 }

@@ -89,7 +89,7 @@ export interface DirectLaneShape {
 export class DirectLane extends Context.Tag("vigil/DirectLane")<DirectLane, DirectLaneShape>() {}
 
 export const DirectLaneLive: Layer.Layer<DirectLane, never, Accounts | RateLimiter | Market | Tickers | Cursors> =
-  Layer.effect(
+  Layer.scoped(
     DirectLane,
     Effect.gen(function* () {
       const accounts = yield* Accounts
@@ -97,6 +97,8 @@ export const DirectLaneLive: Layer.Layer<DirectLane, never, Accounts | RateLimit
       const market = yield* Market
       const directory = yield* Tickers
       const cursors = yield* Cursors
+      // the cursor secret, read once the migrations ran: scans are answered here from the first one
+      yield* Effect.forkScoped(Effect.ignore(cursors.codec))
       const runtime = yield* Effect.runtime<never>()
       const runFork = Runtime.runFork(runtime)
       const clock = yield* Effect.clock

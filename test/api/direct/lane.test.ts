@@ -93,6 +93,12 @@ describe.each(configs)("direct path ($name)", ({ env }) => {
     await server?.stop()
   })
 
+  it("answers the first scan after start directly (the cursor secret is read at start)", async () => {
+    const [misses, bypassed] = [await outcome("miss"), await outcome("bypass")]
+    expect((await raw("/v2/scan", { body: JSON.stringify({ q: "price > 4.5", limit: 2 }) })).status).toBe(200)
+    expect([await outcome("miss"), await outcome("bypass")]).toEqual([misses + 1, bypassed])
+  })
+
   it("answers live scans and ticker rows with the API's bytes, made now and repeated", async () => {
     const scans: ReadonlyArray<Record<string, unknown>> = [
       { q: "price > 5 AND rsi_14 < 70", limit: 20, fields: "rsi_14,sector" },
