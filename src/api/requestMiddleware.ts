@@ -21,6 +21,7 @@ import { Cause, Clock, Duration, Effect, Option, SchemaAST } from "effect"
 import { VigilApi } from "./Api.js"
 import { answerWithin } from "./answerWithin.js"
 import { mediaTypeVerdict, requestHazard } from "./bodyGuard.js"
+import { pathSource } from "./direct/routes.js"
 import { logMillis, logsRequest, recordRequest, requestIdOf } from "./requestPolicy.js"
 
 /** Largest request body accepted (the streamed admin import excepted). */
@@ -72,14 +73,10 @@ const routePatterns: ReadonlyArray<RoutePattern> = (() => {
   HttpApi.reflect(VigilApi as any, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, middleware }) => {
-      const source = endpoint.path
-        .split("/")
-        .map((seg) => (seg.startsWith(":") ? "[^/]+" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
-        .join("/")
       out.push({
         method: endpoint.method,
         label: endpoint.path,
-        regex: new RegExp(`^${source}/?$`),
+        regex: new RegExp(`^${pathSource(endpoint.path)}/?$`),
         static: !endpoint.path.includes(":"),
         query: declaredQuery(endpoint),
         authenticated: [...middleware].some((tag) => AUTHENTICATING.has(tag.key))

@@ -17,12 +17,15 @@ export interface DirectRoute {
   readonly match: (path: string) => ReadonlyArray<string> | undefined
 }
 
-const matcher = (pattern: string): DirectRoute["match"] => {
-  const source = pattern
+/** The regular expression source of an endpoint's path pattern, each `:param` a capture group. */
+export const pathSource = (pattern: string): string =>
+  pattern
     .split("/")
     .map((seg) => (seg.startsWith(":") ? "([^/]+)" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
     .join("/")
-  const regex = new RegExp(`^${source}$`)
+
+const matcher = (pattern: string): DirectRoute["match"] => {
+  const regex = new RegExp(`^${pathSource(pattern)}$`)
   return (path) => regex.exec(path)?.slice(1)
 }
 
