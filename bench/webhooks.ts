@@ -74,10 +74,11 @@ import { Readiness } from "../src/observability/Readiness.js"
 import { type CompiledQuery, columnsOf, compileQuery } from "../src/query/index.js"
 import { compareStrings } from "../src/query/semantics.js"
 import { pgliteLayer, postgresLayer } from "../src/store/Database.js"
-import { Deliveries } from "../src/store/deliveries.js"
+import { Deliveries, type NewDelivery } from "../src/store/deliveries.js"
+import { EvaluatorState } from "../src/store/evaluatorState.js"
 import { runMigrations } from "../src/store/migrate.js"
 import { Universes } from "../src/store/universes.js"
-import { type NewDelivery, Webhooks } from "../src/store/webhooks.js"
+import { Webhooks } from "../src/store/webhooks.js"
 import { isolatedSchemaUrl } from "../test/support/backends.js"
 import { conditionMaker, wholeMarketMaker } from "./support/conditions.js"
 
@@ -534,7 +535,14 @@ const evaluation = (backend: string) =>
       Effect.provide(
         Alerts.Default.pipe(
           Layer.provideMerge(
-            Layer.mergeAll(Webhooks.Default, Deliveries.Default, Universes.Default, DeliveryWake.Default, fakeMarket)
+            Layer.mergeAll(
+              Webhooks.Default,
+              EvaluatorState.Default,
+              Deliveries.Default,
+              Universes.Default,
+              DeliveryWake.Default,
+              fakeMarket
+            )
           ),
           Layer.provideMerge(db)
         )
@@ -599,7 +607,13 @@ const delivery = Effect.gen(function* () {
 
   const db = database("postgres")
   const config = AppConfig.layerWith({ webhookAllowInsecureTargets: true })
-  const stores = Layer.mergeAll(Deliveries.Default, Webhooks.Default, DeliveryWake.Default, PushGateway.recording).pipe(
+  const stores = Layer.mergeAll(
+    Deliveries.Default,
+    Webhooks.Default,
+    EvaluatorState.Default,
+    DeliveryWake.Default,
+    PushGateway.recording
+  ).pipe(
     Layer.provideMerge(
       Layer.effectDiscard(Effect.flatMap(Readiness, (r) => r.markReady("migrations"))).pipe(
         Layer.provideMerge(Readiness.Default)
@@ -620,7 +634,7 @@ const delivery = Effect.gen(function* () {
     }))
     yield* insertWebhooks(specs, now, (w) => urls[Number(w.id.slice(3)) % urls.length]!)
     const deliveries = yield* Deliveries
-    const webhooks = yield* Webhooks
+    const stateStore = yield* EvaluatorState
     const wake = yield* DeliveryWake
     let seq = 0
     const fire = (at: number): NewDelivery => {
@@ -684,7 +698,7 @@ const delivery = Effect.gen(function* () {
         const fires = Array.from({ length: 100 }, () => fire(wallNow))
         const at = performance.now()
         for (const f of fires) committed.set(f.eventId, at)
-        const { written } = yield* webhooks.commitTick(
+        const { written } = yield* stateStore.commitTick(
           wallNow,
           [],
           fires.map((f) => ({

@@ -25,6 +25,7 @@ import { RateLimiterLive } from "./ratelimit/RateLimiter.js"
 import { CustomSignalsLive } from "./store/customSignals.js"
 import { DatabaseLive } from "./store/Database.js"
 import { Deliveries } from "./store/deliveries.js"
+import { EvaluatorState } from "./store/evaluatorState.js"
 import { ImportedBars } from "./store/importedBars.js"
 import { runMigrations } from "./store/migrate.js"
 import { RedisLive } from "./store/Redis.js"
@@ -79,6 +80,7 @@ export const AppLive = ServerLive.pipe(
       Universes.Default,
       Rules.Default,
       Webhooks.Default,
+      EvaluatorState.Default,
       Deliveries.Default,
       Cursors.layer,
       CustomSignalsLive

@@ -4,10 +4,11 @@
  * the API (`client.scan.scan`, `client.tickers.get`, `client.webhooks.create`,
  * …), with the request and response schemas of the OpenAPI document.
  *
- * Errors come back as the classes of `src/api/errors.ts` (`BadRequest`,
- * `NotFound`, `Forbidden`, `RateLimited`, …), decoded from the envelope
- * `{error:{code,message,request_id}}`: `code` is the spec's code (for example
- * `universe_not_found`) and the envelope's other fields are in `details`.
+ * Errors come back as the classes of `src/api/errors.ts`, one per code
+ * (`BadRequest`, `InvalidQuery`, `UniverseNotFound`, `RateLimited`, …),
+ * decoded from the envelope `{error:{code,message,request_id}}`: `code` is the
+ * spec's code (for example `universe_not_found`) and the envelope's other
+ * fields are in `details`.
  *
  * ```ts
  * import { FetchHttpClient } from "@effect/platform"
@@ -27,22 +28,41 @@ import { VigilApi } from "./api/Api.js"
 
 export { VigilApi } from "./api/Api.js"
 export {
+  AlreadyExists,
   BadRequest,
-  Conflict,
+  ChannelNotImplemented,
+  CompileFailed,
+  CustomSignalsTierRequired,
+  DeliveryNotFailed,
   Forbidden,
+  HistoryWindowExceeded,
   IdempotencyKeyInProgress,
   IdempotencyKeyReused,
   Internal,
+  InvalidQuery,
+  NameCollision,
+  NewsArchiveTierRequired,
   NotFound,
-  NotImplemented,
+  NotSupportedForCustomSignal,
   PayloadTooLarge,
   RateLimited,
+  RecursionDepthExceeded,
   RequestHeaderTooLarge,
   RequestTimeout,
+  ResourceLimitReached,
   ServiceUnavailable,
+  SignalNotAvailableAtInterval,
+  SignalReferenced,
+  SlugTaken,
   SubscriptionRequired,
+  TickerNotInMinuteTier,
   Unauthenticated,
-  UnsupportedMediaType
+  UniverseNotFound,
+  UnknownSignal,
+  UnknownTickers,
+  UnsupportedMediaType,
+  WebhookLimitReached,
+  WebhookTierRequired
 } from "./api/errors.js"
 
 /**

@@ -40,23 +40,19 @@ import {
 import { newEventId } from "../delivery/signing.js"
 import { DeliveryWake } from "../delivery/wake.js"
 import { CATALOG } from "../market/catalog.js"
+import { DAY_MS } from "../market/indicators/days.js"
 import { Market } from "../market/Market.js"
 import type { Snapshot } from "../market/snapshot.js"
 import { type CompiledQuery, columnsOf, compileQuery, flat, type Predicate } from "../query/index.js"
+import type { NewDelivery } from "../store/deliveries.js"
+import { EvaluatorState, type MatchChange } from "../store/evaluatorState.js"
+import { type Cadence, effectiveLastEvaluated, type WebhookRecord, Webhooks } from "../store/webhooks.js"
 import {
-  type Cadence,
-  effectiveLastEvaluated,
-  type MatchChange,
-  type NewDelivery,
-  type WebhookRecord,
-  Webhooks
-} from "../store/webhooks.js"
-import {
+  ActorInbox,
   type ActorState,
   actorRestarts,
   actorsAlive,
   type FaultHook,
-  Mailbox,
   type Message,
   type Outcome,
   runActor,
@@ -76,7 +72,6 @@ import {
 import { FireRenderer } from "./payload.js"
 import { EMPTY, sameIds, single, sortedDistinct, TickerIds } from "./tickerIds.js"
 
-const DAY_MS = 86_400_000
 /** webhooks whose new states (and fires) are written per transaction, at most */
 const COMMIT_CHUNK = 2_000
 /** payload characters per transaction, about (one fire more may pass it) */
@@ -128,7 +123,7 @@ export const displayTarget = (w: Pick<WebhookRecord, "channel" | "targetUrl" | "
 
 interface Handle {
   record: WebhookRecord
-  readonly mailbox: Mailbox<Message>
+  readonly mailbox: ActorInbox<Message>
   /** the actor (supervised: it ends only when interrupted, or when its webhook is gone at a restart) */
   readonly fiber: Fiber.RuntimeFiber<void>
   /** its (predicate, scope) pair; undefined when `q` does not compile */
@@ -291,6 +286,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
   scoped: Effect.gen(function* () {
     const market = yield* Market
     const webhooks = yield* Webhooks
+    const stateStore = yield* EvaluatorState
     const wake = yield* DeliveryWake
     /**
      * The runtime the actors are forked from (this service's context and logger, and a scheduler
@@ -440,7 +436,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
       })
 
     /**
-     * The state writer (see `Webhooks.stateWriter`) as of which every actor's state is the stored
+     * The state writer (see `EvaluatorState.stateWriter`) as of which every actor's state is the stored
      * one: read before the first load, and this instance after each of its commits.
      */
     let known: { readonly holder: string; readonly seq: number } | undefined
@@ -474,7 +470,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
           if (rearmed) reset(current, w)
           return
         }
-        const mailbox = new Mailbox<Message>()
+        const mailbox = new ActorInbox<Message>()
         const compiled = compile(w.q)
         if (compiled === undefined) {
           yield* Effect.logWarning("webhook q does not compile; not evaluated").pipe(
@@ -492,10 +488,10 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
 
     /** Picks up every webhook change since the last sync (any instance's), and forgets deleted webhooks. */
     const sync = Effect.gen(function* () {
-      if (!loaded) known = yield* webhooks.stateWriter
+      if (!loaded) known = yield* stateStore.stateWriter
       let any = false
       for (let page = 0; ; page++) {
-        const changed = yield* webhooks.changedSince(loaded ? version : 0, SYNC_PAGE, page === 0)
+        const changed = yield* stateStore.changedSince(loaded ? version : 0, SYNC_PAGE, page === 0)
         loaded = true
         for (const w of changed) yield* apply(w)
         any ||= changed.length > 0
@@ -506,16 +502,16 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
 
     /** Stops the actors of webhooks deleted through another instance (a cheap check first). */
     const forgetDeleted = Effect.gen(function* () {
-      const summary = yield* webhooks.activeSummary
+      const summary = yield* stateStore.activeSummary
       if (summary.version <= version && summary.active === handles.size) return
       const known = [...handles.keys()]
-      const existing = yield* webhooks.existing(known)
+      const existing = yield* stateStore.existing(known)
       for (const id of known) if (!existing.has(id)) yield* stop(id)
     })
 
     /** Every actor takes its stored state (after ticks this instance did not evaluate). */
     const reloadStates = Effect.gen(function* () {
-      const stored = yield* webhooks.states([...handles.keys()])
+      const stored = yield* stateStore.states([...handles.keys()])
       for (const w of stored) {
         const h = handles.get(w.id)
         if (h === undefined || w.status !== "active") continue
@@ -537,7 +533,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
           const keys = [...own.values()]
           // the digests are asked again only after some universe changed (a counter bumped in the
           // changing transaction), and for universes not asked about since
-          const version = yield* webhooks.universesVersion
+          const version = yield* stateStore.universesVersion
           if (version !== digests.version) {
             digests.known.clear()
             digests.version = version
@@ -545,7 +541,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
           const unknown = keys.filter(([a, u]) => !digests.known.has(`${a}/${u}`))
           if (unknown.length > 0) {
             const found = new Map<string, string>()
-            for (const d of yield* webhooks.universeDigests(unknown)) found.set(`${d.account_id}/${d.id}`, d.digest)
+            for (const d of yield* stateStore.universeDigests(unknown)) found.set(`${d.account_id}/${d.id}`, d.digest)
             for (const [a, u] of unknown) digests.known.set(`${a}/${u}`, found.get(`${a}/${u}`) ?? null)
           }
           const stale = keys.filter(([a, u]) => {
@@ -553,7 +549,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
             const digest = digests.known.get(key)
             return digest != null && ownUniverses.get(key)?.digest !== digest
           })
-          for (const u of yield* webhooks.universeLists(stale)) {
+          for (const u of yield* stateStore.universeLists(stale)) {
             ownUniverses.set(`${u.account_id}/${u.id}`, {
               digest: u.digest,
               tickers: u.tickers,
@@ -672,7 +668,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
         yield* sync
         // another instance wrote match states since the actors' states were known to be the stored
         // ones (it evaluated a tick too): every actor takes its stored state first
-        const writer = yield* webhooks.stateWriter
+        const writer = yield* stateStore.stateWriter
         if (!inSync || writer?.holder !== known?.holder || writer?.seq !== known?.seq) {
           yield* reloadStates
           known = writer
@@ -823,7 +819,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
             }
             const built = performance.now()
             const expectedSeq = (known?.seq ?? 0) + 1
-            const { written, writerSeq: seq } = yield* webhooks.commitTick(
+            const { written, writerSeq: seq } = yield* stateStore.commitTick(
               now,
               [...due],
               changes,
@@ -854,7 +850,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
               }
             }
             // states written meanwhile (another instance, an enable): the actors take the stored state
-            for (const w of yield* webhooks.states(lost)) {
+            for (const w of yield* stateStore.states(lost)) {
               const h = handles.get(w.id)
               if (h === undefined || w.status !== "active") continue
               reset(h, w)
@@ -932,7 +928,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
     const leaseMs = Math.max(3 * market.refreshInterval, 15_000)
     const holdsLease = Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
-      return yield* webhooks.acquireLease("evaluator", instanceId, now, now + leaseMs)
+      return yield* stateStore.acquireLease("evaluator", instanceId, now, now + leaseMs)
     }).pipe(Effect.orElseSucceed(() => false))
 
     const onSnapshot = (snapshot: Snapshot) =>

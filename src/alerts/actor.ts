@@ -119,12 +119,12 @@ export const diff = (id: string, state: ActorState, matched: Int32Array): Outcom
 }
 
 /**
- * An actor's mailbox: unbounded, FIFO, one reader. Lighter than
+ * An actor's inbox (named apart from `effect/Mailbox`): unbounded, FIFO, one reader. Lighter than
  * `Queue.unbounded` (an array and the waiting reader's callback): with
  * 100,000 actors an actor costs about 5 KB, a third of a `Queue` mailbox under
  * `Effect.retry` supervision (measured for docs/benchmarks.md).
  */
-export class Mailbox<A> {
+export class ActorInbox<A> {
   private items: Array<A | undefined> = []
   private head = 0
   private waiter: ((effect: Effect.Effect<A>) => void) | undefined = undefined
@@ -191,7 +191,7 @@ class ActorLoop {
   readonly next: Effect.Effect<void>
   constructor(
     private readonly id: string,
-    mailbox: Mailbox<Message>,
+    mailbox: ActorInbox<Message>,
     initial: ActorState | undefined,
     private readonly load: (id: string) => Effect.Effect<ActorState | undefined>,
     private readonly fault: FaultHook | undefined
@@ -263,7 +263,7 @@ class ActorLoop {
 
 export const runActor = (
   id: string,
-  mailbox: Mailbox<Message>,
+  mailbox: ActorInbox<Message>,
   initial: ActorState | undefined,
   load: (id: string) => Effect.Effect<ActorState | undefined>,
   fault?: FaultHook

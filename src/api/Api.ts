@@ -5,17 +5,20 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AccountApi } from "./account/Api.js"
 import { AdminApi } from "./admin/Api.js"
+import { DevicesApi } from "./devices/Api.js"
 import {
-  IdempotencyKeyInProgressError,
-  IdempotencyKeyReusedError,
-  InternalError,
-  PayloadTooLargeError,
-  RequestHeaderTooLargeError,
-  RequestTimeoutError,
-  UnsupportedMediaTypeError
+  IdempotencyKeyInProgress,
+  IdempotencyKeyReused,
+  Internal,
+  PayloadTooLarge,
+  RequestHeaderTooLarge,
+  RequestTimeout,
+  UnsupportedMediaType,
+  wire
 } from "./errors.js"
 import { MarketApi } from "./market/Api.js"
 import { NewsApi } from "./news/Api.js"
+import { NotificationsApi } from "./notifications/Api.js"
 import { tidyOpenApi } from "./openapiDocument.js"
 import { RulesApi } from "./rules/Api.js"
 import { ScanApi } from "./scan/Api.js"
@@ -36,16 +39,18 @@ export class VigilApi extends HttpApi.make("vigil")
   .add(RulesApi)
   .add(SignalsApi)
   .add(WebhooksApi)
+  .add(DevicesApi)
+  .add(NotificationsApi)
   .add(NewsApi)
-  .addError(InternalError)
+  .addError(wire(Internal))
   // the request policy's answers (server, request middleware, idempotency), before any endpoint runs: declared
   // once here, and kept by the document transform only on the operations where each can happen (openapiDocument.ts)
-  .addError(RequestTimeoutError)
-  .addError(PayloadTooLargeError)
-  .addError(UnsupportedMediaTypeError)
-  .addError(RequestHeaderTooLargeError)
-  .addError(IdempotencyKeyInProgressError)
-  .addError(IdempotencyKeyReusedError)
+  .addError(wire(RequestTimeout))
+  .addError(wire(PayloadTooLarge))
+  .addError(wire(UnsupportedMediaType))
+  .addError(wire(RequestHeaderTooLarge))
+  .addError(wire(IdempotencyKeyInProgress))
+  .addError(wire(IdempotencyKeyReused))
   .annotate(OpenApi.Title, "Vigil API")
   .annotate(OpenApi.Servers, [{ url: "/", description: "This service: the host that serves this document" }])
   .annotate(OpenApi.Transform, tidyOpenApi)

@@ -6,18 +6,33 @@
  * envelope instead, with a request id, and closes the connection as Node does.
  */
 import type { Duplex } from "node:stream"
+import { envelopeText } from "./envelope.js"
+import {
+  type ApiErrorInstance,
+  BadRequest,
+  PayloadTooLarge,
+  RequestHeaderTooLarge,
+  RequestTimeout,
+  statusOf
+} from "./errors.js"
 import { newRequestId } from "./requestPolicy.js"
 
-const refusal = (code: string | undefined): readonly [number, string, string, string] => {
+const refusal = (code: string | undefined): readonly [ApiErrorInstance, string] => {
   switch (code) {
     case "HPE_HEADER_OVERFLOW":
-      return [431, "Request Header Fields Too Large", "request_header_too_large", "the request headers exceed 16 KB"]
+      return [
+        new RequestHeaderTooLarge({ message: "the request headers exceed 16 KB" }),
+        "Request Header Fields Too Large"
+      ]
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
-      return [413, "Payload Too Large", "payload_too_large", "the chunk extensions of the request are too large"]
+      return [
+        new PayloadTooLarge({ message: "the chunk extensions of the request are too large" }),
+        "Payload Too Large"
+      ]
     case "ERR_HTTP_REQUEST_TIMEOUT":
-      return [408, "Request Timeout", "request_timeout", "the request did not arrive in time"]
+      return [new RequestTimeout({ message: "the request did not arrive in time" }), "Request Timeout"]
     default:
-      return [400, "Bad Request", "bad_request", "the request is not valid HTTP/1.1"]
+      return [new BadRequest({ message: "the request is not valid HTTP/1.1" }), "Bad Request"]
   }
 }
 
@@ -29,9 +44,10 @@ export const answerClientError = (error: Error & { code?: string }, socket: Dupl
     socket.destroy()
     return
   }
-  const [status, reason, code, message] = refusal(error.code)
+  const [refused, reason] = refusal(error.code)
+  const status = statusOf(refused)
   const requestId = newRequestId()
-  const body = JSON.stringify({ error: { code, message, request_id: requestId } })
+  const body = envelopeText(refused.code, refused.message, requestId)
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`

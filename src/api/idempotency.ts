@@ -19,9 +19,17 @@
 import { createHash } from "node:crypto"
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Clock, Effect, Exit } from "effect"
+import { Clock, Effect, Exit, FiberRef } from "effect"
 import type { AuthenticatedKey } from "../accounts/Accounts.js"
 import { makeGroupCommit } from "../store/groupCommit.js"
+import { CurrentRequestId } from "./envelope.js"
+import {
+  BadRequest,
+  errorResponse,
+  IdempotencyKeyInProgress,
+  IdempotencyKeyReused,
+  ServiceUnavailable
+} from "./errors.js"
 import { IDEMPOTENCY_KEY } from "./headerPatterns.js"
 import { type AuthenticationFailure, preAuthenticated } from "./middleware/Authentication.js"
 import { authenticatedByKey } from "./requestMiddleware.js"
@@ -29,9 +37,6 @@ import { authenticatedByKey } from "./requestMiddleware.js"
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
-
-const problem = (status: number, code: string, message: string) =>
-  HttpServerResponse.unsafeJson({ error: { code, message, request_id: "" } }, { status })
 
 interface Claim {
   readonly scope: string
@@ -185,10 +190,14 @@ export const makeIdempotency = Effect.map(
         }
         // authenticated (and counted) first; the endpoint's middleware answers a failure as usual
         const outcome = yield* Effect.exit(authenticate(request))
+        const requestId = yield* FiberRef.get(CurrentRequestId)
         const served = Effect.locally(app, preAuthenticated, outcome)
         if (Exit.isFailure(outcome)) return yield* served
         if (!IDEMPOTENCY_KEY.test(key)) {
-          return problem(400, "bad_request", "Idempotency-Key must be 1 to 255 printable ASCII characters")
+          return errorResponse(
+            new BadRequest({ message: "Idempotency-Key must be 1 to 255 printable ASCII characters" }),
+            requestId
+          )
         }
         // a valid key's own header: the scope is that one API key (so one account), never another's
         const authorization = request.headers.authorization!
@@ -202,13 +211,22 @@ export const makeIdempotency = Effect.map(
           Effect.map((found) => {
             if (found._tag === "Claimed") return undefined
             if (found._tag === "Missing") {
-              return problem(409, "idempotency_key_in_progress", "retry: the first request with this key just ended")
+              return errorResponse(
+                new IdempotencyKeyInProgress({ message: "retry: the first request with this key just ended" }),
+                requestId
+              )
             }
             if (found.fingerprint !== fingerprint) {
-              return problem(422, "idempotency_key_reused", "this Idempotency-Key was used with a different request")
+              return errorResponse(
+                new IdempotencyKeyReused({ message: "this Idempotency-Key was used with a different request" }),
+                requestId
+              )
             }
             if (found.status === null) {
-              return problem(409, "idempotency_key_in_progress", "a request with this Idempotency-Key is still running")
+              return errorResponse(
+                new IdempotencyKeyInProgress({ message: "a request with this Idempotency-Key is still running" }),
+                requestId
+              )
             }
             return HttpServerResponse.text(found.body ?? "", {
               status: found.status,
@@ -218,8 +236,12 @@ export const makeIdempotency = Effect.map(
           }),
           Effect.catchTag("SqlError", () =>
             Effect.succeed(
-              problem(503, "service_unavailable", "the database is unavailable; retry shortly").pipe(
-                HttpServerResponse.setHeader("retry-after", "5")
+              errorResponse(
+                new ServiceUnavailable({ message: "the database is unavailable; retry shortly" }),
+                requestId,
+                {
+                  "retry-after": "5"
+                }
               )
             )
           )

@@ -22,6 +22,17 @@ import { VigilApi } from "./Api.js"
 import { answerWithin } from "./answerWithin.js"
 import { mediaTypeVerdict, requestHazard } from "./bodyGuard.js"
 import { pathSource } from "./direct/routes.js"
+import { CurrentRequestId, envelopeResponse, withRequestId } from "./envelope.js"
+import {
+  BadRequest,
+  errorResponse,
+  Internal,
+  NotFound,
+  PayloadTooLarge,
+  retryAfterHeader,
+  ServiceUnavailable,
+  UnsupportedMediaType
+} from "./errors.js"
 import { logMillis, logsRequest, recordRequest, requestIdOf } from "./requestPolicy.js"
 
 /** Largest request body accepted (the streamed admin import excepted). */
@@ -126,9 +137,6 @@ export const unknownQueryMessage = (unknown: ReadonlyArray<string>) =>
     .map((name) => JSON.stringify(name.slice(0, 60)))
     .join(", ")}`
 
-const envelope = (status: number, code: string, message: string, requestId: string, headers?: Record<string, string>) =>
-  HttpServerResponse.unsafeJson({ error: { code, message, request_id: requestId } }, { status, headers: headers ?? {} })
-
 const decodeMessage = (body: any): string => {
   const issues: ReadonlyArray<any> = Array.isArray(body?.issues) ? body.issues : []
   if (issues.length === 0) return typeof body?.message === "string" ? body.message : "the request did not decode"
@@ -173,7 +181,12 @@ const statusCode: Record<number, string> = {
   503: "service_unavailable"
 }
 
-/** Ensures a response with status >= 400 carries the envelope with this request's id. */
+/**
+ * Ensures a response with status >= 400 carries the envelope with this request's id: a typed
+ * error's body already does (errors.ts encodes it with `CurrentRequestId`) and gets its
+ * `Retry-After`; a stored answer an Idempotency-Key replays gets this request's id; whatever
+ * else failed (a request that did not decode, an unknown route) gets the envelope.
+ */
 const normalizeError = (
   response: HttpServerResponse.HttpServerResponse,
   requestId: string,
@@ -192,28 +205,26 @@ const normalizeError = (
   const keepHeaders = { ...response.headers }
   delete keepHeaders["content-type"]
   delete keepHeaders["content-length"]
-  if (parsed && typeof parsed === "object" && parsed.error && typeof parsed.error === "object" && parsed.error.code) {
-    const retryAfter = parsed.error.retry_after
-    const next = { ...parsed, error: { ...parsed.error, request_id: requestId } }
-    const headers: Record<string, string> = { ...keepHeaders }
-    if (typeof retryAfter === "number") headers["retry-after"] = String(Math.max(1, Math.ceil(retryAfter)))
-    return HttpServerResponse.unsafeJson(next, { status: response.status, headers })
-  }
-  if (parsed && typeof parsed === "object" && typeof parsed.error === "string") {
-    // the spec's delete-refusal variant: `error` is the code, details at top level
-    return HttpServerResponse.unsafeJson(
-      { ...parsed, request_id: requestId },
-      { status: response.status, headers: keepHeaders }
-    )
+  const retryAfter = typeof parsed?.error === "object" ? retryAfterHeader(parsed.error) : {}
+  const answered = parsed?.error?.request_id === requestId || parsed?.request_id === requestId
+  if (answered && Object.keys(retryAfter).length === 0) return response
+  const stamped = withRequestId(parsed, requestId)
+  if (stamped !== undefined) {
+    return HttpServerResponse.unsafeJson(stamped, {
+      status: response.status,
+      headers: { ...keepHeaders, ...retryAfter }
+    })
   }
   if (parsed?._tag === "HttpApiDecodeError") {
-    return envelope(400, "bad_request", decodeMessage(parsed), requestId, keepHeaders)
+    return errorResponse(new BadRequest({ message: decodeMessage(parsed) }), requestId, keepHeaders)
   }
-  if (response.status === 404) return envelope(404, "not_found", `no route ${method} ${path}`, requestId, keepHeaders)
+  if (response.status === 404) {
+    return errorResponse(new NotFound({ message: `no route ${method} ${path}` }), requestId, keepHeaders)
+  }
   const code = statusCode[response.status] ?? (response.status >= 500 ? "internal" : "bad_request")
   const message =
     response.status >= 500 ? "internal error; retry with exponential backoff" : `request failed (${response.status})`
-  return envelope(response.status, code, message, requestId, keepHeaders)
+  return envelopeResponse(response.status, code, message, requestId, keepHeaders)
 }
 
 export const requestMiddleware = <E, R>(
@@ -255,7 +266,7 @@ export const requestMiddleware = <E, R>(
     const declared = Number(request.headers["content-length"] ?? "0")
     if (limited && declared > MAX_BODY_BYTES) {
       return yield* finish(
-        envelope(413, "payload_too_large", `the request body is over ${MAX_BODY_BYTES} bytes`, requestId)
+        errorResponse(new PayloadTooLarge({ message: `the request body is over ${MAX_BODY_BYTES} bytes` }), requestId)
       )
     }
 
@@ -264,17 +275,18 @@ export const requestMiddleware = <E, R>(
     if (verdict === "refuse") {
       const type = request.headers["content-type"]!.split(";")[0]!.trim()
       return yield* finish(
-        envelope(
-          415,
-          "unsupported_media_type",
-          `request bodies are JSON: send Content-Type: application/json, not ${JSON.stringify(type.slice(0, 100))}`,
+        errorResponse(
+          new UnsupportedMediaType({
+            message: `request bodies are JSON: send Content-Type: application/json, not ${JSON.stringify(type.slice(0, 100))}`
+          }),
           requestId
         )
       )
     }
     // routes behind authentication check them after it (Authentication.ts, AdminAuth.ts)
     const unknown = unknownQueryParams(method, request.url, true)
-    if (unknown.length > 0) return yield* finish(envelope(400, "bad_request", unknownQueryMessage(unknown), requestId))
+    if (unknown.length > 0)
+      return yield* finish(errorResponse(new BadRequest({ message: unknownQueryMessage(unknown) }), requestId))
     // the same request object for the guard and the endpoint: it caches the body it read
     const relabelled =
       verdict === "no-body"
@@ -287,7 +299,7 @@ export const requestMiddleware = <E, R>(
     // a NUL in the URL, or a JSON body nested too deep, is refused before any endpoint (see bodyGuard.ts)
     const guarded = limited
       ? Effect.flatMap(requestHazard(relabelled ?? request), (hazard) =>
-          hazard === undefined ? served : Effect.succeed(envelope(400, "bad_request", hazard, requestId))
+          hazard === undefined ? served : Effect.succeed(errorResponse(new BadRequest({ message: hazard }), requestId))
         )
       : app
     // whatever a /v2 request waits for (a database that stopped answering mid-query, above all: the pool has
@@ -295,10 +307,10 @@ export const requestMiddleware = <E, R>(
     // back — in the background (`disconnect`): cancelling a query on a frozen server can itself take seconds
     const deadlined = path.startsWith("/v2/")
       ? answerWithin(guarded, REQUEST_DEADLINE, () =>
-          envelope(
-            503,
-            "service_unavailable",
-            `the request could not be answered within ${Duration.format(REQUEST_DEADLINE)}; retry later`,
+          errorResponse(
+            new ServiceUnavailable({
+              message: `the request could not be answered within ${Duration.format(REQUEST_DEADLINE)}; retry later`
+            }),
             requestId,
             { "retry-after": "5" }
           )
@@ -309,25 +321,29 @@ export const requestMiddleware = <E, R>(
       Effect.catchAllCause((cause) => {
         const squashed: any = Cause.squash(cause)
         if (squashed?._tag === "RouteNotFound") {
-          return Effect.succeed(envelope(404, "not_found", `no route ${method} ${path}`, requestId))
+          return Effect.succeed(errorResponse(new NotFound({ message: `no route ${method} ${path}` }), requestId))
         }
         if (
           squashed?._tag === "RequestError" &&
           /max|limit|too large|size/i.test(String(squashed.cause?.message ?? squashed.cause ?? ""))
         ) {
           return Effect.succeed(
-            envelope(413, "payload_too_large", `the request body is over ${MAX_BODY_BYTES} bytes`, requestId)
+            errorResponse(
+              new PayloadTooLarge({ message: `the request body is over ${MAX_BODY_BYTES} bytes` }),
+              requestId
+            )
           )
         }
         if (squashed?._tag === "MultipartError" && squashed.reason !== "InternalError") {
           // no endpoint takes multipart bodies; one that does not parse, or is too big, is the client's error
           return Effect.succeed(
             squashed.reason === "Parse"
-              ? envelope(400, "bad_request", "the request body is not valid multipart/form-data", requestId)
-              : envelope(
-                  413,
-                  "payload_too_large",
-                  `the multipart request body is too large (${squashed.reason})`,
+              ? errorResponse(
+                  new BadRequest({ message: "the request body is not valid multipart/form-data" }),
+                  requestId
+                )
+              : errorResponse(
+                  new PayloadTooLarge({ message: `the multipart request body is too large (${squashed.reason})` }),
                   requestId
                 )
           )
@@ -338,15 +354,19 @@ export const requestMiddleware = <E, R>(
             squashed.reason === "Decode"
               ? `the request body is not valid JSON${detail}`
               : "the request body could not be read"
-          return Effect.succeed(envelope(400, "bad_request", message, requestId))
+          return Effect.succeed(errorResponse(new BadRequest({ message }), requestId))
         }
         if (Cause.isInterruptedOnly(cause))
-          return Effect.succeed(envelope(503, "service_unavailable", "request interrupted", requestId))
+          return Effect.succeed(errorResponse(new ServiceUnavailable({ message: "request interrupted" }), requestId))
         return Effect.logError("unhandled failure", cause).pipe(
-          Effect.as(envelope(500, "internal", "internal error; retry with exponential backoff", requestId))
+          Effect.as(
+            errorResponse(new Internal({ message: "internal error; retry with exponential backoff" }), requestId)
+          )
         )
       }),
-      Effect.annotateLogs({ request_id: requestId })
+      Effect.annotateLogs({ request_id: requestId }),
+      // typed errors encode their envelope with it (errors.ts)
+      Effect.locally(CurrentRequestId, requestId)
     )
 
     return yield* finish(response)

@@ -12,6 +12,7 @@ import { VigilApi } from "./Api.js"
 import { AccountHttpLive } from "./account/Http.js"
 import { AdminHttpLive } from "./admin/Http.js"
 import { answerClientError } from "./clientError.js"
+import { DevicesHttpLive } from "./devices/Http.js"
 import { DirectLane, DirectLaneLive } from "./direct/lane.js"
 import { makeIdempotency } from "./idempotency.js"
 import { MarketHttpLive } from "./market/Http.js"
@@ -19,6 +20,7 @@ import { AdminAuthLive } from "./middleware/AdminAuthLive.js"
 import { makeAuthenticate } from "./middleware/Authentication.js"
 import { AuthenticationLive } from "./middleware/AuthenticationLive.js"
 import { NewsHttpLive } from "./news/Http.js"
+import { NotificationsHttpLive } from "./notifications/Http.js"
 import { requestMiddleware } from "./requestMiddleware.js"
 import { RulesHttpLive } from "./rules/Http.js"
 import { ScanHttpLive } from "./scan/Http.js"
@@ -40,6 +42,8 @@ export const ApiLive = HttpApiBuilder.api(VigilApi).pipe(
     RulesHttpLive,
     SignalsHttpLive,
     WebhooksHttpLive,
+    DevicesHttpLive,
+    NotificationsHttpLive,
     NewsHttpLive
   ]),
   Layer.provide([AuthenticationLive, AdminAuthLive])

@@ -1,11 +1,13 @@
 /**
- * Webhook subscriptions, account-scoped, and the evaluator's writes.
+ * Webhook subscriptions, account-scoped: the resource (create, read, list,
+ * update, enable, disable, delete, rotate). The evaluator's state — match
+ * sets written each tick, its lease, what changed since its last sync — is
+ * `EvaluatorState` (evaluatorState.ts).
  *
  * The store keeps what it is given: validation (compiling `q`, target
- * safety, plan gates) is the API's. Two rules live here because they need a
+ * safety, plan gates) is the API's. One rule lives here because it needs a
  * transaction: the plan's webhook cap (checked under a lock on the account
- * row, so concurrent creates cannot overshoot it) and the evaluator's tick
- * commit (new match states and their deliveries in one transaction).
+ * row, so concurrent creates cannot overshoot it).
  *
  * Creates are grouped: concurrent `create` calls wait in a queue, and one
  * fiber commits all those waiting in one transaction of a fixed number of
@@ -68,7 +70,8 @@ export interface WebhookRecord extends WebhookConfig {
   readonly stateSeq: number
 }
 
-interface Row {
+/** A row of the `webhook_records` view. */
+export interface WebhookRow {
   id: string
   account_id: string
   name: string
@@ -124,17 +127,7 @@ export const decodeMatchSet = (base: string, delta: string): Array<string> => {
   return [...set].sort()
 }
 
-/** a ticker symbol that can be written into a delta (no separator in it) */
-const DELTA_SAFE = /^[^,;<>]+$/
-
-/** The delta entry for a change of the match set (`undefined` when a symbol cannot be written so). */
-export const encodeDelta = (added: ReadonlyArray<string>, removed: ReadonlyArray<string>): string | undefined => {
-  for (const n of added) if (!DELTA_SAFE.test(n)) return undefined
-  for (const n of removed) if (!DELTA_SAFE.test(n)) return undefined
-  return `${added.length > 0 ? `;>${added.join(",")}` : ""}${removed.length > 0 ? `;<${removed.join(",")}` : ""}`
-}
-
-const toRecord = (r: Row): WebhookRecord => ({
+export const toRecord = (r: WebhookRow): WebhookRecord => ({
   id: r.id,
   accountId: r.account_id,
   name: r.name,
@@ -164,43 +157,6 @@ const toRecord = (r: Row): WebhookRecord => ({
   stateSeq: Number(r.state_seq)
 })
 
-/** What an evaluation tick changes for one webhook. */
-export interface MatchChange {
-  readonly id: string
-  /** the `armed_at` the new state was computed from: a webhook re-armed meanwhile is left alone */
-  readonly armedAt: number
-  /** the `state_seq` the diff started from: a state written meanwhile (another instance) is left alone */
-  readonly stateSeq: number
-  /**
-   * the new match set in full (tickers, or already comma-separated), or only its change since the
-   * state `stateSeq` (appended to the stored delta: a few bytes instead of the whole set)
-   */
-  readonly write:
-    | { readonly _tag: "Full"; readonly matchSet: ReadonlyArray<string> | string }
-    | {
-        readonly _tag: "Delta"
-        readonly added: ReadonlyArray<string>
-        readonly removed: ReadonlyArray<string>
-        /** the new set in full, written instead when a symbol cannot go into a delta */
-        readonly matchSet: () => ReadonlyArray<string> | string
-      }
-  readonly fired: boolean
-}
-
-/** A delivery to enqueue. */
-export interface NewDelivery {
-  readonly id: string
-  readonly webhookId: string
-  readonly accountId: string
-  readonly eventId: string
-  readonly channel: Channel
-  readonly targetUrl: string
-  readonly test: boolean
-  readonly payload: string
-  /** epoch ms */
-  readonly dueAt: number
-}
-
 export type CreateOutcome =
   | {
       readonly _tag: "Created"
@@ -222,20 +178,6 @@ export interface WebhookPatch {
   readonly cadence?: Cadence
   readonly fields?: ReadonlyArray<string>
 }
-
-export const insertDeliveries = (sql: SqlClient.SqlClient, deliveries: ReadonlyArray<NewDelivery>, nowS: number) =>
-  deliveries.length === 0
-    ? Effect.void
-    : sql`INSERT INTO deliveries (id, webhook_id, account_id, event, event_id, channel, target_url, test, payload,
-          attempt, status, due_at, created_at)
-        SELECT d.id, d.webhook_id, d.account_id, 'webhook.fired', d.event_id, d.channel, d.target_url, d.test, d.payload,
-          0, 'pending', d.due_at, ${nowS}
-        FROM unnest(${deliveries.map((d) => d.id)}::text[], ${deliveries.map((d) => d.webhookId)}::text[],
-          ${deliveries.map((d) => d.accountId)}::text[], ${deliveries.map((d) => d.eventId)}::text[],
-          ${deliveries.map((d) => d.channel)}::text[], ${deliveries.map((d) => d.targetUrl)}::text[],
-          ${deliveries.map((d) => d.test)}::boolean[], ${deliveries.map((d) => d.payload)}::text[],
-          ${deliveries.map((d) => d.dueAt)}::bigint[])
-          AS d(id, webhook_id, account_id, event_id, channel, target_url, test, payload, due_at)`.pipe(Effect.asVoid)
 
 /** The most creates committed in one transaction. */
 export const CREATE_BATCH = 256
@@ -316,7 +258,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
           }))
         )
         // in the group's order, so `created_seq` orders them as they came
-        const rows = yield* sql<Row>`WITH input AS (
+        const rows = yield* sql<WebhookRow>`WITH input AS (
             SELECT r.*, e.n FROM jsonb_array_elements(${input}::jsonb) WITH ORDINALITY AS e(v, n),
               jsonb_to_record(e.v) AS r(id text, account_id text, name text, q text, universe_id text, cadence text,
                 channel text, target_url text, chat_url text, device_id text, signing_secret text, fields jsonb,
@@ -356,12 +298,13 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
       grouped({ accountId, id, config, cap })
 
     const get = (accountId: string, id: string) =>
-      Effect.map(sql<Row>`SELECT * FROM webhook_records WHERE account_id = ${accountId} AND id = ${id}`, (rows) =>
-        rows.length === 0 ? undefined : toRecord(rows[0]!)
+      Effect.map(
+        sql<WebhookRow>`SELECT * FROM webhook_records WHERE account_id = ${accountId} AND id = ${id}`,
+        (rows) => (rows.length === 0 ? undefined : toRecord(rows[0]!))
       )
 
     const getById = (id: string) =>
-      Effect.map(sql<Row>`SELECT * FROM webhook_records WHERE id = ${id}`, (rows) =>
+      Effect.map(sql<WebhookRow>`SELECT * FROM webhook_records WHERE id = ${id}`, (rows) =>
         rows.length === 0 ? undefined : toRecord(rows[0]!)
       )
 
@@ -370,7 +313,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
       ids.length === 0
         ? Effect.succeed(new Map<string, WebhookRecord>())
         : Effect.map(
-            sql<Row>`SELECT * FROM webhook_records WHERE id = ANY(${ids}::text[])`,
+            sql<WebhookRow>`SELECT * FROM webhook_records WHERE id = ANY(${ids}::text[])`,
             (rows) => new Map(rows.map((r) => [r.id, toRecord(r)] as const))
           )
 
@@ -378,9 +321,9 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
     const list = (accountId: string, limit: number, afterSeq?: number) =>
       Effect.map(
         afterSeq === undefined
-          ? sql<Row>`SELECT * FROM webhook_records WHERE account_id = ${accountId}
+          ? sql<WebhookRow>`SELECT * FROM webhook_records WHERE account_id = ${accountId}
               ORDER BY created_seq DESC LIMIT ${limit}`
-          : sql<Row>`SELECT * FROM webhook_records WHERE account_id = ${accountId} AND created_seq < ${afterSeq}
+          : sql<WebhookRow>`SELECT * FROM webhook_records WHERE account_id = ${accountId} AND created_seq < ${afterSeq}
               ORDER BY created_seq DESC LIMIT ${limit}`,
         (rows) => rows.map(toRecord)
       )
@@ -477,200 +420,6 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
         return rows.map((r) => r.id)
       }).pipe(sql.withTransaction)
 
-    /**
-     * The webhooks changed after `version` (all when 0), for the evaluator, in version order: at
-     * most `limit` of them, so a start with 100,000 webhooks reads them a page at a time instead
-     * of holding every full row at once. Every tick asks: the highest version first (an index
-     * probe), so a tick with no change reads no row. `repair` (the first page of a sync) first
-     * gives a state row to any webhook inserted without one (by hand): the evaluator writes
-     * states there.
-     */
-    const changedSince = (version: number, limit: number, repair: boolean) =>
-      Effect.gen(function* () {
-        if (version > 0) {
-          const top = yield* sql<{ v: number | string | null }>`SELECT max(version) AS v FROM webhooks`
-          if (Number(top[0]?.v ?? 0) <= version) return [] as Array<WebhookRecord>
-        }
-        if (repair) {
-          yield* sql`INSERT INTO webhook_states (webhook_id, armed_at)
-            SELECT w.id, w.armed_at FROM webhooks w
-            WHERE w.version > ${version} AND NOT EXISTS (SELECT 1 FROM webhook_states s WHERE s.webhook_id = w.id)
-            ON CONFLICT (webhook_id) DO NOTHING`
-        }
-        const rows = yield* sql<Row>`SELECT * FROM webhook_records WHERE version > ${version}
-          ORDER BY version LIMIT ${limit}`
-        return rows.map(toRecord)
-      })
-
-    /** The ids of every webhook that still exists among `ids`. */
-    const existing = (ids: ReadonlyArray<string>) =>
-      ids.length === 0
-        ? Effect.succeed(new Set<string>())
-        : Effect.map(
-            sql<{ id: string }>`SELECT id FROM webhooks WHERE id = ANY(${ids}::text[])`,
-            (rows) => new Set(rows.map((r) => r.id))
-          )
-
-    /**
-     * One evaluation tick, in one transaction: records the tick for its
-     * cadences, writes the changed match sets (only where the webhook is
-     * still active and armed as the change assumed) and enqueues the fires
-     * of the webhooks written. With `writer` (an evaluator instance), a commit
-     * that writes states also bumps the state writer's counter (`stateWriter`).
-     * Returns the ids written and the counter's new value.
-     */
-    const commitTick = (
-      evaluatedAt: number,
-      cadences: ReadonlyArray<Cadence>,
-      changes: ReadonlyArray<MatchChange>,
-      deliveries: ReadonlyArray<NewDelivery>,
-      writer?: string
-    ) =>
-      Effect.gen(function* () {
-        const nowS = Math.floor(evaluatedAt / 1000)
-        // the state writer's counter, bumped under its row lock (see `stateWriter`)
-        let writerSeq: number | undefined
-        if (writer !== undefined && changes.length > 0) {
-          const rows = yield* sql<{ until: number | string }>`INSERT INTO leases (name, holder, until)
-            VALUES ('state_writer', ${writer}, 1)
-            ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, until = leases.until + 1
-            RETURNING until`
-          writerSeq = Number(rows[0]!.until)
-        }
-        const ticks =
-          cadences.length > 0
-            ? sql`INSERT INTO evaluation_ticks (cadence, evaluated_at)
-                SELECT c, ${evaluatedAt} FROM unnest(${cadences}::text[]) AS c
-                ON CONFLICT (cadence) DO UPDATE SET evaluated_at = EXCLUDED.evaluated_at`
-            : undefined
-        if (changes.length === 0) {
-          if (ticks !== undefined) yield* ticks
-          return { written: new Set<string>(), writerSeq }
-        }
-        // each change appends its delta to the state row (or writes the set in full): a short row,
-        // updated in place, never the whole set (see migration 0009)
-        const full: Array<boolean> = []
-        const text: Array<string> = []
-        for (const c of changes) {
-          const delta = c.write._tag === "Delta" ? encodeDelta(c.write.added, c.write.removed) : undefined
-          if (delta !== undefined) {
-            full.push(false)
-            text.push(delta)
-          } else {
-            full.push(true)
-            const m = c.write._tag === "Full" ? c.write.matchSet : c.write.matchSet()
-            text.push(typeof m === "string" ? m : m.join(","))
-          }
-        }
-        // one statement: the tick, the states written (where still active, armed as assumed and at
-        // the state_seq the diff started from), and the fires of exactly those webhooks
-        const d = deliveries
-        const rows = yield* sql<{ written: ReadonlyArray<string> | null }>`WITH
-          ${ticks === undefined ? sql`` : sql`tick AS (${ticks}),`}
-          written AS (
-            UPDATE webhook_states s SET
-              base = CASE WHEN i.whole THEN i.body ELSE s.base END,
-              delta = CASE WHEN i.whole THEN '' ELSE s.delta || i.body END,
-              deltas = CASE WHEN i.whole THEN 0 ELSE s.deltas + 1 END,
-              evaluated_at = ${evaluatedAt},
-              fired_at = CASE WHEN i.fired THEN ${nowS} ELSE s.fired_at END,
-              state_seq = s.state_seq + 1
-            FROM unnest(${changes.map((c) => c.id)}::text[], ${changes.map((c) => c.armedAt)}::bigint[],
-              ${changes.map((c) => c.stateSeq)}::bigint[], ${full}::boolean[], ${text}::text[],
-              ${changes.map((c) => c.fired)}::boolean[])
-              AS i(id, armed_at, state_seq, whole, body, fired)
-            WHERE s.webhook_id = i.id AND s.armed_at = i.armed_at AND s.state_seq = i.state_seq
-              AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = i.id AND w.status = 'active' AND w.armed_at = i.armed_at)
-            RETURNING s.webhook_id AS id),
-          queued AS (
-            INSERT INTO deliveries (id, webhook_id, account_id, event, event_id, channel, target_url, test, payload,
-              attempt, status, due_at, created_at)
-            SELECT d.id, d.webhook_id, d.account_id, 'webhook.fired', d.event_id, d.channel, d.target_url, d.test,
-              d.payload, 0, 'pending', d.due_at, ${nowS}
-            FROM unnest(${d.map((x) => x.id)}::text[], ${d.map((x) => x.webhookId)}::text[],
-              ${d.map((x) => x.accountId)}::text[], ${d.map((x) => x.eventId)}::text[],
-              ${d.map((x) => x.channel)}::text[], ${d.map((x) => x.targetUrl)}::text[],
-              ${d.map((x) => x.test)}::boolean[], ${d.map((x) => x.payload)}::text[],
-              ${d.map((x) => x.dueAt)}::bigint[])
-              AS d(id, webhook_id, account_id, event_id, channel, target_url, test, payload, due_at)
-            WHERE d.webhook_id IN (SELECT id FROM written)
-            RETURNING 1)
-          SELECT (SELECT array_agg(id) FROM written) AS written, (SELECT count(*) FROM queued) AS queued`
-        return { written: new Set<string>(rows[0]?.written ?? []), writerSeq }
-      }).pipe(sql.withTransaction)
-
-    /**
-     * Takes or renews the lease `name` for `holder` until `until` (epoch ms);
-     * true when `holder` holds it (it was free, expired, or already its own).
-     */
-    const acquireLease = (name: string, holder: string, now: number, until: number) =>
-      Effect.map(
-        sql<{ holder: string }>`INSERT INTO leases (name, holder, until) VALUES (${name}, ${holder}, ${until})
-          ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, until = EXCLUDED.until
-            WHERE leases.until < ${now} OR leases.holder = EXCLUDED.holder
-          RETURNING holder`,
-        (rows) => rows.length > 0
-      )
-
-    /** The stored match state of webhooks (to resynchronize actors whose write lost a race). */
-    const states = (ids: ReadonlyArray<string>) =>
-      ids.length === 0
-        ? Effect.succeed([] as ReadonlyArray<WebhookRecord>)
-        : Effect.map(sql<Row>`SELECT * FROM webhook_records WHERE id = ANY(${ids}::text[])`, (rows) =>
-            rows.map(toRecord)
-          )
-
-    /**
-     * The last writer of match states (a `leases` row used as a counter): the
-     * instance whose `commitTick` (with `writer`) last wrote states, and a
-     * number bumped by every such commit. An evaluator that finds it unchanged
-     * since its own last commit knows no other instance has written a match
-     * state since, so its actors still hold the stored states.
-     */
-    const stateWriter = Effect.map(
-      sql<{ holder: string; until: number | string }>`SELECT holder, until FROM leases WHERE name = 'state_writer'`,
-      (rows) => (rows.length === 0 ? undefined : { holder: rows[0]!.holder, seq: Number(rows[0]!.until) })
-    )
-
-    /** The counter of changes to any universe (migration 0010): the digests need asking only when it moved. */
-    const universesVersion = Effect.map(
-      sql<{ version: number | string }>`SELECT version FROM universes_version`,
-      (rows) => Number(rows[0]?.version ?? 0)
-    )
-
-    /**
-     * For the evaluator, each tick: of the universes `keys` (account id, universe id), those that
-     * exist, with an md5 digest of their ticker lists (so only changed lists are read again).
-     */
-    const universeDigests = (keys: ReadonlyArray<readonly [string, string]>) =>
-      keys.length === 0
-        ? Effect.succeed([] as ReadonlyArray<{ account_id: string; id: string; digest: string }>)
-        : sql<{ account_id: string; id: string; digest: string }>`SELECT u.account_id, u.id,
-              md5(array_to_string(u.tickers, ',')) AS digest
-            FROM universes u JOIN unnest(${keys.map((k) => k[0])}::text[], ${keys.map((k) => k[1])}::text[])
-              AS k(account_id, id) ON u.account_id = k.account_id AND u.id = k.id`
-
-    /** The ticker lists of the universes `keys` (account id, universe id) that exist, with their digests. */
-    const universeLists = (keys: ReadonlyArray<readonly [string, string]>) =>
-      keys.length === 0
-        ? Effect.succeed(
-            [] as ReadonlyArray<{ account_id: string; id: string; digest: string; tickers: ReadonlyArray<string> }>
-          )
-        : sql<{ account_id: string; id: string; digest: string; tickers: ReadonlyArray<string> }>`SELECT u.account_id,
-              u.id, md5(array_to_string(u.tickers, ',')) AS digest, u.tickers
-            FROM universes u JOIN unnest(${keys.map((k) => k[0])}::text[], ${keys.map((k) => k[1])}::text[])
-              AS k(account_id, id) ON u.account_id = k.account_id AND u.id = k.id`
-
-    /**
-     * Whether any webhook changed after `version` or went away: the active count and the highest
-     * version (one cheap query instead of comparing every id).
-     */
-    const activeSummary = Effect.map(
-      sql<{ n: number | string; v: number | string | null }>`SELECT
-          (SELECT count(*) FROM webhooks WHERE status = 'active') AS n, (SELECT max(version) FROM webhooks) AS v`,
-      (rows) => ({ active: Number(rows[0]?.n ?? 0), version: Number(rows[0]?.v ?? 0) })
-    )
-
     /** When each cadence was last evaluated (epoch ms). */
     const ticks = Effect.map(
       sql<{ cadence: Cadence; evaluated_at: number | string }>`SELECT cadence, evaluated_at FROM evaluation_ticks`,
@@ -689,16 +438,6 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
       remove,
       rotateSecret,
       enforceCap,
-      changedSince,
-      existing,
-      commitTick,
-      acquireLease,
-      stateWriter,
-      universeDigests,
-      universesVersion,
-      universeLists,
-      activeSummary,
-      states,
       ticks
     } as const
   })

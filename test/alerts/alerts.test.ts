@@ -15,6 +15,7 @@ import { DeliveryWake } from "../../src/delivery/wake.js"
 import { Market } from "../../src/market/Market.js"
 import { makeTickerDirectory } from "../../src/market/tickers/directory.js"
 import { Deliveries } from "../../src/store/deliveries.js"
+import { EvaluatorState } from "../../src/store/evaluatorState.js"
 import { Universes } from "../../src/store/universes.js"
 import { type Cadence, Webhooks } from "../../src/store/webhooks.js"
 import { snapshotOf } from "../query/support.js"
@@ -60,7 +61,14 @@ const fakeMarket = Layer.succeed(Market, {
 const layerFor = (db: ReturnType<ReturnType<typeof backends>[number]["layer"]>) =>
   Alerts.Default.pipe(
     Layer.provideMerge(
-      Layer.mergeAll(Webhooks.Default, Deliveries.Default, Universes.Default, DeliveryWake.Default, fakeMarket)
+      Layer.mergeAll(
+        Webhooks.Default,
+        EvaluatorState.Default,
+        Deliveries.Default,
+        Universes.Default,
+        DeliveryWake.Default,
+        fakeMarket
+      )
     ),
     Layer.provideMerge(db)
   )

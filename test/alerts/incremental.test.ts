@@ -20,7 +20,8 @@ import {
 import { FireRenderer, firedEvent } from "../../src/alerts/payload.js"
 import type { Column, Snapshot } from "../../src/market/snapshot.js"
 import { compileQuery } from "../../src/query/index.js"
-import { decodeMatchSet, encodeDelta, Webhooks } from "../../src/store/webhooks.js"
+import { EvaluatorState, encodeDelta } from "../../src/store/evaluatorState.js"
+import { decodeMatchSet, Webhooks } from "../../src/store/webhooks.js"
 import { context, snapshotOf } from "../query/support.js"
 import { backends } from "../support/backends.js"
 import { inAppConfig } from "../support/webhooks.js"
@@ -190,15 +191,16 @@ describe("stored match-set deltas", () => {
         Effect.gen(function* () {
           const sql = yield* SqlClient.SqlClient
           const store = yield* Webhooks
+          const stateStore = yield* EvaluatorState
           yield* sql`INSERT INTO accounts (id, plan, created_at, updated_at) VALUES ('acc_a', 'pro', 1, 1)`
           const created = yield* store.create("acc_a", "wh_d", inAppConfig("d", "price > 1"), null)
           if (created._tag !== "Created") throw new Error("not created")
           const w = created.record
           expect(w.lastMatchSet).toEqual([])
           let seq = w.stateSeq
-          const write = (c: Parameters<typeof store.commitTick>[2][number]["write"]) =>
+          const write = (c: Parameters<typeof stateStore.commitTick>[2][number]["write"]) =>
             Effect.gen(function* () {
-              const { written } = yield* store.commitTick(
+              const { written } = yield* stateStore.commitTick(
                 1_000 + seq,
                 ["realtime"],
                 [{ id: "wh_d", armedAt: w.armedAt, stateSeq: seq, write: c, fired: false }],
@@ -226,7 +228,11 @@ describe("stored match-set deltas", () => {
           const enabled = yield* store.enable("acc_a", "wh_d", null)
           expect(enabled._tag === "Enabled" && enabled.record.lastMatchSet).toEqual([])
           expect(enabled._tag === "Enabled" && enabled.record.lastEvaluatedAt).toBeNull()
-        }).pipe(Effect.provide(Webhooks.Default.pipe(Layer.provideMerge(backend.layer())))),
+        }).pipe(
+          Effect.provide(
+            Layer.mergeAll(Webhooks.Default, EvaluatorState.Default).pipe(Layer.provideMerge(backend.layer()))
+          )
+        ),
       60_000
     )
   }

@@ -6,7 +6,14 @@ import { FetchHttpClient } from "@effect/platform"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { scanAndSubscribe } from "../../examples/scan-and-subscribe.js"
-import { BadRequest, Forbidden, makeVigilClient, NotFound, Unauthenticated, Vigil } from "../../src/client.js"
+import {
+  CustomSignalsTierRequired,
+  InvalidQuery,
+  makeVigilClient,
+  Unauthenticated,
+  UniverseNotFound,
+  Vigil
+} from "../../src/client.js"
 import { admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
 
 const ROOT = resolve(import.meta.dirname, "../..")
@@ -134,8 +141,8 @@ describe("the typed client (HttpApiClient over VigilApi) against a real server",
         Effect.flip
       )
     )
-    expect(unknown).toBeInstanceOf(BadRequest)
-    expect((unknown as BadRequest).code).toBe("invalid_query")
+    expect(unknown).toBeInstanceOf(InvalidQuery)
+    expect((unknown as InvalidQuery).code).toBe("invalid_query")
 
     // downgraded below Pro, the owner's scans that name it are refused, as the declared 403
     const account = (await admin(server, "POST", "/admin/accounts", { plan: "pro" })).body
@@ -144,8 +151,8 @@ describe("the typed client (HttpApiClient over VigilApi) against a real server",
     expect((await admin(server, "PATCH", `/admin/accounts/${account.account_id}`, { plan: "hobby" })).status).toBe(200)
     for (const urlParams of [{ q: "cheap" }, { q: "cheap AND price > 1", asof: "2024-03-01" }]) {
       const refused = await run(Effect.flatMap(owner, (c) => c.scan.scanGet({ urlParams })).pipe(Effect.flip))
-      expect(refused).toBeInstanceOf(Forbidden)
-      expect(refused).toMatchObject({ _tag: "Forbidden", code: "custom_signals_tier_required" })
+      expect(refused).toBeInstanceOf(CustomSignalsTierRequired)
+      expect(refused).toMatchObject({ _tag: "CustomSignalsTierRequired", code: "custom_signals_tier_required" })
     }
     const plain = await run(Effect.flatMap(owner, (c) => c.scan.scanGet({ urlParams: { q: "price < 20", limit: 1 } })))
     expect(plain.count).toBe(1)
@@ -160,9 +167,9 @@ describe("the typed client (HttpApiClient over VigilApi) against a real server",
         Effect.flip
       )
     )
-    expect(notFound).toBeInstanceOf(NotFound)
-    expect(notFound).toMatchObject({ _tag: "NotFound", code: "universe_not_found" })
-    expect((notFound as NotFound).message).toMatch(/no_such_universe/)
+    expect(notFound).toBeInstanceOf(UniverseNotFound)
+    expect(notFound).toMatchObject({ _tag: "UniverseNotFound", code: "universe_not_found" })
+    expect((notFound as UniverseNotFound).message).toMatch(/no_such_universe/)
 
     const caught = await run(
       Effect.flatMap(vigil, (c) => c.tickers.row({ path: { ticker: "ZZZZQX" }, urlParams: {} })).pipe(
@@ -173,9 +180,9 @@ describe("the typed client (HttpApiClient over VigilApi) against a real server",
     expect(caught).toBe("caught not_found")
 
     const bad = await run(Effect.flatMap(vigil, (c) => c.scan.scan({ payload: { q: "price >" } })).pipe(Effect.flip))
-    expect(bad).toBeInstanceOf(BadRequest)
-    expect((bad as BadRequest).code).toBe("invalid_query")
-    expect(Array.isArray((bad as BadRequest).details?.errors)).toBe(true)
+    expect(bad).toBeInstanceOf(InvalidQuery)
+    expect((bad as InvalidQuery).code).toBe("invalid_query")
+    expect(Array.isArray((bad as InvalidQuery).details?.errors)).toBe(true)
 
     const unauthenticated = await run(
       Effect.flatMap(makeVigilClient(server.url, "vigil_test_not-a-real-key"), (c) =>

@@ -60,11 +60,11 @@ describe("compileFor: signals read only when the q names one, compilations cache
     const other = await compile(resolver.layer, "cheap_big", "acc_b")
     expect(resolver.reads()).toBe(1)
     if (Either.isRight(other)) throw new Error("compiled")
-    expect(other.left).toMatchObject({ _tag: "BadRequest", code: "invalid_query" })
+    expect(other.left).toMatchObject({ _tag: "InvalidQuery", code: "invalid_query" })
     expect(String(other.left.message)).toMatch(/cheap_big/)
     const broken = await compile(resolver.layer, "price >")
     if (Either.isRight(broken)) throw new Error("compiled")
-    expect(broken.left._tag).toBe("BadRequest")
+    expect(broken.left._tag).toBe("InvalidQuery")
   })
 
   it("consumes custom signals on Pro and above only; below, names that are not the account's signals compile as before", async () => {
@@ -72,11 +72,11 @@ describe("compileFor: signals read only when the q names one, compilations cache
     for (const plan of ["none", "free", "hobby"] as const) {
       const refused = await compile(resolver.layer, "cheap_big AND rsi_14 > 30", "acc_a", plan)
       if (Either.isRight(refused)) throw new Error(`compiled on ${plan}`)
-      expect(refused.left).toMatchObject({ _tag: "Forbidden", code: "custom_signals_tier_required" })
+      expect(refused.left).toMatchObject({ _tag: "CustomSignalsTierRequired", code: "custom_signals_tier_required" })
       expect(String(refused.left.message)).toMatch(/cheap, cheap_big/)
       expect(Either.isRight(await compile(resolver.layer, "price > 5 AND rsi_14 > 30", "acc_a", plan))).toBe(true)
       const unknown = await compile(resolver.layer, "cheap_big", "acc_b", plan)
-      expect(Either.isLeft(unknown) && unknown.left).toMatchObject({ _tag: "BadRequest", code: "invalid_query" })
+      expect(Either.isLeft(unknown) && unknown.left).toMatchObject({ _tag: "InvalidQuery", code: "invalid_query" })
     }
     for (const plan of ["pro", "scale", "enterprise"] as const) {
       expect(Either.isRight(await compile(resolver.layer, "cheap_big AND rsi_14 > 30", "acc_a", plan))).toBe(true)

@@ -32,7 +32,9 @@ const UNREACHABLE: Readonly<Record<string, string>> = {
   "408": "the HTTP parser's answer to a stalled request (headers not in within 10 s, checked every 30 s)",
   "scan 409": "only idempotency_key_in_progress there: a retry racing the first request",
   "rules 409": "only idempotency_key_in_progress there: a retry racing the first request",
-  "news 409": "only idempotency_key_in_progress there: a retry racing the first request"
+  "news 409": "only idempotency_key_in_progress there: a retry racing the first request",
+  "devices 409": "only idempotency_key_in_progress there: a retry racing the first request",
+  "notifications 409": "only idempotency_key_in_progress there: a retry racing the first request"
 }
 
 /**
@@ -291,6 +293,8 @@ describe("the OpenAPI document, read as client generators read it", () => {
       ["GET /v2/rules", "/v2/rules"],
       ["GET /v2/signals", "/v2/signals"],
       ["GET /v2/webhooks", "/v2/webhooks"],
+      ["POST /v2/devices/register", "/v2/devices/register", { platform: "ios", token: "oa-token-2" }],
+      ["GET /v2/notifications", "/v2/notifications"],
       ["POST /v2/news/scan", "/v2/news/scan", {}]
     ]
     for (const [op, url, body] of perGroup) {
@@ -468,7 +472,16 @@ describe("the OpenAPI document, read as client generators read it", () => {
         P
       ],
       ["POST /v2/devices/register", "/v2/devices/register", 201, asPro({ platform: "android", token: "oa-token" })],
+      ["POST /v2/devices/register", "/v2/devices/register", 400, asPro({ platform: "palm", token: "oa-token" })],
+      [
+        "POST /v2/devices/register",
+        "/v2/devices/register",
+        403,
+        { key: free, body: { platform: "android", token: "oa-token" } }
+      ],
       ["GET /v2/notifications", "/v2/notifications", 200, P],
+      ["GET /v2/notifications", "/v2/notifications?unread=maybe", 400, P],
+      ["GET /v2/notifications", "/v2/notifications", 403, { key: free }],
       ["POST /v2/notifications/read", "/v2/notifications/read", 200, asPro({ ids: [] })],
       ["DELETE /v2/webhooks/{id}", webhook, 200, P]
     ])

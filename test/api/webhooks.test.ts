@@ -498,4 +498,29 @@ describe("webhook subscriptions and delivery over HTTP", () => {
     )
     expectError(await call(key, "PATCH", `/v2/webhooks/${sub.body.id}`, { q: "price > 1" }), 400, "bad_request")
   })
+
+  it("refuses the same settings with the same 400 on create and on update (one set of rules)", async () => {
+    const key = await newKey()
+    const made = await call(key, "POST", "/v2/webhooks", { q: "price > 1", target_url: receiver.url("/same") })
+    expect(made.status).toBe(201)
+    const cases: ReadonlyArray<Record<string, unknown>> = [
+      { name: "   " },
+      { name: "n".repeat(81) },
+      { cadence: "5m" },
+      { cadence: "weekly" },
+      { fields: "no_such_column" },
+      { target_url: "ftp://example.com/hook" }
+    ]
+    for (const bad of cases) {
+      const created = await call(key, "POST", "/v2/webhooks", {
+        q: "price > 1",
+        target_url: receiver.url("/same"),
+        ...bad
+      })
+      const updated = await call(key, "PATCH", `/v2/webhooks/${made.body.id}`, bad)
+      expectError(created, 400, "bad_request")
+      expectError(updated, 400, "bad_request")
+      expect(updated.body.error.message, JSON.stringify(bad)).toBe(created.body.error.message)
+    }
+  })
 })

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Plan } from "../../accounts/plans.js"
-import { BadRequestError } from "../errors.js"
+import { BadRequest, withErrors } from "../errors.js"
 import { Authentication } from "../middleware/Authentication.js"
 
 export const WhoAmI = Schema.Struct({
@@ -16,7 +16,7 @@ export class AccountApi extends HttpApiGroup.make("account")
     HttpApiEndpoint.get("whoami", "/v2/account")
       .annotate(OpenApi.Summary, "The account behind this key")
       .addSuccess(WhoAmI)
-      .addError(BadRequestError)
+      .pipe(withErrors(BadRequest))
       .annotate(
         OpenApi.Description,
         "The account and key behind the presented API key, with the plan and rate limit. Takes no parameters (any is 400)."

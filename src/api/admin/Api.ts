@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Plan } from "../../accounts/plans.js"
-import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../errors.js"
+import { BadRequest, NotFound, ServiceUnavailable, withErrors } from "../errors.js"
 import { AdminAuth } from "../middleware/AdminAuth.js"
 
 export const KeyMode = Schema.Literal("test", "live")
@@ -36,7 +36,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .annotate(OpenApi.Summary, "Create an account and its first key")
       .setPayload(Schema.Struct({ plan: Plan }))
       .addSuccess(CreatedAccount, { status: 201 })
-      .addError(BadRequestError)
+      .pipe(withErrors(BadRequest))
   )
   .add(
     HttpApiEndpoint.patch("updateAccount", "/admin/accounts/:account_id")
@@ -49,8 +49,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
         })
       )
       .addSuccess(AccountView)
-      .addError(NotFoundError)
-      .addError(BadRequestError)
+      .pipe(withErrors(BadRequest, NotFound))
   )
   .add(
     HttpApiEndpoint.post("createKey", "/admin/accounts/:account_id/keys")
@@ -58,20 +57,20 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .setPath(AccountId)
       .setPayload(Schema.Struct({ mode: Schema.optional(KeyMode) }))
       .addSuccess(CreatedKey, { status: 201 })
-      .addError(NotFoundError)
+      .pipe(withErrors(NotFound))
   )
   .add(
     HttpApiEndpoint.del("revokeKey", "/admin/keys/:key_id")
       .annotate(OpenApi.Summary, "Revoke a key")
       .setPath(Schema.Struct({ key_id: Schema.String }))
       .addSuccess(Schema.Struct({ ok: Schema.Literal(true) }))
-      .addError(NotFoundError)
+      .pipe(withErrors(NotFound))
   )
   .add(
     HttpApiEndpoint.post("refresh", "/admin/refresh")
       .annotate(OpenApi.Summary, "Refresh the market data now")
       .addSuccess(Schema.Struct({ as_of: Schema.String }))
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(ServiceUnavailable))
       .annotate(
         OpenApi.Description,
         "Applies one market data refresh now; answers once its snapshot is published (and, with subscriptions, evaluated)."
@@ -82,8 +81,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .annotate(OpenApi.Summary, "Import daily bars (CSV)")
       .setUrlParams(Schema.Struct({ ticker: Schema.optional(Schema.String) }))
       .addSuccess(ImportResult)
-      .addError(BadRequestError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(BadRequest, ServiceUnavailable))
       .annotate(
         OpenApi.Description,
         "Imports daily bars from a CSV body (text/csv, streamed): the long format ticker,date,open,high,low,close,volume, or a per-ticker file (columns found by header name) for the ticker named by ?ticker=. Answers once the bars and every derived daily row are stored; a bad line gives 400 naming it, with nothing stored."

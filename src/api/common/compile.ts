@@ -21,7 +21,14 @@ import {
   type Signals
 } from "../../query/index.js"
 import { SignalResolver } from "../../signals/SignalResolver.js"
-import { BadRequest, type Forbidden, orUnavailable, type ServiceUnavailable } from "../errors.js"
+import {
+  CompileFailed,
+  type CustomSignalsTierRequired,
+  InvalidQuery,
+  orUnavailable,
+  RecursionDepthExceeded,
+  type ServiceUnavailable
+} from "../errors.js"
 import { requireFeature } from "./features.js"
 
 /** Every column of the ticker row, for compiling. */
@@ -38,13 +45,18 @@ export const compileContext = (
   mode
 })
 
+const QUERY_ERRORS = {
+  invalid_query: InvalidQuery,
+  compile_failed: CompileFailed,
+  recursion_depth_exceeded: RecursionDepthExceeded
+} as const
+
+/** The 400s of an expression that does not compile. */
+export type QueryRejected = InvalidQuery | CompileFailed | RecursionDepthExceeded
+
 /** The 400 for a `q` that does not compile: the spec's code, a message naming the problem, `errors[]`. */
-export const queryErrorToBadRequest = (e: QueryError, parameter = "q"): BadRequest =>
-  new BadRequest({
-    code: e.code,
-    message: `${parameter}: ${e.message}`,
-    details: { errors: e.errors }
-  })
+export const queryRejection = (e: QueryError, parameter = "q"): QueryRejected =>
+  new QUERY_ERRORS[e.code]({ message: `${parameter}: ${e.message}`, details: { errors: e.errors } })
 
 /**
  * Compiles `text` in `ctx` for an account on `plan`: 400 when it does not compile, and 403
@@ -57,18 +69,13 @@ export const compileConsuming = (
   ctx: CompileContext,
   plan: Plan,
   parameter: string
-): Effect.Effect<CompiledQuery, BadRequest | Forbidden> => {
+): Effect.Effect<CompiledQuery, QueryRejected | CustomSignalsTierRequired> => {
   const compiled = compileQuery(text, ctx)
-  if (Either.isLeft(compiled)) return Effect.fail(queryErrorToBadRequest(compiled.left, parameter))
+  if (Either.isLeft(compiled)) return Effect.fail(queryRejection(compiled.left, parameter))
   const signals = compiled.right.signals
   if (signals.length === 0) return Effect.succeed(compiled.right)
   return Effect.as(
-    requireFeature(
-      plan,
-      "customSignals",
-      "custom_signals_tier_required",
-      `consuming custom signals (${signals.join(", ")})`
-    ),
+    requireFeature(plan, "customSignals", `consuming custom signals (${signals.join(", ")})`),
     compiled.right
   )
 }
@@ -121,7 +128,7 @@ export const compileFor = (
   directory: TickerDirectory,
   account: Pick<Account, "id" | "plan">,
   parameter = "q"
-): Effect.Effect<CompiledQuery, BadRequest | Forbidden | ServiceUnavailable, SignalResolver> =>
+): Effect.Effect<CompiledQuery, QueryRejected | CustomSignalsTierRequired | ServiceUnavailable, SignalResolver> =>
   Effect.suspend(() => {
     const direct = compileWithoutSignals(text, directory)
     if (direct !== undefined) return Effect.succeed(direct)

@@ -4,7 +4,7 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { BadRequestError } from "../errors.js"
+import { BadRequest, withErrors } from "../errors.js"
 import { Authentication } from "../middleware/Authentication.js"
 
 const Instant = (description: string) => Schema.String.annotations({ description: `${description} (ISO 8601)` })
@@ -34,7 +34,7 @@ export class MarketApi extends HttpApiGroup.make("market")
     HttpApiEndpoint.get("status", "/v2/market/status")
       .annotate(OpenApi.Summary, "Whether the markets are open now")
       .addSuccess(MarketStatus)
-      .addError(BadRequestError)
+      .pipe(withErrors(BadRequest))
       .annotate(
         OpenApi.Description,
         "Whether the markets are open now: the NYSE session (open, session date, open and close times, next open and close, early close) and crypto's trading date. Takes no parameters."

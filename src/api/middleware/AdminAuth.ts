@@ -6,10 +6,10 @@
 
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { BadRequestError, NotFoundError, UnauthenticatedError } from "../errors.js"
+import { BadRequest, NotFound, Unauthenticated, wire } from "../errors.js"
 
 export class AdminAuth extends HttpApiMiddleware.Tag<AdminAuth>()("vigil/AdminAuth", {
-  failure: Schema.Union(UnauthenticatedError, NotFoundError, BadRequestError),
+  failure: Schema.Union(wire(Unauthenticated), wire(NotFound), wire(BadRequest)),
   security: {
     adminToken: HttpApiSecurity.bearer.pipe(
       HttpApiSecurity.annotate(OpenApi.Description, "The operator's ADMIN_TOKEN as `Authorization: Bearer <token>`")

@@ -14,28 +14,18 @@ import {
 import { Context, Effect, type Exit, FiberRef, Option, Schema } from "effect"
 import { Accounts, type AuthenticatedKey } from "../../accounts/Accounts.js"
 import { RateLimiter, rateLimitHeaders } from "../../ratelimit/RateLimiter.js"
-import {
-  BadRequestError,
-  type RateLimited,
-  RateLimitedError,
-  ServiceUnavailable,
-  ServiceUnavailableError,
-  type SubscriptionRequired,
-  SubscriptionRequiredError,
-  Unauthenticated,
-  UnauthenticatedError
-} from "../errors.js"
+import { BadRequest, RateLimited, ServiceUnavailable, SubscriptionRequired, Unauthenticated, wire } from "../errors.js"
 import { admissionFailure, rateLimited, rateLimitOf, rateScopeOf } from "../requestPolicy.js"
 
 export class CurrentKey extends Context.Tag("vigil/CurrentKey")<CurrentKey, AuthenticatedKey>() {}
 
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("vigil/Authentication", {
   failure: Schema.Union(
-    UnauthenticatedError,
-    SubscriptionRequiredError,
-    RateLimitedError,
-    ServiceUnavailableError,
-    BadRequestError
+    wire(Unauthenticated),
+    wire(SubscriptionRequired),
+    wire(RateLimited),
+    wire(ServiceUnavailable),
+    wire(BadRequest)
   ),
   provides: CurrentKey,
   security: {

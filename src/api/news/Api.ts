@@ -7,7 +7,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { StrictParams } from "../common/params.js"
-import { BadRequestError, ForbiddenError, ServiceUnavailableError } from "../errors.js"
+import { BadRequest, groupErrors, NewsArchiveTierRequired, ServiceUnavailable, UnknownTickers } from "../errors.js"
 import { Authentication } from "../middleware/Authentication.js"
 import { SandboxRateLimit } from "./SandboxRateLimit.js"
 
@@ -125,15 +125,14 @@ const describe = (what: string) =>
   `${what} Items are the simulated news mentions (\`id\`, \`ticker\`, \`published_at\`, \`relevance\`, \`sentiment\`) behind the \`news_volume\` and \`news_volume_weighted_sentiment\` columns, newest first, filtered by \`tickers\`, the inclusive window \`from\`..\`to\` (default: the 24 hours up to the current market instant; nothing after it is ever returned), \`min_relevance\` and \`sentiment_min\`..\`sentiment_max\`. Keyset pages (\`limit\`, \`cursor\`): no duplicates, no gaps. A page examines at most ${DAYS_PER_PAGE} days of the window, so over a long window with sparse filters a page can hold fewer than \`limit\` items while \`next_cursor\` is set: follow it until null. Unknown body fields and any query parameter: 400. See docs/news.md.`
 
 export class NewsApi extends HttpApiGroup.make("news")
+  // what every endpoint of the group can answer
+  .pipe(groupErrors(BadRequest, UnknownTickers, NewsArchiveTierRequired, ServiceUnavailable))
   .add(
     HttpApiEndpoint.post("scan", "/v2/news/scan")
       .annotate(OpenApi.Summary, "Scan news mentions")
       .setPayload(NewsScanBody)
       .setUrlParams(NoQueryParams)
       .addSuccess(NewsScanResponse)
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(ServiceUnavailableError)
       .middleware(Authentication)
       .annotate(
         OpenApi.Description,
@@ -148,9 +147,6 @@ export class NewsApi extends HttpApiGroup.make("news")
       .setPayload(NewsScanBody)
       .setUrlParams(NoQueryParams)
       .addSuccess(NewsScanResponse)
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(ServiceUnavailableError)
       .middleware(SandboxRateLimit)
       .annotate(
         OpenApi.Description,

@@ -16,10 +16,10 @@ import { HttpApiMiddleware, HttpApp, HttpServerRequest, HttpServerResponse } fro
 import { Effect, Layer, Option } from "effect"
 import { rateLimitKey, SANDBOX_RATE_PER_MINUTE } from "../../ratelimit/policy.js"
 import { RateLimiter, rateLimitHeaders } from "../../ratelimit/RateLimiter.js"
-import { RateLimited, RateLimitedError } from "../errors.js"
+import { RateLimited, wire } from "../errors.js"
 
 export class SandboxRateLimit extends HttpApiMiddleware.Tag<SandboxRateLimit>()("vigil/SandboxRateLimit", {
-  failure: RateLimitedError
+  failure: wire(RateLimited)
 }) {}
 
 /** The peer address, IPv4-mapped IPv6 (`::ffff:1.2.3.4`) written as plain IPv4. */

@@ -12,7 +12,7 @@ import { Tickers } from "../../market/tickers/index.js"
 import { liveSnapshot, marketData } from "../common/market.js"
 import { pageSize } from "../common/params.js"
 import { type CursorCodec, readCursor } from "../cursor.js"
-import { BadRequest, Forbidden } from "../errors.js"
+import { BadRequest, NewsArchiveTierRequired } from "../errors.js"
 import { canonicalTickers } from "../universes/resolve.js"
 import type { NewsScanBody } from "./Api.js"
 import { DAYS_PER_PAGE, DEFAULT_LIMIT, MAX_LIMIT, MAX_TICKERS, RECENT_DAYS, SANDBOX_MAX_ROWS } from "./Api.js"
@@ -180,8 +180,7 @@ export const runNewsScan = (input: NewsScanInput, caller: Caller, codec: CursorC
     const earliestRecent = window.now - RECENT_DAYS * DAY_MS
     const archiveAllowed = caller.kind === "account" && hasFeature(caller.plan, "newsArchive")
     if (window.from < earliestRecent && !archiveAllowed) {
-      return yield* new Forbidden({
-        code: "news_archive_tier_required",
+      return yield* new NewsArchiveTierRequired({
         message: sandbox
           ? `the sandbox serves the last ${RECENT_DAYS} days only: from must not be before ${new Date(earliestRecent).toISOString()}; older news (the archive) needs an API key on the Pro plan or above`
           : `news older than ${RECENT_DAYS} days (the archive) needs the ${archivePlans.slice(0, -1).join(", ")} or ${archivePlans.at(-1)} plan; this account is on ${caller.kind === "account" ? caller.plan : "the sandbox"}: from must not be before ${new Date(earliestRecent).toISOString()}`,

@@ -1,7 +1,15 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { IntParam, StrictParams } from "../common/params.js"
-import { BadRequestError, ForbiddenError, NotFoundError, ServiceUnavailableError } from "../errors.js"
+import {
+  BadRequest,
+  COMPILE_ERRORS,
+  groupErrors,
+  NotFound,
+  ServiceUnavailable,
+  UniverseNotFound,
+  withErrors
+} from "../errors.js"
 import { Authentication } from "../middleware/Authentication.js"
 
 export const MAX_RULE_NAME_LENGTH = 200
@@ -48,13 +56,14 @@ export const UpdateRule = StrictParams({
 const IdPath = Schema.Struct({ id: Schema.String })
 
 export class RulesApi extends HttpApiGroup.make("rules")
+  // what every endpoint of the group can answer
+  .pipe(groupErrors(ServiceUnavailable))
   .add(
     HttpApiEndpoint.get("list", "/v2/rules")
       .annotate(OpenApi.Summary, "List saved rules")
       .setUrlParams(StrictParams({ limit: Schema.optional(IntParam), cursor: Schema.optional(Schema.String) }))
       .addSuccess(RuleList)
-      .addError(BadRequestError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(BadRequest))
       .annotate(OpenApi.Description, "The account's saved scan rules by id; `limit` 1–100 (default 50), `cursor`.")
   )
   .add(
@@ -62,10 +71,7 @@ export class RulesApi extends HttpApiGroup.make("rules")
       .annotate(OpenApi.Summary, "Save a rule")
       .setPayload(CreateRule)
       .addSuccess(RuleDoc, { status: 201 })
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(...COMPILE_ERRORS, BadRequest, UniverseNotFound))
       .annotate(
         OpenApi.Description,
         "Saves a named scan parameter set (`name`, `q`, `universe`, `order`, `dir`, `fields`), validated as a scan would be; use it as `rule` on /v2/scan."
@@ -76,8 +82,7 @@ export class RulesApi extends HttpApiGroup.make("rules")
       .annotate(OpenApi.Summary, "Get a saved rule")
       .setPath(IdPath)
       .addSuccess(RuleDoc)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(NotFound))
   )
   .add(
     HttpApiEndpoint.patch("update", "/v2/rules/:id")
@@ -85,10 +90,7 @@ export class RulesApi extends HttpApiGroup.make("rules")
       .setPath(IdPath)
       .setPayload(UpdateRule)
       .addSuccess(RuleDoc)
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(...COMPILE_ERRORS, BadRequest, NotFound, UniverseNotFound))
       .annotate(OpenApi.Description, "Changes some of a rule's parameters (`universe: null` removes the scoping).")
   )
   .add(
@@ -96,8 +98,7 @@ export class RulesApi extends HttpApiGroup.make("rules")
       .annotate(OpenApi.Summary, "Delete a saved rule")
       .setPath(IdPath)
       .addSuccess(Schema.Struct({ ok: Schema.Literal(true) }))
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(NotFound))
   )
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Saved rules: named scan parameters, run with `rule` on a scan or a webhook.") {}

@@ -8,7 +8,7 @@ import { VigilApi } from "../Api.js"
 import { compileFor } from "../common/compile.js"
 import { pageSize } from "../common/params.js"
 import { Cursors, readCursor, stringPosition } from "../cursor.js"
-import { BadRequest, NotFound, orUnavailable } from "../errors.js"
+import { BadRequest, InvalidQuery, NotFound, orUnavailable } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
 import { DEFAULT_DIR, DEFAULT_ORDER, MAX_Q_LENGTH, validateDir, validateFields, validateOrder } from "../scan/params.js"
 import { lookupUniverse } from "../universes/resolve.js"
@@ -48,8 +48,7 @@ const validate = (account: Account, draft: Draft, checkUniverse = true) =>
     }
     if (draft.q.trim() === "") return yield* new BadRequest({ message: "q is required" })
     if (draft.q.length > MAX_Q_LENGTH) {
-      return yield* new BadRequest({
-        code: "invalid_query",
+      return yield* new InvalidQuery({
         message: `q is ${draft.q.length} characters; at most ${MAX_Q_LENGTH} are allowed`
       })
     }

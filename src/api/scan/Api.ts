@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { IntParam, StrictParams } from "../common/params.js"
 import { DirectRead } from "../direct/DirectRead.js"
-import { BadRequestError, ForbiddenError, NotFoundError, ServiceUnavailableError } from "../errors.js"
+import { BadRequest, COMPILE_ERRORS, groupErrors, NotFound, ServiceUnavailable, UniverseNotFound } from "../errors.js"
 import { Authentication } from "../middleware/Authentication.js"
 
 const Cell = Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null)
@@ -57,16 +57,14 @@ const describe = (form: string) =>
   `${form}. \`q\` (required unless \`rule\` gives it, ≤ 4000 chars), \`universe\` (top_10, top_100 or an own slug; as-of scans use its members of that date), \`asof\` (YYYY-MM-DD or ISO; as-of form), \`order\` (a column; default day_change_pct), \`dir\` (asc|desc; default desc), \`fields\` (comma-separated extra columns, or * for every column), \`limit\` (1–100; default 50), \`cursor\`, \`rule\` (a saved rule id; explicit parameters override it). See docs/scan.md.`
 
 export class ScanApi extends HttpApiGroup.make("scan")
+  // what every endpoint of the group can answer
+  .pipe(groupErrors(BadRequest, ...COMPILE_ERRORS, NotFound, UniverseNotFound, ServiceUnavailable))
   .add(
     HttpApiEndpoint.post("scan", "/v2/scan")
       .annotate(OpenApi.Summary, "Scan tickers (POST)")
       .annotate(DirectRead, "scan")
       .setPayload(ScanBody)
       .addSuccess(ScanResponse)
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
       .annotate(OpenApi.Description, describe("Live scan (as-of with `asof`), parameters in the JSON body"))
   )
   .add(
@@ -75,10 +73,6 @@ export class ScanApi extends HttpApiGroup.make("scan")
       .annotate(DirectRead, "scan")
       .setUrlParams(ScanParams)
       .addSuccess(ScanResponse)
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
       .annotate(OpenApi.Description, describe("Live scan (as-of with `asof`), parameters in the query string"))
   )
   .add(
@@ -86,10 +80,6 @@ export class ScanApi extends HttpApiGroup.make("scan")
       .annotate(OpenApi.Summary, "Scan as of a date (POST)")
       .setPayload(ScanBody)
       .addSuccess(ScanResponse)
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
       .annotate(OpenApi.Description, describe("As-of scan (alias; `asof` required), parameters in the JSON body"))
   )
   .add(
@@ -97,10 +87,6 @@ export class ScanApi extends HttpApiGroup.make("scan")
       .annotate(OpenApi.Summary, "Scan as of a date (GET)")
       .setUrlParams(ScanParams)
       .addSuccess(ScanResponse)
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
       .annotate(OpenApi.Description, describe("As-of scan (alias; `asof` required), parameters in the query string"))
   )
   .middleware(Authentication)

@@ -12,7 +12,7 @@ import { isoAsOf } from "../common/market.js"
 import { pageSize, parseDate } from "../common/params.js"
 import { FROZEN_FIELDS, renderRow, renderRowsJson } from "../common/rows.js"
 import { type CursorCodec, readCursor } from "../cursor.js"
-import { BadRequest } from "../errors.js"
+import { BadRequest, InvalidQuery } from "../errors.js"
 import type { ScanResponse } from "./Api.js"
 import { type OrderValue, pageOf, valueAt } from "./order.js"
 import {
@@ -65,7 +65,7 @@ export const scanParameters = (
   input: ScanInput,
   saved: SavedScan | undefined,
   requireAsof: boolean
-): Either.Either<ScanParameters, BadRequest> =>
+): Either.Either<ScanParameters, BadRequest | InvalidQuery> =>
   Either.gen(function* () {
     const q = input.q ?? saved?.q
     if (q === undefined || q.trim() === "") {
@@ -75,8 +75,7 @@ export const scanParameters = (
     }
     if (q.length > MAX_Q_LENGTH) {
       return yield* Either.left(
-        new BadRequest({
-          code: "invalid_query",
+        new InvalidQuery({
           message: `q is ${q.length} characters; at most ${MAX_Q_LENGTH} are allowed`
         })
       )
@@ -102,7 +101,7 @@ export const scanParameters = (
     }
   })
 
-export type ScanBody = Schema.Schema.Type<typeof ScanResponse>
+export type ScanAnswer = Schema.Schema.Type<typeof ScanResponse>
 
 /** What the answer is computed from, once the parameters are valid. */
 export interface ScanSource {
@@ -169,7 +168,7 @@ export const scanAnswer = (p: ScanParameters, source: ScanSource): Either.Either
   const last = page.rows[page.rows.length - 1]
   const nextCursor =
     page.more && last !== undefined ? codec.encode(binding, [valueAt(column, last), snapshot.tickers[last]!]) : null
-  const query: ScanBody["query"] = {
+  const query: ScanAnswer["query"] = {
     q: p.q,
     limit: p.limit,
     order: p.order,
@@ -180,7 +179,7 @@ export const scanAnswer = (p: ScanParameters, source: ScanSource): Either.Either
     ...(p.asof !== undefined ? { asof: p.asof } : {}),
     ...(p.rule !== undefined ? { rule: p.rule } : {})
   }
-  const meta: ScanBody["_meta"] = {
+  const meta: ScanAnswer["_meta"] = {
     ...(p.asof !== undefined ? { resolution: "daily" as const, frozen_fields: [...FROZEN_FIELDS] } : {}),
     ...(source.scope !== undefined ? { scope: source.scope } : {})
   }

@@ -3,10 +3,27 @@
  * signals), custom-signal CRUD, matches (live and as-of) and per-ticker
  * time series.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { IntParam, StrictParams } from "../common/params.js"
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ServiceUnavailableError } from "../errors.js"
+import {
+  AlreadyExists,
+  BadRequest,
+  COMPILE_ERRORS,
+  CustomSignalsTierRequired,
+  groupErrors,
+  HistoryWindowExceeded,
+  NameCollision,
+  NotFound,
+  NotSupportedForCustomSignal,
+  ResourceLimitReached,
+  ServiceUnavailable,
+  SignalNotAvailableAtInterval,
+  SignalReferenced,
+  TickerNotInMinuteTier,
+  UniverseNotFound,
+  withErrors
+} from "../errors.js"
 import { Authentication } from "../middleware/Authentication.js"
 
 export const CustomSignalEntry = Schema.Struct({
@@ -62,36 +79,6 @@ export const History = Schema.Struct({
   count: Schema.Number,
   next_cursor: Schema.NullOr(Schema.String),
   bars: Schema.Array(Schema.Struct({ t: Schema.String, v: Schema.NullOr(Schema.Union(Schema.Number, Schema.Boolean)) }))
-})
-
-/**
- * The spec's delete-refusal variant: `error` is the code string, `message`
- * and `referencing_signals` sit at the top level (the request middleware adds
- * `request_id` beside them).
- */
-export class SignalReferenced extends Schema.TaggedError<SignalReferenced>()("SignalReferenced", {
-  message: Schema.String,
-  referencing_signals: Schema.Array(Schema.String)
-}) {}
-
-const RefusalWire = Schema.Struct({
-  error: Schema.Literal("signal_referenced"),
-  message: Schema.String,
-  referencing_signals: Schema.Array(Schema.String),
-  request_id: Schema.optional(Schema.String)
-})
-
-export const SignalReferencedError = Schema.transform(RefusalWire, Schema.typeSchema(SignalReferenced), {
-  strict: false,
-  decode: (wire) => new SignalReferenced({ message: wire.message, referencing_signals: wire.referencing_signals }),
-  encode: (e) => ({
-    error: "signal_referenced" as const,
-    message: e.message,
-    referencing_signals: e.referencing_signals
-  })
-}).annotations({
-  ...HttpApiSchema.annotations({ status: 409 }),
-  description: "Delete refused: other custom signals of the account reference this one (pass force=true)"
 })
 
 /**
@@ -153,6 +140,8 @@ export const SignalStatsDoc = Schema.Struct({
 })
 
 export class SignalsApi extends HttpApiGroup.make("signals")
+  // what every endpoint of the group can answer
+  .pipe(groupErrors(BadRequest, ServiceUnavailable))
   .add(
     HttpApiEndpoint.get("catalog", "/v2/signals")
       .annotate(OpenApi.Summary, "List the signal catalog")
@@ -164,8 +153,6 @@ export class SignalsApi extends HttpApiGroup.make("signals")
         })
       )
       .addSuccess(Catalog)
-      .addError(BadRequestError)
-      .addError(ServiceUnavailableError)
       .annotate(
         OpenApi.Description,
         "The signal catalog: the account's custom signals first (by name, paged by `limit` (max 200, default 50) and `cursor`), then every built-in signal on every page. `kind` = `builtin` or `custom` lists one kind only. `count_builtin` and `count_custom` count the whole catalog. Readable on every plan."
@@ -182,10 +169,7 @@ export class SignalsApi extends HttpApiGroup.make("signals")
         })
       )
       .addSuccess(SignalDoc, { status: 201 })
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(ConflictError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(...COMPILE_ERRORS, ResourceLimitReached, AlreadyExists, NameCollision))
       .annotate(
         OpenApi.Description,
         "Creates a custom signal (Pro plan and above; 10 on Pro, unlimited above). `name` matches ^[a-z][a-z0-9_]{0,63}$ and is not a built-in column (409 `name_collision`) nor taken (409 `already_exists`); `expr` (max 4000 chars) is a boolean expression over built-in columns and the account's other custom signals (inlined, at most 5 deep): 400 `compile_failed` with `errors[]` or `recursion_depth_exceeded`; `description` max 500 chars. 403 `custom_signals_tier_required` below Pro, `resource_limit_reached` at the cap."
@@ -202,10 +186,7 @@ export class SignalsApi extends HttpApiGroup.make("signals")
         })
       )
       .addSuccess(SignalDoc)
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(...COMPILE_ERRORS, NotFound))
       .annotate(
         OpenApi.Description,
         "Updates a custom signal's `expr` (recompiled with the same rules as on create) and/or `description` (null clears it). Built-in signals are read-only: 400 `bad_request`. 404 `not_found` when the account has no such signal. Existing subscriptions keep their frozen copy."
@@ -217,11 +198,7 @@ export class SignalsApi extends HttpApiGroup.make("signals")
       .setPath(SignalPath)
       .setUrlParams(StrictParams({ force: Schema.optional(Schema.Literal("true", "false")) }))
       .addSuccess(Schema.Struct({ as_of: Schema.String, ok: Schema.Literal(true) }))
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(SignalReferencedError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(CustomSignalsTierRequired, NotFound, SignalReferenced))
       .annotate(
         OpenApi.Description,
         'Deletes a custom signal. Refused with 409 `{error: "signal_referenced", message, referencing_signals}` while another of the account\'s signals names it (text match on identifiers); `force=true` deletes anyway (those signals then fail to compile). Built-ins cannot be deleted (400).'
@@ -241,10 +218,7 @@ export class SignalsApi extends HttpApiGroup.make("signals")
         })
       )
       .addSuccess(Matches)
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(...COMPILE_ERRORS, NotFound, UniverseNotFound))
       .annotate(
         OpenApi.Description,
         "Tickers matching a signal: a boolean built-in or custom signal where TRUE (by ticker), a numeric built-in satisfying `condition` `<op><value>` with op one of > >= = != < <= (by value descending, then ticker). `asof` (YYYY-MM-DD or ISO) reads the daily state of that day (14-day carry-forward; `_meta` gives the resolution and frozen fields). `universe`: `top_10`, `top_100` (membership in effect on the day read) or one of the account's universes (live: its list now; with `asof`: the list it had at the end of that date, its first list before it existed), else 404 `universe_not_found`. A custom signal needs Pro or above (403 `custom_signals_tier_required`). `total` counts every match, `count` the rows of this page (`limit` max 200, default 50)."
@@ -263,10 +237,15 @@ export class SignalsApi extends HttpApiGroup.make("signals")
         })
       )
       .addSuccess(History)
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
+      .pipe(
+        withErrors(
+          ...COMPILE_ERRORS,
+          SignalNotAvailableAtInterval,
+          HistoryWindowExceeded,
+          TickerNotInMinuteTier,
+          NotFound
+        )
+      )
       .annotate(
         OpenApi.Description,
         "A signal's values for one ticker at `1m`, `1h`, `1d` or `1w`, oldest first; `cursor` pages backward from the most recent bar (`limit` max 1000, default 252). `from`/`to` are inclusive; `from` defaults to the start of the plan's history window (Hobby: today only, Pro: 5 years, Scale and above: all), and an earlier `from` is 400 `history_window_exceeded`. Minute and hourly bars: minute-tier columns only (else 400 `signal_not_available_at_interval`) and the current top 200 tickers by 30-day dollar volume (else 400 `ticker_not_in_minute_tier`). Custom signals give a boolean series."
@@ -285,9 +264,7 @@ export class SignalsApi extends HttpApiGroup.make("signals")
         })
       )
       .addSuccess(SignalEvents)
-      .addError(BadRequestError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(HistoryWindowExceeded, NotSupportedForCustomSignal, NotFound))
       .annotate(
         OpenApi.Description,
         "The days a built-in boolean signal turned on or off for one ticker, newest first; `next_cursor` continues with older events (`limit` max 1000, default 100). A day's row is the daily state at the close (as `GET /v2/tickers/{ticker}?asof=` returns it); the flag is on when TRUE and off when FALSE or NULL, and an event is a row whose state differs from the ticker's previous daily row (which may lie before `from`; the first row of a ticker has no event). `from`/`to` (inclusive, YYYY-MM-DD or ISO) follow the signal history endpoint: `from` defaults to the later of the plan's history window start and the start of the data, an earlier `from` is 400 `history_window_exceeded` (with `max_history_days` and `earliest_allowed_from`), `to` defaults to now. Counts against the history endpoints' rate limit. Errors: 400 `not_supported_for_custom_signal` (custom signals do not resolve here), 400 `bad_request` for a numeric signal, bad dates or cursor; 404 `not_found` for an unknown signal or ticker; 503 while the flag history is being computed (after a start or a bars import)."
@@ -306,10 +283,7 @@ export class SignalsApi extends HttpApiGroup.make("signals")
         })
       )
       .addSuccess(SignalStatsDoc)
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(...COMPILE_ERRORS, HistoryWindowExceeded, NotFound, UniverseNotFound))
       .annotate(
         OpenApi.Description,
         "How many tickers matched a signal on each trading day: `days` = `[{date, count, total}]`, oldest first, one entry per NYSE trading day in `from`..`to` (inclusive, YYYY-MM-DD or ISO, time truncated) whose daily state is final (after the close, and after 24:00 UTC for crypto); not paged. A day counts each ticker's daily row as of that day (its latest daily state on or before it, at most 14 days old), so `count` equals the `total` of `GET /v2/signals/{signal}?asof=<day>`; `total` is the number of tickers with such a row. `universe` (`top_10`, `top_100` as rebalanced on each day, or one of the account's universes) restricts both; 404 `universe_not_found` otherwise. Built-in boolean signals (`source: precomputed`): counts are kept per daily close, any range within the data, default the market's history window. Numeric signals (with `condition` `<op><value>`, required) and custom signals (Pro and above; `source: computed`): rebuilt on demand over at most 31 trading days (default: the last 31); a longer range is 400 `bad_request`. A `from` before the data is 400 `history_window_exceeded`. Available on every plan, like the as-of matches."

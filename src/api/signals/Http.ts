@@ -10,16 +10,27 @@ import type { TickerDirectory } from "../../market/tickers/index.js"
 import { type CompiledQuery, type Signals, signalsOf } from "../../query/index.js"
 import { type CustomSignal, CustomSignals } from "../../store/customSignals.js"
 import { VigilApi } from "../Api.js"
-import { accountSignals, compileConsuming, compileContext } from "../common/compile.js"
+import { accountSignals, compileConsuming, compileContext, type QueryRejected } from "../common/compile.js"
 import { requireFeature } from "../common/features.js"
 import { isoAsOf, liveSnapshot, marketData } from "../common/market.js"
 import { pageSize, parseDate } from "../common/params.js"
 import { FROZEN_FIELDS } from "../common/rows.js"
 import { Cursors, integerPosition, readCursor, stringPosition } from "../cursor.js"
-import { BadRequest, Conflict, Forbidden, NotFound, orUnavailable } from "../errors.js"
+import {
+  AlreadyExists,
+  BadRequest,
+  type CustomSignalsTierRequired,
+  HistoryWindowExceeded,
+  NameCollision,
+  NotFound,
+  orUnavailable,
+  ResourceLimitReached,
+  SignalNotAvailableAtInterval,
+  SignalReferenced,
+  TickerNotInMinuteTier
+} from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
 import { dayOf, resolveUniverse, rowsOfTickers } from "../universes/resolve.js"
-import { SignalReferenced } from "./Api.js"
 import { signalEvents } from "./events.js"
 import { columnPage, customPage, type HistoryInterval, INTERVALS, minuteTier, nextTo, type Window } from "./history.js"
 import {
@@ -38,8 +49,7 @@ import {
 import { SignalStats } from "./SignalStats.js"
 import { signalStats } from "./stats.js"
 
-const requireCustomPlan = (key: AuthenticatedKey) =>
-  requireFeature(key, "customSignals", "custom_signals_tier_required", "custom signals")
+const requireCustomPlan = (key: AuthenticatedKey) => requireFeature(key, "customSignals", "custom signals")
 
 const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
@@ -82,7 +92,7 @@ const compileExpr = (
   name: string,
   expr: string,
   existing: ReadonlyArray<CustomSignal>
-): Effect.Effect<CompiledQuery, BadRequest | Forbidden> => {
+): Effect.Effect<CompiledQuery, QueryRejected | CustomSignalsTierRequired> => {
   const defs = new Map(existing.filter((s) => s.name !== name).map((s) => [s.name, s.expr]))
   defs.set(name, expr)
   const ctx = { ...compileContext(directory, signalsOf(defs), "expr"), self: name }
@@ -172,8 +182,7 @@ export const SignalsHttpLive = HttpApiBuilder.group(VigilApi, "signals", (handle
             })
           }
           if (columnByName.has(name)) {
-            return yield* new Conflict({
-              code: "name_collision",
+            return yield* new NameCollision({
               message: `${name} is a built-in column; choose another name`
             })
           }
@@ -183,7 +192,7 @@ export const SignalsHttpLive = HttpApiBuilder.group(VigilApi, "signals", (handle
           yield* checkLengths(expr, payload.description)
           const existing = yield* orUnavailable(repo.all(key.account.id))
           if (existing.some((s) => s.name === name)) {
-            return yield* new Conflict({ code: "already_exists", message: `this account already has a signal ${name}` })
+            return yield* new AlreadyExists({ message: `this account already has a signal ${name}` })
           }
           yield* compileExpr(market.directory, key, name, expr, existing)
           const cap = PLAN_LIMITS[key.account.plan].customSignals
@@ -192,13 +201,10 @@ export const SignalsHttpLive = HttpApiBuilder.group(VigilApi, "signals", (handle
           ).pipe(
             Effect.catchTags({
               CustomSignalExists: () =>
-                Effect.fail(
-                  new Conflict({ code: "already_exists", message: `this account already has a signal ${name}` })
-                ),
+                Effect.fail(new AlreadyExists({ message: `this account already has a signal ${name}` })),
               CustomSignalLimitReached: (e) =>
                 Effect.fail(
-                  new Forbidden({
-                    code: "resource_limit_reached",
+                  new ResourceLimitReached({
                     message: `the ${key.account.plan} plan allows ${e.limit} custom signals; delete one or upgrade`,
                     details: { limit: e.limit }
                   })
@@ -357,8 +363,7 @@ export const SignalsHttpLive = HttpApiBuilder.group(VigilApi, "signals", (handle
           const intraday = interval === "1m" || interval === "1h"
           const signal = resolved.kind === "custom" ? resolved.name : resolved.column.name
           if (resolved.kind === "builtin" && !isAvailableAt(resolved.column, interval)) {
-            return yield* new BadRequest({
-              code: "signal_not_available_at_interval",
+            return yield* new SignalNotAvailableAtInterval({
               message: `${signal} is a daily-only column: use 1d or 1w (minute-tier columns only at ${interval})`
             })
           }
@@ -373,8 +378,7 @@ export const SignalsHttpLive = HttpApiBuilder.group(VigilApi, "signals", (handle
               return def !== undefined && def.type !== "string" && !isAvailableAt(def, interval)
             })
             if (daily.length > 0) {
-              return yield* new BadRequest({
-                code: "signal_not_available_at_interval",
+              return yield* new SignalNotAvailableAtInterval({
                 message: `${signal} uses daily-only columns (${daily.join(", ")}): use 1d or 1w`
               })
             }
@@ -382,8 +386,7 @@ export const SignalsHttpLive = HttpApiBuilder.group(VigilApi, "signals", (handle
           const md = yield* marketData
           const live = yield* liveSnapshot
           if (intraday && !minuteTier(live).has(meta.ticker)) {
-            return yield* new BadRequest({
-              code: "ticker_not_in_minute_tier",
+            return yield* new TickerNotInMinuteTier({
               message: `${meta.ticker} is not among the top 200 tickers by 30-day dollar volume that have minute bars; use 1d or 1w`
             })
           }
@@ -396,8 +399,7 @@ export const SignalsHttpLive = HttpApiBuilder.group(VigilApi, "signals", (handle
             : md.earliestDay * DAY_MS
           const windowStartMs = Math.max(planStartDay * DAY_MS, Math.floor(coverageStartMs / DAY_MS) * DAY_MS)
           const exceeded = (earliestMs: number, why: string) =>
-            new BadRequest({
-              code: "history_window_exceeded",
+            new HistoryWindowExceeded({
               message: why,
               details: { max_history_days: maxDays, earliest_allowed_from: isoDate(Math.floor(earliestMs / DAY_MS)) }
             })

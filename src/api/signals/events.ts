@@ -26,7 +26,7 @@ import { accountSignals } from "../common/compile.js"
 import { isoAsOf, liveSnapshot, marketData } from "../common/market.js"
 import { pageSize, parseDate } from "../common/params.js"
 import { Cursors, integerPosition, readCursor } from "../cursor.js"
-import { BadRequest, NotFound, orUnavailable } from "../errors.js"
+import { BadRequest, HistoryWindowExceeded, NotFound, NotSupportedForCustomSignal, orUnavailable } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
 import { SignalStats } from "./SignalStats.js"
 
@@ -126,8 +126,7 @@ export const signalEvents = ({ path, urlParams }: EventsRequest) =>
     if (column === undefined) {
       const own = yield* accountSignals(key.account.id)
       if (own.get(name) !== undefined || own.get(path.signal) !== undefined) {
-        return yield* new BadRequest({
-          code: "not_supported_for_custom_signal",
+        return yield* new NotSupportedForCustomSignal({
           message: `${path.signal} is a custom signal; events exist for built-in boolean signals only (use GET /v2/signals/${path.signal}/{ticker}/history/1d for its daily series)`
         })
       }
@@ -155,8 +154,7 @@ export const signalEvents = ({ path, urlParams }: EventsRequest) =>
     const coverageStartDay = md.earliestDay
     const windowStartMs = Math.max(planStartDay, coverageStartDay) * DAY_MS
     const exceeded = (earliestDay: number, why: string) =>
-      new BadRequest({
-        code: "history_window_exceeded",
+      new HistoryWindowExceeded({
         message: why,
         details: { max_history_days: maxDays, earliest_allowed_from: isoDate(earliestDay) }
       })

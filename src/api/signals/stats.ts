@@ -39,7 +39,7 @@ import type { TickerDirectory } from "../../market/tickers/index.js"
 import type { CompiledQuery } from "../../query/index.js"
 import { isoAsOf, liveSnapshot, marketData } from "../common/market.js"
 import { parseDate } from "../common/params.js"
-import { BadRequest } from "../errors.js"
+import { BadRequest, HistoryWindowExceeded } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
 import { dayOf, lookupUniverse, membersOn } from "../universes/resolve.js"
 import { type Condition, compareNumbers, parseCondition } from "./matching.js"
@@ -322,8 +322,7 @@ export const signalStats = <E, R>(
     if (urlParams.from !== undefined) from = epochDay(yield* parseDate("from", urlParams.from))
     if (urlParams.to !== undefined) to = epochDay(yield* parseDate("to", urlParams.to))
     if (from !== undefined && from < earliest) {
-      return yield* new BadRequest({
-        code: "history_window_exceeded",
+      return yield* new HistoryWindowExceeded({
         message: `from ${urlParams.from} is before the start of the daily data (${isoDate(earliest)})`,
         details: { max_history_days: null, earliest_allowed_from: isoDate(earliest) }
       })

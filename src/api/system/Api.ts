@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { ServiceUnavailableError } from "../errors.js"
+import { ServiceUnavailable, withErrors } from "../errors.js"
 
 export const Health = Schema.Struct({ status: Schema.Literal("ok") })
 export const Ready = Schema.Struct({ status: Schema.Literal("ready") })
@@ -11,7 +11,7 @@ export class SystemApi extends HttpApiGroup.make("system")
     HttpApiEndpoint.get("readyz", "/readyz")
       .annotate(OpenApi.Summary, "Readiness probe (503 until the service can answer)")
       .addSuccess(Ready)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(ServiceUnavailable))
   )
   .add(
     HttpApiEndpoint.get("metrics", "/metrics")

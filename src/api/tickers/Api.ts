@@ -7,7 +7,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { IntParam, StrictParams } from "../common/params.js"
 import { DirectRead } from "../direct/DirectRead.js"
-import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../errors.js"
+import { BadRequest, groupErrors, HistoryWindowExceeded, NotFound, ServiceUnavailable, withErrors } from "../errors.js"
 import { Authentication } from "../middleware/Authentication.js"
 
 /** A ticker row: column name → value (nulls kept). */
@@ -117,13 +117,13 @@ export const TickerHistoryResponse = Schema.Struct({
 })
 
 export class TickersApi extends HttpApiGroup.make("tickers")
+  // what every endpoint of the group can answer
+  .pipe(groupErrors(BadRequest, ServiceUnavailable))
   .add(
     HttpApiEndpoint.get("list", "/v2/tickers")
       .annotate(OpenApi.Summary, "List or look up tickers")
       .setUrlParams(TickerListParams)
       .addSuccess(TickerList)
-      .addError(BadRequestError)
-      .addError(ServiceUnavailableError)
       .annotate(
         OpenApi.Description,
         "List tracked tickers (slim rows; alphabetical by ticker, or by market_cap descending with `search` or `min_market_cap`), filtered by `search`, `asset_type`, `exchange`, `sector` and `min_market_cap`, paged with opaque cursors. With `tickers`, a bulk lookup of up to 50 full rows."
@@ -136,9 +136,7 @@ export class TickersApi extends HttpApiGroup.make("tickers")
       .setPath(TickerPath)
       .setUrlParams(TickerRowParams)
       .addSuccess(TickerRowResponse)
-      .addError(BadRequestError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(NotFound))
       .annotate(
         OpenApi.Description,
         "One ticker's full row: live, or with `asof` the daily row at the close of that day (the latest state on or before it, no look-back limit; `data.date` is the state's date)."
@@ -150,9 +148,7 @@ export class TickersApi extends HttpApiGroup.make("tickers")
       .setPath(TickerPath)
       .setUrlParams(TickerHistoryParams)
       .addSuccess(TickerHistoryResponse)
-      .addError(BadRequestError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(HistoryWindowExceeded, NotFound))
       .annotate(
         OpenApi.Description,
         "One ticker's daily row as of `asof`: the most recent daily state on or before the date, no look-back limit (`data.date` may precede `asof`); a future date gives the latest completed row. The plan's history window applies (Free and Hobby: today only, Pro 5 years, Scale and Enterprise everything): an earlier `asof` is 400 `history_window_exceeded` with `max_history_days` and `earliest_allowed_from`. (`GET /v2/tickers/{ticker}?asof=` has no window.)"

@@ -24,7 +24,7 @@ import { isoAsOf, liveSnapshot, marketData } from "../common/market.js"
 import { pageSize, parseDate } from "../common/params.js"
 import { FROZEN_FIELDS, ROW_COLUMNS, renderRow } from "../common/rows.js"
 import { Cursors, readCursor } from "../cursor.js"
-import { BadRequest, NotFound, orUnavailable } from "../errors.js"
+import { BadRequest, HistoryWindowExceeded, NotFound, orUnavailable } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
 import type { TickerHistoryResponse, TickerList, TickerRowResponse } from "./Api.js"
 import { type ListFilter, type ListOrder, listPage, readPosition } from "./listing.js"
@@ -254,8 +254,7 @@ export const TickersHttpLive = HttpApiBuilder.group(VigilApi, "tickers", (handle
             const today = Math.floor((yield* Clock.currentTimeMillis) / DAY_MS)
             const earliest = new Date((today - maxDays) * DAY_MS).toISOString().slice(0, 10)
             if (requested < earliest) {
-              return yield* new BadRequest({
-                code: "history_window_exceeded",
+              return yield* new HistoryWindowExceeded({
                 message: `asof ${requested} is before the ${key.account.plan} plan's history window (${maxDays} days, from ${earliest})`,
                 details: { max_history_days: maxDays, earliest_allowed_from: earliest }
               })

@@ -1,7 +1,16 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { IntParam, StrictParams } from "../common/params.js"
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ServiceUnavailableError } from "../errors.js"
+import {
+  BadRequest,
+  Forbidden,
+  groupErrors,
+  NotFound,
+  ServiceUnavailable,
+  SlugTaken,
+  UnknownTickers,
+  withErrors
+} from "../errors.js"
 import { Authentication } from "../middleware/Authentication.js"
 
 /** Most tickers one universe may hold (400 `bad_request` beyond). */
@@ -51,20 +60,20 @@ export const UpdateUniverse = StrictParams({
 const IdPath = Schema.Struct({ id: Schema.String })
 
 export class UniversesApi extends HttpApiGroup.make("universes")
+  // what every endpoint of the group can answer
+  .pipe(groupErrors(ServiceUnavailable))
   .add(
     HttpApiEndpoint.get("list", "/v2/universes")
       .annotate(OpenApi.Summary, "List own universes")
       .setUrlParams(StrictParams({ limit: Schema.optional(IntParam), cursor: Schema.optional(Schema.String) }))
       .addSuccess(UniverseList)
-      .addError(BadRequestError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(BadRequest))
       .annotate(OpenApi.Description, "The account's own universes by id; `limit` 1–100 (default 50), `cursor`.")
   )
   .add(
     HttpApiEndpoint.get("system", "/v2/universes/system")
       .annotate(OpenApi.Summary, "List system universes")
       .addSuccess(UniverseList)
-      .addError(ServiceUnavailableError)
       .annotate(
         OpenApi.Description,
         "The system universes `top_10` and `top_100` (tickers listed for `top_10` only; GET /v2/universes/top_100 lists them)."
@@ -75,9 +84,7 @@ export class UniversesApi extends HttpApiGroup.make("universes")
       .annotate(OpenApi.Summary, "Create a universe")
       .setPayload(CreateUniverse)
       .addSuccess(UniverseDoc, { status: 201 })
-      .addError(BadRequestError)
-      .addError(ConflictError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(BadRequest, UnknownTickers, SlugTaken))
       .annotate(
         OpenApi.Description,
         `Creates a universe. \`tickers\`: 1–${MAX_UNIVERSE_SIZE} tracked symbols in any convention (stored canonical); untracked ones give 400 \`unknown_tickers\` with \`disallowed\`. \`id\` is generated from the name when omitted; a taken or reserved id gives 409 \`slug_taken\`.`
@@ -88,8 +95,7 @@ export class UniversesApi extends HttpApiGroup.make("universes")
       .annotate(OpenApi.Summary, "Get a universe")
       .setPath(IdPath)
       .addSuccess(Schema.extend(UniverseDoc, Schema.Struct({ as_of: Schema.String })))
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(NotFound))
       .annotate(OpenApi.Description, "A system universe (`top_10`, `top_100`, tickers as of now) or an own one.")
   )
   .add(
@@ -98,10 +104,7 @@ export class UniversesApi extends HttpApiGroup.make("universes")
       .setPath(IdPath)
       .setPayload(UpdateUniverse)
       .addSuccess(UniverseDoc)
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(BadRequest, UnknownTickers, Forbidden, NotFound))
       .annotate(
         OpenApi.Description,
         "Updates `name`, `description`, and either `tickers` (replaces the list) or `add` / `remove` (not both forms). A change of the list is recorded with its time: as-of reads (scans, signal matches and stats) use the list the universe had at the end of their date, the first list for dates before it was created (see docs/scan.md)."
@@ -112,9 +115,7 @@ export class UniversesApi extends HttpApiGroup.make("universes")
       .annotate(OpenApi.Summary, "Delete a universe")
       .setPath(IdPath)
       .addSuccess(Schema.Struct({ ok: Schema.Literal(true) }))
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(Forbidden, NotFound))
       .annotate(
         OpenApi.Description,
         "Deletes an own universe and the history of its lists (a universe created again with the id starts afresh). Saved rules naming it keep the slug (see docs/scan.md)."

@@ -7,7 +7,7 @@ import { VigilApi } from "../Api.js"
 import { isoAsOf, marketData } from "../common/market.js"
 import { pageSize } from "../common/params.js"
 import { Cursors, readCursor, stringPosition } from "../cursor.js"
-import { BadRequest, Conflict, Forbidden, NotFound, orUnavailable } from "../errors.js"
+import { BadRequest, Forbidden, NotFound, orUnavailable, SlugTaken, type UnknownTickers } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "./Api.js"
 import {
@@ -119,8 +119,7 @@ export const UniversesHttpLive = HttpApiBuilder.group(VigilApi, "universes", (ha
             })
           }
           if (isSystemId(payload.id)) {
-            return yield* new Conflict({
-              code: "slug_taken",
+            return yield* new SlugTaken({
               message: `id ${payload.id} is reserved for a system universe`
             })
           }
@@ -136,8 +135,7 @@ export const UniversesHttpLive = HttpApiBuilder.group(VigilApi, "universes", (ha
         if (payload.id !== undefined) {
           const created = yield* orUnavailable(store.create({ ...input, id: payload.id }))
           if (created === "taken") {
-            return yield* new Conflict({
-              code: "slug_taken",
+            return yield* new SlugTaken({
               message: `this account already has a universe with id ${payload.id}`
             })
           }
@@ -148,8 +146,7 @@ export const UniversesHttpLive = HttpApiBuilder.group(VigilApi, "universes", (ha
           const created = yield* orUnavailable(store.create({ ...input, id: candidate(base, attempt) }))
           if (created !== "taken") return ownDoc(created)
         }
-        return yield* new Conflict({
-          code: "slug_taken",
+        return yield* new SlugTaken({
           message: `could not generate a free id from the name ${JSON.stringify(payload.name)}; pass an id`
         })
       })
@@ -170,7 +167,7 @@ export const UniversesHttpLive = HttpApiBuilder.group(VigilApi, "universes", (ha
         yield* checkDescription(payload.description)
         // a missing universe is a 404 before any 400 of its tickers; the update itself reads it again, locked
         if ((yield* orUnavailable(store.get(key.account.id, path.id))) === undefined) return yield* notFound(path.id)
-        let tickers: ReadonlyArray<string> | TickersEdit<BadRequest> | undefined
+        let tickers: ReadonlyArray<string> | TickersEdit<BadRequest | UnknownTickers> | undefined
         if (payload.tickers !== undefined) {
           yield* checkSize(payload.tickers, "tickers")
           tickers = yield* canonicalTickers(directory, payload.tickers, "tickers")

@@ -13,7 +13,7 @@ import { isWellFormedSymbol } from "../../market/tickers/index.js"
 import { firstOfMonth, nextFirstOfMonth, REBALANCE_METHOD } from "../../market/universes.js"
 import type { UniverseRecord } from "../../store/universes.js"
 import { Universes } from "../../store/universes.js"
-import { BadRequest, NotFound, orUnavailable, type ServiceUnavailable } from "../errors.js"
+import { BadRequest, orUnavailable, type ServiceUnavailable, UniverseNotFound, UnknownTickers } from "../errors.js"
 import { MAX_UNIVERSE_SIZE, type UniverseDoc } from "./Api.js"
 
 const DAY_S = 86_400
@@ -76,7 +76,7 @@ export const canonicalTickers = (
   raw: ReadonlyArray<string>,
   parameter: string,
   dedupe = false
-): Effect.Effect<Array<string>, BadRequest> => {
+): Effect.Effect<Array<string>, BadRequest | UnknownTickers> => {
   const malformed: Array<string> = []
   const unknown: Array<string> = []
   const duplicates: Array<string> = []
@@ -112,8 +112,7 @@ export const canonicalTickers = (
   }
   if (unknown.length > 0) {
     return Effect.fail(
-      new BadRequest({
-        code: "unknown_tickers",
+      new UnknownTickers({
         message: `${parameter}: ${unknown.length} symbol${unknown.length > 1 ? "s are" : " is"} not tracked: ${unknown
           .slice(0, 20)
           .join(", ")}`,
@@ -152,7 +151,7 @@ export const checkSize = (tickers: ReadonlyArray<unknown>, parameter: string): E
  */
 export const editTickers =
   (add: ReadonlyArray<string>, remove: ReadonlyArray<string>) =>
-  (current: ReadonlyArray<string>): Effect.Effect<Array<string>, BadRequest> => {
+  (current: ReadonlyArray<string>): Effect.Effect<Array<string>, BadRequest | UnknownTickers> => {
     const present = new Set(current)
     const removed = new Set(remove)
     const tickers = [...current, ...add.filter((t) => !present.has(t))].filter((t) => !removed.has(t))
@@ -160,8 +159,7 @@ export const editTickers =
   }
 
 export const universeNotFound = (id: string) =>
-  new NotFound({
-    code: "universe_not_found",
+  new UniverseNotFound({
     message: `universe ${JSON.stringify(id)} is neither a system universe (top_10, top_100) nor one of this account's`
   })
 
@@ -195,7 +193,7 @@ export const lookupUniverse = (
   accountId: string,
   id: string,
   asOf?: AsOfDays
-): Effect.Effect<ResolvedUniverse, NotFound | ServiceUnavailable, Universes> => {
+): Effect.Effect<ResolvedUniverse, UniverseNotFound | ServiceUnavailable, Universes> => {
   if (isSystemId(id)) return Effect.succeed({ _tag: "System", id })
   if (!SLUG.test(id)) return Effect.fail(universeNotFound(id))
   const found = Effect.flatMap(Universes, (store) =>
@@ -253,7 +251,7 @@ export const resolveUniverse = (
   id: string,
   day: number,
   asOf: boolean
-): Effect.Effect<ReadonlyArray<string>, NotFound | ServiceUnavailable, Universes> =>
+): Effect.Effect<ReadonlyArray<string>, UniverseNotFound | ServiceUnavailable, Universes> =>
   Effect.map(lookupUniverse(accountId, id, asOf ? { from: day, to: day } : undefined), (u) => membersOn(md, u, day))
 
 /** The rows (ascending) of `tickers` in a snapshot; tickers without a row are left out. */

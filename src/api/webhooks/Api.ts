@@ -2,12 +2,21 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { IntParam, StrictParams } from "../common/params.js"
 import {
-  BadRequestError,
-  ConflictError,
-  ForbiddenError,
-  NotFoundError,
-  NotImplementedError,
-  ServiceUnavailableError
+  BadRequest,
+  ChannelNotImplemented,
+  COMPILE_ERRORS,
+  CompileFailed,
+  DeliveryNotFailed,
+  groupErrors,
+  InvalidQuery,
+  NotFound,
+  RecursionDepthExceeded,
+  ServiceUnavailable,
+  UniverseNotFound,
+  UnknownSignal,
+  WebhookLimitReached,
+  WebhookTierRequired,
+  withErrors
 } from "../errors.js"
 import { Authentication } from "../middleware/Authentication.js"
 
@@ -75,17 +84,6 @@ export const DeliveryList = Schema.Struct({
   deliveries: Schema.Array(DeliveryDoc)
 })
 
-export const NotificationDoc = Schema.Struct({
-  id: Schema.String,
-  webhook_id: Schema.String,
-  title: Schema.String,
-  body: Schema.String,
-  event: Schema.Unknown,
-  read: Schema.Boolean,
-  read_at: Schema.NullOr(Schema.Int),
-  created_at: Schema.Int
-})
-
 const Fields = Schema.Union(Schema.String, Schema.Array(Schema.String))
 
 const DeliveryFields = {
@@ -134,17 +132,15 @@ const SUBSCRIBE_DOC =
   "(403 `webhook_limit_reached`)."
 
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
+  // what every endpoint of the group can answer
+  .pipe(groupErrors(BadRequest, WebhookTierRequired, ServiceUnavailable))
   .add(
     HttpApiEndpoint.post("subscribeTicker", "/v2/tickers/:ticker/subscribe")
       .annotate(OpenApi.Summary, "Subscribe to a ticker condition")
       .setPath(Schema.Struct({ ticker: Schema.String }))
       .setPayload(TickerSubscribe)
       .addSuccess(WebhookDoc)
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(NotImplementedError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(...COMPILE_ERRORS, WebhookLimitReached, NotFound, ChannelNotImplemented))
       .annotate(
         OpenApi.Description,
         `Subscribes a condition on one ticker: the webhook's q is \`ticker = '<TICKER>' AND (<condition>)\`; default name \`<TICKER>: <condition>\`. ${SUBSCRIBE_DOC}`
@@ -156,11 +152,16 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .setPath(Schema.Struct({ signal: Schema.String }))
       .setPayload(SignalSubscribe)
       .addSuccess(WebhookDoc)
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(NotImplementedError)
-      .addError(ServiceUnavailableError)
+      .pipe(
+        withErrors(
+          ...COMPILE_ERRORS,
+          WebhookLimitReached,
+          NotFound,
+          UnknownSignal,
+          UniverseNotFound,
+          ChannelNotImplemented
+        )
+      )
       .annotate(
         OpenApi.Description,
         `Subscribes a signal: a boolean (or custom) signal gives q \`<signal> = true\` (condition ignored); a numeric one needs \`condition\` \`<op><value>\` (op one of > >= = != < <=) and gives \`<signal> <op> <value>\`. Optional \`ticker\` restricts to one ticker, \`universe\` to a universe. Unknown signal: 404 \`unknown_signal\`. ${SUBSCRIBE_DOC}`
@@ -171,9 +172,6 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .annotate(OpenApi.Summary, "List webhooks")
       .setUrlParams(Page)
       .addSuccess(WebhookList)
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(ServiceUnavailableError)
       .annotate(OpenApi.Description, "The account's webhooks, newest first; `limit` 1–100 (default 50), `cursor`.")
   )
   .add(
@@ -181,11 +179,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .annotate(OpenApi.Summary, "Create a webhook")
       .setPayload(CreateWebhook)
       .addSuccess(WebhookDoc, { status: 201 })
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(NotImplementedError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(...COMPILE_ERRORS, WebhookLimitReached, NotFound, UniverseNotFound, ChannelNotImplemented))
       .annotate(
         OpenApi.Description,
         `Creates a webhook from a raw \`q\` or a saved rule (\`rule_id\`: its q and universe; an explicit \`universe\` overrides), with \`subscription_origin.type\` \`query\`. ${SUBSCRIBE_DOC}`
@@ -196,10 +190,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .annotate(OpenApi.Summary, "Get a webhook")
       .setPath(IdPath)
       .addSuccess(WebhookDoc)
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(NotFound))
       .annotate(OpenApi.Description, "One webhook (never its secrets). 400 for an id not of the form `wh_…`.")
   )
   .add(
@@ -208,10 +199,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .setPath(IdPath)
       .setPayload(UpdateWebhook)
       .addSuccess(WebhookDoc)
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(NotFound))
       .annotate(
         OpenApi.Description,
         "Changes `name`, `target_url` (webhook channel), `chat_url` (chat channel), `cadence` or `fields`. The condition cannot change: create a new webhook. Pending retries go to the new target."
@@ -228,10 +216,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
           previous_secret_expires_at: Schema.Int
         })
       )
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(NotFound))
       .annotate(
         OpenApi.Description,
         "Issues a new signing secret (shown only here). For 24 hours every delivery carries two signatures in `webhook-signature`, one per secret, so receivers can switch without losing events. Webhook channel only."
@@ -242,10 +227,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .annotate(OpenApi.Summary, "Re-enable a webhook")
       .setPath(IdPath)
       .addSuccess(WebhookDoc)
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(WebhookLimitReached, NotFound))
       .annotate(
         OpenApi.Description,
         "Re-enables a disabled webhook: clears `last_match_set` and `last_evaluated_at`, so the next evaluation fires once with every current match. An active webhook is returned unchanged. 403 `webhook_limit_reached` when the plan's cap is reached."
@@ -256,10 +238,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .annotate(OpenApi.Summary, "Disable a webhook")
       .setPath(IdPath)
       .addSuccess(WebhookDoc)
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(NotFound))
       .annotate(OpenApi.Description, "Stops evaluating the webhook; its configuration and queued deliveries are kept.")
   )
   .add(
@@ -267,10 +246,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .annotate(OpenApi.Summary, "Delete a webhook")
       .setPath(IdPath)
       .addSuccess(Schema.Struct({ ok: Schema.Literal(true) }))
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(NotFound))
       .annotate(OpenApi.Description, "Deletes the webhook with its delivery records and pending deliveries.")
   )
   .add(
@@ -278,10 +254,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .annotate(OpenApi.Summary, "Send a test delivery")
       .setPath(IdPath)
       .addSuccess(Schema.Struct({ as_of: Schema.String, delivery: DeliveryDoc }), { status: 202 })
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(InvalidQuery, CompileFailed, RecursionDepthExceeded, NotFound))
       .annotate(
         OpenApi.Description,
         "Queues a test ping at once: a real-shape `webhook.fired` with `test: true` whose rows are up to 100 tickers matching the webhook's q now. Sent once, never retried, never disables the webhook; it appears in the deliveries list."
@@ -299,10 +272,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
         })
       )
       .addSuccess(DeliveryList)
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(NotFound))
       .annotate(
         OpenApi.Description,
         "Delivery records, newest first; `status` (pending, delivered, permanent_failure), `limit` 1–100 (default 50), `cursor`. `target_url` is the URL for the webhook channel and `chat`, `in_app` or `push:<device_id>` otherwise (never a secret)."
@@ -313,82 +283,14 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .annotate(OpenApi.Summary, "Retry a failed delivery")
       .setPath(Schema.Struct({ id: Schema.String, delivery_id: Schema.String }))
       .addSuccess(DeliveryDoc)
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(NotFoundError)
-      .addError(ConflictError)
-      .addError(ServiceUnavailableError)
+      .pipe(withErrors(NotFound, DeliveryNotFailed))
       .annotate(
         OpenApi.Description,
         "Sends a `permanent_failure` delivery again now, with the same `webhook-id` and a fresh retry schedule. 409 `delivery_not_failed` for a delivery that is pending or delivered."
       )
   )
-  .add(
-    HttpApiEndpoint.post("registerDevice", "/v2/devices/register")
-      .annotate(OpenApi.Summary, "Register a device for mobile push")
-      .setPayload(
-        StrictParams({
-          platform: Schema.String,
-          token: Schema.String,
-          name: Schema.optional(Schema.NullOr(Schema.String))
-        })
-      )
-      .addSuccess(
-        Schema.Struct({
-          device_id: Schema.String,
-          platform: Schema.String,
-          name: Schema.NullOr(Schema.String),
-          created_at: Schema.Int
-        }),
-        { status: 201 }
-      )
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(ServiceUnavailableError)
-      .annotate(
-        OpenApi.Description,
-        "Registers a device for `mobile_push` (`platform`: ios, android or web; `token`: the push token). Registering the same token again returns the same `device_id`."
-      )
-  )
-  .add(
-    HttpApiEndpoint.get("notifications", "/v2/notifications")
-      .annotate(OpenApi.Summary, "List in-app notifications")
-      .setUrlParams(
-        StrictParams({
-          unread: Schema.optional(Schema.Literal("true", "false")),
-          limit: Schema.optional(IntParam),
-          cursor: Schema.optional(Schema.String)
-        })
-      )
-      .addSuccess(
-        Schema.Struct({
-          as_of: Schema.String,
-          count: Schema.Int,
-          unread_count: Schema.Int,
-          next_cursor: Schema.NullOr(Schema.String),
-          notifications: Schema.Array(NotificationDoc)
-        })
-      )
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(ServiceUnavailableError)
-      .annotate(
-        OpenApi.Description,
-        "The in-app inbox: alerts of `in_app` webhooks, newest first, with read state; `unread=true` lists only unread ones; `limit` 1–100 (default 50), `cursor`."
-      )
-  )
-  .add(
-    HttpApiEndpoint.post("markRead", "/v2/notifications/read")
-      .annotate(OpenApi.Summary, "Mark notifications read")
-      .setPayload(StrictParams({ ids: Schema.optional(Schema.Array(Schema.String)) }))
-      .addSuccess(Schema.Struct({ as_of: Schema.String, marked: Schema.Int }))
-      .addError(BadRequestError)
-      .addError(ForbiddenError)
-      .addError(ServiceUnavailableError)
-      .annotate(OpenApi.Description, "Marks the given notifications read (all of the account's when `ids` is omitted).")
-  )
   .middleware(Authentication)
   .annotate(
     OpenApi.Description,
-    "Webhooks and subscriptions: ticker and signal subscriptions, webhook management, deliveries, devices and in-app notifications (paid plans)."
+    "Webhooks and subscriptions: ticker and signal subscriptions, webhook management and deliveries (paid plans)."
   ) {}

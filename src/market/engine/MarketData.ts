@@ -29,7 +29,7 @@ import {
   previousTradingDay
 } from "../calendar.js"
 import { BarSeries, barAt, barInto, newBar, SeriesArena } from "../history/barSeries.js"
-import { epochDay, isoDate } from "../indicators/days.js"
+import { DAY_MS, epochDay, isoDate } from "../indicators/days.js"
 import {
   allocateColumns,
   bindColumns,
@@ -65,7 +65,6 @@ import { HistoryCheckpoints } from "./checkpoints.js"
 import { INPUT_COLUMNS, tickerInputs } from "./inputs.js"
 import { SIM_ANCHOR_DATE, simSpec, tickRound, VENDOR_FEED_START } from "./specs.js"
 
-const DAY_MS = 86_400_000
 export const EQUITY_WARMUP_SESSIONS = 252
 /** crypto's 52 weeks are 365 daily bars: a year of warm-up plus a week's margin */
 export const CRYPTO_WARMUP_DAYS = 372

@@ -1,0 +1,477 @@
+/**
+ * Subscriptions: every rule of making and editing a webhook, for every
+ * endpoint that does — ticker subscribe, signal subscribe, `POST` and `PATCH
+ * /v2/webhooks`, enable, disable, delete, rotate, test, deliveries. The plan
+ * gate (`webhooks` in `PLAN_LIMITS`) and cap, conditions compiled for the
+ * account and frozen, delivery settings (settings.ts: one validator per field
+ * for create and update), defaults, cadence; the store enforces the cap
+ * atomically; the `Alerts` evaluator is told of every change at once.
+ */
+import { Clock, Effect, Either } from "effect"
+import type { AuthenticatedKey } from "../../accounts/Accounts.js"
+import { PLAN_LIMITS } from "../../accounts/plans.js"
+import { Alerts, displayTarget, newId } from "../../alerts/Alerts.js"
+import { firedEvent } from "../../alerts/payload.js"
+import type { AppConfig } from "../../config/AppConfig.js"
+import { generateSigningSecret, newEventId } from "../../delivery/signing.js"
+import { DeliveryWake } from "../../delivery/wake.js"
+import { columnByName } from "../../market/catalog.js"
+import type { Market } from "../../market/Market.js"
+import { isWellFormedSymbol, Tickers } from "../../market/tickers/index.js"
+import { compileQuery } from "../../query/index.js"
+import type { SignalResolver } from "../../signals/SignalResolver.js"
+import { Deliveries, type DeliveryStatus } from "../../store/deliveries.js"
+import { Rules } from "../../store/rules.js"
+import type { Universes } from "../../store/universes.js"
+import { effectiveLastEvaluated, type Origin, type WebhookRecord, Webhooks } from "../../store/webhooks.js"
+import { accountSignals, compileContext, compileFor, queryRejection } from "../common/compile.js"
+import { requireFeature } from "../common/features.js"
+import { liveSnapshot } from "../common/market.js"
+import { pageSize } from "../common/params.js"
+import { Cursors, readCursor } from "../cursor.js"
+import {
+  BadRequest,
+  DeliveryNotFailed,
+  InvalidQuery,
+  NotFound,
+  orUnavailable,
+  UnknownSignal,
+  WebhookLimitReached
+} from "../errors.js"
+import { MAX_Q_LENGTH } from "../scan/params.js"
+import { parseCondition } from "../signals/matching.js"
+import { lookupUniverse } from "../universes/resolve.js"
+import { deliveryDoc, webhookRenderer, webhookRendererWith } from "./render.js"
+import { type DeliveryEditInput, type DeliveryInput, newSettings, type Settings, settingsEdit } from "./settings.js"
+
+const WEBHOOK_ID = /^wh_[A-Za-z0-9_-]{1,64}$/
+const DELIVERY_ID = /^dlv_[A-Za-z0-9_-]{1,64}$/
+/** How long the previous signing secret keeps signing after a rotation. */
+export const SECRET_OVERLAP_MS = 24 * 3_600_000
+
+const notFound = (what: string, id: string) => new NotFound({ message: `${what} ${JSON.stringify(id)} not found` })
+
+/** 403 `webhook_tier_required` unless the account's plan has webhooks (`PLAN_LIMITS`). */
+const requireWebhooks = (key: AuthenticatedKey) => requireFeature(key, "webhooks", "using webhooks")
+
+const limitReached = (key: AuthenticatedKey, active: number) =>
+  new WebhookLimitReached({
+    message: `this account has ${active} active webhooks, the most its ${key.account.plan} plan allows; disable or delete one, or upgrade`
+  })
+
+/** Compiles a condition for the account and freezes it (consuming custom signals needs Pro: `compileFor`). */
+const freeze = (key: AuthenticatedKey, text: string, parameter: string) =>
+  Effect.gen(function* () {
+    if (text.length > MAX_Q_LENGTH) {
+      return yield* new InvalidQuery({
+        message: `${parameter} is ${text.length} characters; at most ${MAX_Q_LENGTH} are allowed`
+      })
+    }
+    const compiled = yield* compileFor(text, yield* Tickers, key.account, parameter)
+    return compiled.text
+  })
+
+/**
+ * The frozen q of a condition restricted to one ticker: `ticker = '<T>' AND (<condition>)`, the
+ * condition compiled (and frozen) on its own, so it stays one parenthesized operand whatever its
+ * precedence and cannot close the parentheses to widen the subscription.
+ */
+const freezeForTicker = (key: AuthenticatedKey, ticker: string, condition: string) =>
+  Effect.map(
+    freeze(key, condition, "condition"),
+    (frozen) => `ticker = '${ticker.replaceAll("'", "''")}' AND (${frozen})`
+  )
+
+/** A tracked ticker's metadata: 400 for a malformed symbol, 404 for an untracked one. */
+const trackedTicker = (raw: string) =>
+  Effect.gen(function* () {
+    if (!isWellFormedSymbol(raw)) return yield* new BadRequest({ message: `invalid ticker ${JSON.stringify(raw)}` })
+    const meta = (yield* Tickers).lookup(raw)
+    if (meta === undefined) return yield* notFound("ticker", raw.toUpperCase())
+    return meta
+  })
+
+const checkUniverse = (accountId: string, universe: string | null | undefined) =>
+  Effect.gen(function* () {
+    if (universe === undefined || universe === null) return null
+    return (yield* lookupUniverse(accountId, universe)).id
+  })
+
+/** The caller's webhook `id`: 403 without webhooks on the plan, 400 for a malformed id, 404 for another's. */
+const owned = (key: AuthenticatedKey, id: string) =>
+  Effect.gen(function* () {
+    yield* requireWebhooks(key)
+    if (!WEBHOOK_ID.test(id)) {
+      return yield* new BadRequest({ message: `invalid webhook id ${JSON.stringify(id)}: ids look like wh_…` })
+    }
+    const w = yield* orUnavailable((yield* Webhooks).get(key.account.id, id))
+    if (w === undefined) return yield* notFound("webhook", id)
+    return w
+  })
+
+/** Stores a new webhook under the plan's cap and hands it to the evaluator. */
+const create = (
+  key: AuthenticatedKey,
+  q: string,
+  universeId: string | null,
+  origin: Origin,
+  settings: Settings,
+  /** the subscribe endpoints answer with `test_url` too */
+  withTestUrl = true
+) =>
+  Effect.gen(function* () {
+    const signingSecret = settings.channel === "webhook" ? generateSigningSecret() : null
+    const outcome = yield* orUnavailable(
+      (yield* Webhooks).create(
+        key.account.id,
+        newId("wh"),
+        { ...settings, q, universeId, signingSecret, origin },
+        PLAN_LIMITS[key.account.plan].webhooks
+      )
+    )
+    if (outcome._tag === "LimitReached") return yield* limitReached(key, outcome.active)
+    yield* (yield* Alerts).changed(outcome.record)
+    // the ticks read by the create's transaction: no statement of its own
+    const doc = (yield* webhookRendererWith(outcome.ticks))(outcome.record)
+    return {
+      ...doc,
+      ...(signingSecret === null ? {} : { signing_secret: signingSecret }),
+      ...(withTestUrl ? { test_url: `/v2/webhooks/${outcome.record.id}/test` } : {})
+    }
+  })
+
+/** A `[created_at, id]` keyset position (deliveries). */
+const timeAndId = (p: unknown): readonly [number, string] | undefined =>
+  Array.isArray(p) && p.length === 2 && typeof p[0] === "number" && typeof p[1] === "string" ? [p[0], p[1]] : undefined
+
+const numberPosition = (p: unknown): number | undefined => (typeof p === "number" ? p : undefined)
+
+const subscribeTicker = (
+  key: AuthenticatedKey,
+  ticker: string,
+  payload: DeliveryInput & { readonly condition?: string | undefined }
+) =>
+  Effect.gen(function* () {
+    yield* requireWebhooks(key)
+    const meta = yield* trackedTicker(ticker)
+    const condition = payload.condition?.trim() ?? ""
+    if (condition === "") return yield* new BadRequest({ message: "condition is required" })
+    const q = yield* freezeForTicker(key, meta.ticker, condition)
+    const settings = yield* newSettings(key, payload, `${meta.ticker}: ${condition}`)
+    return yield* create(key, q, null, { type: "ticker", ref: meta.ticker, condition }, settings)
+  })
+
+/** A signal subscription's condition: a boolean signal (built-in or custom), or `<op><value>` on a numeric one. */
+const signalCondition = (key: AuthenticatedKey, signal: string, condition: string | undefined) =>
+  Effect.gen(function* () {
+    const name = signal.trim().toLowerCase()
+    const column = columnByName.get(name)
+    const signals = yield* accountSignals(key.account.id)
+    if (column?.signal && column.type === "boolean") {
+      return { name, expr: `${name} = true`, condition: name, defaultName: name }
+    }
+    if (column?.signal && column.type === "numeric") {
+      if (condition === undefined || condition.trim() === "") {
+        return yield* new BadRequest({
+          message: `condition is required for the numeric signal ${name}: <op><value>, e.g. >70`
+        })
+      }
+      const parsed = parseCondition(condition)
+      if (parsed === undefined) {
+        return yield* new BadRequest({
+          message: `condition must be <op><value> with op one of > >= = != < <= (got ${JSON.stringify(condition)})`
+        })
+      }
+      const expr = `${name} ${parsed.op} ${parsed.value}`
+      return { name, expr, condition: parsed.text, defaultName: expr }
+    }
+    if (signals.get(name) !== undefined) return { name, expr: `${name} = true`, condition: name, defaultName: name }
+    return yield* new UnknownSignal({
+      message: `${JSON.stringify(signal)} is neither a built-in signal nor one of this account's custom signals (GET /v2/signals lists them)`
+    })
+  })
+
+const subscribeSignal = (
+  key: AuthenticatedKey,
+  signal: string,
+  payload: DeliveryInput & {
+    readonly condition?: string | undefined
+    readonly ticker?: string | null | undefined
+    readonly universe?: string | null | undefined
+  }
+) =>
+  Effect.gen(function* () {
+    yield* requireWebhooks(key)
+    const chosen = yield* signalCondition(key, signal, payload.condition)
+    const q =
+      payload.ticker === undefined || payload.ticker === null
+        ? yield* freeze(key, chosen.expr, "condition")
+        : yield* freezeForTicker(key, (yield* trackedTicker(payload.ticker)).ticker, chosen.expr)
+    const universe = yield* checkUniverse(key.account.id, payload.universe)
+    const settings = yield* newSettings(key, payload, chosen.defaultName)
+    return yield* create(key, q, universe, { type: "signal", ref: chosen.name, condition: chosen.condition }, settings)
+  })
+
+const createWebhook = (
+  key: AuthenticatedKey,
+  payload: DeliveryInput & {
+    readonly q?: string | undefined
+    readonly rule_id?: string | undefined
+    readonly universe?: string | null | undefined
+  }
+) =>
+  Effect.gen(function* () {
+    yield* requireWebhooks(key)
+    if ((payload.q === undefined) === (payload.rule_id === undefined)) {
+      return yield* new BadRequest({ message: "give exactly one of q (a condition) or rule_id (a saved rule)" })
+    }
+    let text: string
+    let universe: string | null | undefined = payload.universe
+    let ref: string | null = null
+    if (payload.rule_id !== undefined) {
+      const rule = yield* orUnavailable((yield* Rules).get(key.account.id, payload.rule_id))
+      if (rule === undefined) return yield* notFound("rule", payload.rule_id)
+      text = rule.q
+      if (universe === undefined) universe = rule.universe
+      ref = rule.id
+    } else {
+      text = payload.q!
+      if (text.trim() === "") return yield* new BadRequest({ message: "q must not be empty" })
+    }
+    const q = yield* freeze(key, text, "q")
+    const universeId = yield* checkUniverse(key.account.id, universe)
+    const settings = yield* newSettings(key, payload, text)
+    return yield* create(key, q, universeId, { type: "query", ref, condition: text }, settings, false)
+  })
+
+const list = (
+  key: AuthenticatedKey,
+  urlParams: { readonly limit?: number | undefined; readonly cursor?: string | undefined }
+) =>
+  Effect.gen(function* () {
+    yield* requireWebhooks(key)
+    const limit = yield* pageSize(urlParams.limit, 100, 50)
+    const codec = yield* orUnavailable((yield* Cursors).codec)
+    const binding = { endpoint: "webhooks", account: key.account.id, limit }
+    const after = yield* readCursor(codec, binding, urlParams.cursor, numberPosition)
+    const rows = yield* orUnavailable((yield* Webhooks).list(key.account.id, limit + 1, after))
+    const page = rows.slice(0, limit)
+    const doc = yield* webhookRenderer
+    const last = page[page.length - 1]
+    return {
+      as_of: new Date(yield* Clock.currentTimeMillis).toISOString(),
+      count: page.length,
+      next_cursor: rows.length > limit && last !== undefined ? codec.encode(binding, last.seq) : null,
+      webhooks: page.map(doc)
+    }
+  })
+
+const get = (key: AuthenticatedKey, id: string) =>
+  Effect.flatMap(owned(key, id), (w) => Effect.map(webhookRenderer, (doc) => doc(w)))
+
+/** Tells the evaluator of a changed webhook and renders it. */
+const changed = (w: WebhookRecord) =>
+  Effect.flatMap(Alerts, (alerts) =>
+    Effect.zipRight(
+      alerts.changed(w),
+      Effect.map(webhookRenderer, (doc) => doc(w))
+    )
+  )
+
+const update = (key: AuthenticatedKey, id: string, payload: DeliveryEditInput) =>
+  Effect.gen(function* () {
+    const w = yield* owned(key, id)
+    const edit = yield* settingsEdit(w, payload)
+    const updated = yield* orUnavailable((yield* Webhooks).update(key.account.id, w.id, edit))
+    if (updated === undefined) return yield* notFound("webhook", id)
+    return yield* changed(updated)
+  })
+
+const rotateSecret = (key: AuthenticatedKey, id: string) =>
+  Effect.gen(function* () {
+    const w = yield* owned(key, id)
+    if (w.channel !== "webhook") {
+      return yield* new BadRequest({ message: `only webhook-channel webhooks are signed (channel is ${w.channel})` })
+    }
+    const secret = generateSigningSecret()
+    const until = (yield* Clock.currentTimeMillis) + SECRET_OVERLAP_MS
+    const updated = yield* orUnavailable((yield* Webhooks).rotateSecret(key.account.id, w.id, secret, until))
+    if (updated === undefined) return yield* notFound("webhook", id)
+    return {
+      webhook: (yield* webhookRenderer)(updated),
+      signing_secret: secret,
+      previous_secret_expires_at: Math.floor(until / 1000)
+    }
+  })
+
+const enable = (key: AuthenticatedKey, id: string) =>
+  Effect.gen(function* () {
+    yield* owned(key, id)
+    const outcome = yield* orUnavailable(
+      (yield* Webhooks).enable(key.account.id, id, PLAN_LIMITS[key.account.plan].webhooks)
+    )
+    if (outcome._tag === "NotFound") return yield* notFound("webhook", id)
+    if (outcome._tag === "LimitReached") return yield* limitReached(key, outcome.active)
+    return yield* changed(outcome.record)
+  })
+
+const disable = (key: AuthenticatedKey, id: string) =>
+  Effect.gen(function* () {
+    const w = yield* owned(key, id)
+    if (w.status === "disabled") return (yield* webhookRenderer)(w)
+    const webhooks = yield* Webhooks
+    const ticks = yield* orUnavailable(webhooks.ticks)
+    const updated = yield* orUnavailable(
+      webhooks.disable(key.account.id, w.id, "user", effectiveLastEvaluated(w, ticks))
+    )
+    return yield* changed(updated ?? w)
+  })
+
+const remove = (key: AuthenticatedKey, id: string) =>
+  Effect.gen(function* () {
+    const w = yield* owned(key, id)
+    const removed = yield* orUnavailable((yield* Webhooks).remove(key.account.id, w.id))
+    if (!removed) return yield* notFound("webhook", id)
+    yield* (yield* Alerts).deleted(w.id)
+    return { ok: true as const }
+  })
+
+/** Queues a real-shape `webhook.fired` with `test: true` for the webhook's current matches. */
+const test = (key: AuthenticatedKey, id: string) =>
+  Effect.gen(function* () {
+    const w = yield* owned(key, id)
+    const snapshot = yield* liveSnapshot
+    const compiled = compileQuery(w.q, compileContext(yield* Tickers))
+    if (Either.isLeft(compiled)) return yield* queryRejection(compiled.left, "q")
+    const now = yield* Clock.currentTimeMillis
+    const payload = JSON.stringify(
+      firedEvent({
+        webhookId: w.id,
+        name: w.name,
+        q: w.q,
+        snapshot,
+        added: compiled.right.matches(snapshot),
+        fields: w.fields,
+        test: true,
+        now
+      })
+    )
+    const deliveryId = newId("dlv")
+    const deliveries = yield* Deliveries
+    yield* orUnavailable(
+      deliveries.enqueue([
+        {
+          id: deliveryId,
+          webhookId: w.id,
+          accountId: w.accountId,
+          eventId: newEventId(),
+          channel: w.channel,
+          targetUrl: displayTarget(w),
+          test: true,
+          payload,
+          dueAt: now
+        }
+      ])
+    )
+    yield* (yield* DeliveryWake).wake
+    const record = yield* orUnavailable(deliveries.get(key.account.id, w.id, deliveryId))
+    if (record === undefined) return yield* notFound("delivery", deliveryId)
+    return { as_of: new Date(snapshot.asOf).toISOString(), delivery: deliveryDoc(record) }
+  })
+
+const STATUSES: ReadonlyArray<string> = ["pending", "delivered", "permanent_failure"]
+
+const deliveriesOf = (
+  key: AuthenticatedKey,
+  id: string,
+  urlParams: {
+    readonly status?: string | undefined
+    readonly limit?: number | undefined
+    readonly cursor?: string | undefined
+  }
+) =>
+  Effect.gen(function* () {
+    const w = yield* owned(key, id)
+    const status = urlParams.status
+    if (status !== undefined && !STATUSES.includes(status)) {
+      return yield* new BadRequest({
+        message: `status must be pending, delivered or permanent_failure (got ${JSON.stringify(status)})`
+      })
+    }
+    const limit = yield* pageSize(urlParams.limit, 100, 50)
+    const codec = yield* orUnavailable((yield* Cursors).codec)
+    const binding = { endpoint: "deliveries", account: key.account.id, webhook: w.id, status: status ?? null, limit }
+    const after = yield* readCursor(codec, binding, urlParams.cursor, timeAndId)
+    const rows = yield* orUnavailable(
+      (yield* Deliveries).list(key.account.id, w.id, status as DeliveryStatus | undefined, limit + 1, after)
+    )
+    const page = rows.slice(0, limit)
+    const last = page[page.length - 1]
+    return {
+      as_of: new Date(yield* Clock.currentTimeMillis).toISOString(),
+      count: page.length,
+      next_cursor: rows.length > limit && last !== undefined ? codec.encode(binding, [last.createdAt, last.id]) : null,
+      deliveries: page.map(deliveryDoc)
+    }
+  })
+
+const retryDelivery = (key: AuthenticatedKey, id: string, deliveryId: string) =>
+  Effect.gen(function* () {
+    const w = yield* owned(key, id)
+    if (!DELIVERY_ID.test(deliveryId)) {
+      return yield* new BadRequest({
+        message: `invalid delivery id ${JSON.stringify(deliveryId)}: ids look like dlv_…`
+      })
+    }
+    const deliveries = yield* Deliveries
+    const current = yield* orUnavailable(deliveries.get(key.account.id, w.id, deliveryId))
+    if (current === undefined) return yield* notFound("delivery", deliveryId)
+    if (current.status !== "permanent_failure") {
+      return yield* new DeliveryNotFailed({
+        message: `delivery ${current.id} is ${current.status}; only a permanent_failure can be sent again`
+      })
+    }
+    const retried = yield* orUnavailable(deliveries.retry(key.account.id, w.id, current.id))
+    if (retried === undefined) return yield* notFound("delivery", deliveryId)
+    yield* (yield* DeliveryWake).wake
+    return deliveryDoc(retried)
+  })
+
+/** The services the rules read (captured when the layer is built). */
+type Needs =
+  | Alerts
+  | AppConfig
+  | Cursors
+  | Deliveries
+  | DeliveryWake
+  | Market
+  | Rules
+  | SignalResolver
+  | Tickers
+  | Universes
+  | Webhooks
+
+export class Subscriptions extends Effect.Service<Subscriptions>()("vigil/api/Subscriptions", {
+  effect: Effect.gen(function* () {
+    const context = yield* Effect.context<Needs>()
+    const run =
+      <Args extends ReadonlyArray<any>, A, E>(f: (...args: Args) => Effect.Effect<A, E, Needs>) =>
+      (...args: Args): Effect.Effect<A, E> =>
+        Effect.provide(f(...args), context)
+    return {
+      subscribeTicker: run(subscribeTicker),
+      subscribeSignal: run(subscribeSignal),
+      create: run(createWebhook),
+      list: run(list),
+      get: run(get),
+      update: run(update),
+      rotateSecret: run(rotateSecret),
+      enable: run(enable),
+      disable: run(disable),
+      remove: run(remove),
+      test: run(test),
+      deliveries: run(deliveriesOf),
+      retryDelivery: run(retryDelivery)
+    }
+  })
+}) {}
