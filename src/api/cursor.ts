@@ -13,7 +13,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Either, Layer } from "effect"
 import { Readiness } from "../observability/Readiness.js"
 import { sharedSecret } from "../store/serviceSecrets.js"
-import { BadRequest } from "./errors.js"
+import { BadRequest, orUnavailable, type ServiceUnavailable } from "./errors.js"
 
 const TAG_BYTES = 16
 
@@ -124,3 +124,41 @@ export class Cursors extends Context.Tag("vigil/Cursors")<
     })
   )
 }
+
+/** The codec, or 503 when the database cannot give its secret. */
+export const cursorCodec: Effect.Effect<CursorCodec, ServiceUnavailable, Cursors> = Effect.flatMap(Cursors, (c) =>
+  orUnavailable(c.codec)
+)
+
+/** A `[created_at, id]` keyset position, or undefined. */
+export const timeAndIdPosition = (carried: unknown): readonly [number, string] | undefined =>
+  Array.isArray(carried) && carried.length === 2 && typeof carried[0] === "number" && typeof carried[1] === "string"
+    ? [carried[0], carried[1]]
+    : undefined
+
+/**
+ * A keyset page, the one way list endpoints page: the position of the request's `cursor` (by
+ * `position`, 400 when invalid), `limit + 1` rows read after it (`read`), `limit` of them kept,
+ * and the next cursor made from the last kept row (`keyOf`) when there are more.
+ */
+export const keysetPage = <A, P, E, R>(page: {
+  readonly binding: unknown
+  readonly cursor: string | undefined
+  readonly limit: number
+  readonly position: (carried: unknown) => P | undefined
+  readonly keyOf: (row: A) => P
+  readonly read: (after: P | undefined, count: number) => Effect.Effect<ReadonlyArray<A>, E, R>
+}): Effect.Effect<
+  { readonly rows: ReadonlyArray<A>; readonly next_cursor: string | null },
+  E | BadRequest | ServiceUnavailable,
+  R | Cursors
+> =>
+  Effect.gen(function* () {
+    const codec = yield* cursorCodec
+    const after = yield* readCursor(codec, page.binding, page.cursor, page.position)
+    const read = yield* page.read(after, page.limit + 1)
+    const rows = read.slice(0, page.limit)
+    const last = rows[rows.length - 1]
+    const more = read.length > page.limit && last !== undefined
+    return { rows, next_cursor: more ? codec.encode(page.binding, page.keyOf(last)) : null }
+  })

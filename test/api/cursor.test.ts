@@ -1,7 +1,14 @@
 import { randomBytes } from "node:crypto"
-import { Either } from "effect"
+import { Effect, Either, Layer } from "effect"
 import { describe, expect, it } from "vitest"
-import { integerPosition, makeCursorCodec, readCursor, stringPosition } from "../../src/api/cursor.js"
+import {
+  Cursors,
+  integerPosition,
+  keysetPage,
+  makeCursorCodec,
+  readCursor,
+  stringPosition
+} from "../../src/api/cursor.js"
 
 describe("cursors", () => {
   const codec = makeCursorCodec(randomBytes(32))
@@ -56,5 +63,48 @@ describe("cursors", () => {
     expect(message(readCursor(codec, { ...binding, limit: 1 }, codec.encode(binding, "x"), stringPosition))).toBe(
       "bad_request: cursor: cursor does not belong to this query: pass the same parameters and limit as the first page"
     )
+  })
+})
+
+describe("keysetPage", () => {
+  const codec = makeCursorCodec(new Uint8Array(32).fill(7))
+  const cursors = Layer.succeed(Cursors, { codec: Effect.succeed(codec), loaded: () => codec })
+  const ids = Array.from({ length: 7 }, (_, i) => `id_${i}`)
+  let reads = 0
+  const pageAfter = (cursor: string | undefined, binding: unknown = { endpoint: "t", limit: 3 }) =>
+    Effect.runPromise(
+      keysetPage({
+        binding,
+        cursor,
+        limit: 3,
+        position: stringPosition,
+        keyOf: (id: string) => id,
+        read: (after, count) => {
+          reads++
+          return Effect.succeed(ids.filter((id) => after === undefined || id > after).slice(0, count))
+        }
+      }).pipe(Effect.provide(cursors), Effect.either)
+    )
+
+  it("walks every row once, `limit` at a time, the last page without a cursor", async () => {
+    const seen: Array<string> = []
+    let cursor: string | undefined
+    for (let i = 0; i < 5; i++) {
+      const page = await pageAfter(cursor)
+      if (Either.isLeft(page)) throw new Error(page.left.message)
+      seen.push(...page.right.rows)
+      if (page.right.next_cursor === null) break
+      cursor = page.right.next_cursor
+    }
+    expect(seen).toEqual(ids)
+    expect(reads).toBe(3)
+  })
+
+  it("refuses a cursor made for other parameters with the one 400", async () => {
+    const first = await pageAfter(undefined)
+    if (Either.isLeft(first) || first.right.next_cursor === null) throw new Error("no cursor")
+    const other = await pageAfter(first.right.next_cursor, { endpoint: "t", limit: 4 })
+    expect(Either.isLeft(other) && other.left).toMatchObject({ _tag: "BadRequest", code: "bad_request" })
+    expect(Either.isLeft(other) && other.left.message).toMatch(/^cursor: /)
   })
 })

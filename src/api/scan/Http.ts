@@ -14,7 +14,7 @@ import { Rules } from "../../store/rules.js"
 import { VigilApi } from "../Api.js"
 import { compileFor } from "../common/compile.js"
 import { liveSnapshot, marketData } from "../common/market.js"
-import { Cursors } from "../cursor.js"
+import { cursorCodec } from "../cursor.js"
 import { BadRequest, NotFound, orUnavailable } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
 import { dayOf, resolveUniverse, rowsOfTickers } from "../universes/resolve.js"
@@ -64,7 +64,7 @@ export const runScan = (input: ScanInput, requireAsof: boolean) =>
       scope = { universe: p.universe, size: tickers.length }
     }
 
-    const codec = yield* orUnavailable((yield* Cursors).codec)
+    const codec = yield* cursorCodec
     const body = yield* scanAnswer(p, { accountId, compiled, snapshot, rows, scope, codec })
     // a ScanResponse's JSON text, written as it is (a schema encoding of 50 rows cost ~10% of a scan)
     return HttpServerResponse.text(body, { contentType: "application/json" })

@@ -20,7 +20,7 @@ import type { Market } from "../../market/Market.js"
 import { isWellFormedSymbol, Tickers } from "../../market/tickers/index.js"
 import { compileQuery } from "../../query/index.js"
 import type { SignalResolver } from "../../signals/SignalResolver.js"
-import { Deliveries, type DeliveryStatus } from "../../store/deliveries.js"
+import { Deliveries, type DeliveryRecord, type DeliveryStatus } from "../../store/deliveries.js"
 import { Rules } from "../../store/rules.js"
 import type { Universes } from "../../store/universes.js"
 import { effectiveLastEvaluated, type Origin, type WebhookRecord, Webhooks } from "../../store/webhooks.js"
@@ -28,7 +28,7 @@ import { accountSignals, compileContext, compileFor, queryRejection } from "../c
 import { requireFeature } from "../common/features.js"
 import { liveSnapshot } from "../common/market.js"
 import { pageSize } from "../common/params.js"
-import { Cursors, readCursor } from "../cursor.js"
+import { type Cursors, integerPosition, keysetPage, timeAndIdPosition } from "../cursor.js"
 import {
   BadRequest,
   DeliveryNotFailed,
@@ -140,12 +140,6 @@ const create = (
     }
   })
 
-/** A `[created_at, id]` keyset position (deliveries). */
-const timeAndId = (p: unknown): readonly [number, string] | undefined =>
-  Array.isArray(p) && p.length === 2 && typeof p[0] === "number" && typeof p[1] === "string" ? [p[0], p[1]] : undefined
-
-const numberPosition = (p: unknown): number | undefined => (typeof p === "number" ? p : undefined)
-
 const subscribeTicker = (
   key: AuthenticatedKey,
   ticker: string,
@@ -251,18 +245,21 @@ const list = (
   Effect.gen(function* () {
     yield* requireWebhooks(key)
     const limit = yield* pageSize(urlParams.limit, 100, 50)
-    const codec = yield* orUnavailable((yield* Cursors).codec)
-    const binding = { endpoint: "webhooks", account: key.account.id, limit }
-    const after = yield* readCursor(codec, binding, urlParams.cursor, numberPosition)
-    const rows = yield* orUnavailable((yield* Webhooks).list(key.account.id, limit + 1, after))
-    const page = rows.slice(0, limit)
+    const webhooks = yield* Webhooks
+    const page = yield* keysetPage({
+      binding: { endpoint: "webhooks", account: key.account.id, limit },
+      cursor: urlParams.cursor,
+      limit,
+      position: integerPosition,
+      keyOf: (w: WebhookRecord) => w.seq,
+      read: (after, count) => orUnavailable(webhooks.list(key.account.id, count, after))
+    })
     const doc = yield* webhookRenderer
-    const last = page[page.length - 1]
     return {
       as_of: new Date(yield* Clock.currentTimeMillis).toISOString(),
-      count: page.length,
-      next_cursor: rows.length > limit && last !== undefined ? codec.encode(binding, last.seq) : null,
-      webhooks: page.map(doc)
+      count: page.rows.length,
+      next_cursor: page.next_cursor,
+      webhooks: page.rows.map(doc)
     }
   })
 
@@ -399,19 +396,21 @@ const deliveriesOf = (
       })
     }
     const limit = yield* pageSize(urlParams.limit, 100, 50)
-    const codec = yield* orUnavailable((yield* Cursors).codec)
-    const binding = { endpoint: "deliveries", account: key.account.id, webhook: w.id, status: status ?? null, limit }
-    const after = yield* readCursor(codec, binding, urlParams.cursor, timeAndId)
-    const rows = yield* orUnavailable(
-      (yield* Deliveries).list(key.account.id, w.id, status as DeliveryStatus | undefined, limit + 1, after)
-    )
-    const page = rows.slice(0, limit)
-    const last = page[page.length - 1]
+    const deliveries = yield* Deliveries
+    const page = yield* keysetPage({
+      binding: { endpoint: "deliveries", account: key.account.id, webhook: w.id, status: status ?? null, limit },
+      cursor: urlParams.cursor,
+      limit,
+      position: timeAndIdPosition,
+      keyOf: (d: DeliveryRecord) => [d.createdAt, d.id] as const,
+      read: (after, count) =>
+        orUnavailable(deliveries.list(key.account.id, w.id, status as DeliveryStatus | undefined, count, after))
+    })
     return {
       as_of: new Date(yield* Clock.currentTimeMillis).toISOString(),
-      count: page.length,
-      next_cursor: rows.length > limit && last !== undefined ? codec.encode(binding, [last.createdAt, last.id]) : null,
-      deliveries: page.map(deliveryDoc)
+      count: page.rows.length,
+      next_cursor: page.next_cursor,
+      deliveries: page.rows.map(deliveryDoc)
     }
   })
 
