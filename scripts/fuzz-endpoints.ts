@@ -2,7 +2,7 @@
  * Hostile-input proof (issue 7, item 3), the long run: starts the service as
  * `npm start` would (a child process, fresh DATA_DIR, REFRESH_INTERVAL 1h),
  * prepares accounts on every plan, and fuzzes every route of its OpenAPI
- * document (see test/fuzz/harness.ts) with property-based requests, then
+ * document (see test/reliability/support/endpointFuzz.ts) with property-based requests, then
  * checks the process is alive and /healthz answers. Prints cases/s, the
  * status histogram, latency percentiles and every failure with the seed and
  * counterexample path that replay it.
@@ -28,7 +28,7 @@ import {
   type Stats,
   serviceEnv,
   type Target
-} from "../test/fuzz/harness.js"
+} from "../test/reliability/support/endpointFuzz.js"
 import { startServer, waitReady } from "../test/support/server.js"
 
 const { values } = parseArgs({

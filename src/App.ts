@@ -6,20 +6,21 @@
  * thread while the market loads (a new database holds no imported bars, so the
  * market need not wait for it); `/readyz` still waits for both.
  */
-import { Deferred, Effect, Layer, Option, Redacted } from "effect"
+import { Deferred, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import { Accounts } from "./accounts/Accounts.js"
 import { AuthChangesLive } from "./accounts/authChanges.js"
 import { Alerts } from "./alerts/Alerts.js"
 import { Cursors } from "./api/cursor.js"
 import { ServerLive } from "./api/server.js"
-import { AppConfig } from "./config/AppConfig.js"
+import { AppConfig, type AppConfigShape } from "./config/AppConfig.js"
 import { PushGateway } from "./delivery/push.js"
 import { DeliveryTransport } from "./delivery/transport.js"
 import { DeliveryWake } from "./delivery/wake.js"
 import { DeliveryWorker } from "./delivery/worker.js"
 import { Fatal } from "./Fatal.js"
 import { Market } from "./market/Market.js"
-import { TickersLive } from "./market/tickers/index.js"
+import { type Tickers, TickersLive } from "./market/tickers/index.js"
+import { jsonLinesLogger } from "./observability/logSink.js"
 import { Readiness } from "./observability/Readiness.js"
 import { RateLimiterLive } from "./ratelimit/RateLimiter.js"
 import { CustomSignalsLive } from "./store/customSignals.js"
@@ -67,25 +68,52 @@ const AlertsLive = Layer.mergeAll(Alerts.Default, DeliveryWorker.Default).pipe(
   Layer.provideMerge(Layer.mergeAll(DeliveryWake.Default, DeliveryTransport.layer, PushGatewayLive))
 )
 
-export const AppLive = ServerLive.pipe(
-  Layer.provideMerge(AlertsLive),
-  Layer.provide(Market.Default),
-  Layer.provide(RateLimiterLive),
-  Layer.provide(
-    Layer.mergeAll(
-      Accounts.Default.pipe(Layer.provide(AuthChangesLive)),
-      ImportedBars.Default,
-      MigrationsLive,
-      TickersLive,
-      Universes.Default,
-      Rules.Default,
-      Webhooks.Default,
-      EvaluatorState.Default,
-      Deliveries.Default,
-      Cursors.layer,
-      CustomSignalsLive
-    )
-  ),
-  Layer.provideMerge(Readiness.Default),
-  Layer.provide(Layer.mergeAll(DatabaseLive, RedisLive))
-)
+/**
+ * The service over a ticker directory: `npm start`'s is the seed's 13,047 tickers (`TickersLive`);
+ * tests that run the service in their own process may give a smaller one.
+ */
+export const appOver = (tickers: Layer.Layer<Tickers>) =>
+  ServerLive.pipe(
+    Layer.provideMerge(AlertsLive),
+    Layer.provide(Market.Default),
+    Layer.provide(RateLimiterLive),
+    Layer.provide(
+      Layer.mergeAll(
+        Accounts.Default.pipe(Layer.provide(AuthChangesLive)),
+        ImportedBars.Default,
+        MigrationsLive,
+        tickers,
+        Universes.Default,
+        Rules.Default,
+        Webhooks.Default,
+        EvaluatorState.Default,
+        Deliveries.Default,
+        Cursors.layer,
+        CustomSignalsLive
+      )
+    ),
+    Layer.provideMerge(Readiness.Default),
+    Layer.provide(Layer.mergeAll(DatabaseLive, RedisLive))
+  )
+
+export const AppLive = appOver(TickersLive)
+
+const levels = { debug: LogLevel.Debug, info: LogLevel.Info, warning: LogLevel.Warning, error: LogLevel.Error }
+
+/**
+ * Runs the service on `config` until it is interrupted or a step of its start fails (`Fatal`),
+ * logging JSON lines at the configured level. `npm start` runs it (main.ts), and so do tests that
+ * run the service in their own process.
+ */
+export const runApp = (config: AppConfigShape, app: Layer.Layer<never, unknown, AppConfig | Fatal> = AppLive) =>
+  Effect.gen(function* () {
+    const fatal = yield* Deferred.make<never, Error>()
+    yield* Layer.launch(
+      app.pipe(Layer.provide(Layer.succeed(AppConfig, config)), Layer.provide(Layer.succeed(Fatal, fatal)))
+    ).pipe(Effect.raceFirst(Deferred.await(fatal)))
+  }).pipe(
+    // spans are made for nobody (no tracer exports them): @effect/sql opens one per statement
+    Effect.withTracerEnabled(false),
+    Logger.withMinimumLogLevel(levels[config.logLevel]),
+    Effect.provide(jsonLinesLogger)
+  )

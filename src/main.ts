@@ -1,9 +1,8 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Deferred, Effect, Layer, Logger, LogLevel } from "effect"
-import { AppLive } from "./App.js"
+import { Cause, Effect } from "effect"
+import { runApp } from "./App.js"
 import { openServers } from "./api/server.js"
-import { AppConfig, appConfig, describeConfigError } from "./config/AppConfig.js"
-import { Fatal } from "./Fatal.js"
+import { appConfig, describeConfigError } from "./config/AppConfig.js"
 import { applyHeapPolicy } from "./heapPolicy.js"
 import { jsonLinesLogger } from "./observability/logSink.js"
 
@@ -11,8 +10,6 @@ const SHUTDOWN_GRACE_MS = 8_000
 
 // before the market is built: the heap is still small
 applyHeapPolicy()
-
-const levels = { debug: LogLevel.Debug, info: LogLevel.Info, warning: LogLevel.Warning, error: LogLevel.Error }
 
 const main = Effect.gen(function* () {
   const config = yield* appConfig.pipe(
@@ -32,14 +29,7 @@ const main = Effect.gen(function* () {
       setTimeout(() => process.exit(0), 10_000).unref()
     })
   }
-  const fatal = yield* Deferred.make<never, Error>()
-  yield* Layer.launch(
-    AppLive.pipe(Layer.provide(Layer.succeed(AppConfig, config)), Layer.provide(Layer.succeed(Fatal, fatal)))
-  ).pipe(
-    Effect.raceFirst(Deferred.await(fatal)),
-    // spans are made for nobody (no tracer exports them): @effect/sql opens one per statement
-    Effect.withTracerEnabled(false),
-    Logger.withMinimumLogLevel(levels[config.logLevel]),
+  yield* runApp(config).pipe(
     Effect.tapErrorCause((cause) =>
       Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("vigil stopped", cause)
     )

@@ -31,6 +31,12 @@ export interface ErrorSpec {
   readonly status: number
   /** the OpenAPI description of the code */
   readonly description: string
+  /**
+   * the body's shape: the spec's envelope `{error: {code, message, ...}}` (the default), or its
+   * delete-refusal variant `{error: <code>, message, ...fields}` whose fields beside `message` are
+   * the class's own
+   */
+  readonly form?: "envelope" | "refusal"
 }
 
 /**
@@ -211,7 +217,8 @@ export class SignalReferenced extends Schema.TaggedError<SignalReferenced>()("Si
   static readonly spec: ErrorSpec = {
     code: "signal_referenced",
     status: 409,
-    description: "Delete refused: other custom signals of the account reference this one (pass force=true)"
+    description: "Delete refused: other custom signals of the account reference this one (pass force=true)",
+    form: "refusal"
   }
   readonly code: string = "signal_referenced"
 }
@@ -271,6 +278,7 @@ export interface ApiErrorClass {
 }
 
 type Envelope = { readonly error: { readonly code: string; readonly message: string; readonly request_id: string } }
+type Refusal = { readonly error: string; readonly message: string; readonly request_id: string }
 
 const envelopeSchema = (code: string) =>
   Schema.Struct({
@@ -280,28 +288,29 @@ const envelopeSchema = (code: string) =>
     )
   })
 
-const RefusalSchema = Schema.Struct({
-  error: Schema.Literal("signal_referenced"),
-  message: Schema.String,
-  referencing_signals: Schema.Array(Schema.String),
-  request_id: Schema.String
-})
+/** The delete-refusal form of a class: `{error: <code>, message, ...the class's own fields, request_id}`. */
+const refusalSchema = (cls: ApiErrorClass & Schema.Schema.Any, code: string) => {
+  const { _tag, message, ...own } = (cls as unknown as { readonly fields: Schema.Struct.Fields }).fields
+  return Schema.Struct({ error: Schema.Literal(code), message: Schema.String, ...own, request_id: Schema.String })
+}
 
 const wireOf = (cls: ApiErrorClass & Schema.Schema.Any): Schema.Schema.Any => {
-  const { code, status, description } = cls.spec
+  const { code, status, description, form } = cls.spec
   const annotations = { ...HttpApiSchema.annotations({ status }), description }
   const type = Schema.typeSchema(cls) as Schema.Schema<any>
-  if (cls === (SignalReferenced as unknown)) {
-    return Schema.transformOrFail(RefusalSchema, type, {
+  if (form === "refusal") {
+    return Schema.transformOrFail(refusalSchema(cls, code), type, {
       strict: false,
-      decode: (wire) =>
-        ParseResult.succeed(
-          new SignalReferenced({ message: wire.message, referencing_signals: wire.referencing_signals })
-        ),
-      encode: (e: SignalReferenced) =>
-        Effect.map(FiberRef.get(CurrentRequestId), (requestId) =>
-          refusalBody(code, e.message, requestId, { referencing_signals: e.referencing_signals })
-        )
+      decode: ({ error: _code, request_id: _id, ...fields }) => ParseResult.succeed(new cls(fields)),
+      encode: ({
+        _tag,
+        code: _code,
+        message,
+        ...fields
+      }: {
+        readonly [k: string]: unknown
+        readonly message: string
+      }) => Effect.map(FiberRef.get(CurrentRequestId), (requestId) => refusalBody(code, message, requestId, fields))
     }).annotations(annotations)
   }
   return Schema.transformOrFail(envelopeSchema(code), type, {
@@ -322,7 +331,7 @@ const wires = new WeakMap<object, Schema.Schema.Any>()
 /** An error class on the wire: the spec's envelope with this request's id, annotated with the class's status. */
 export const wire = <C extends ApiErrorClass & Schema.Schema.Any>(
   cls: C
-): Schema.Schema<InstanceType<C>, Envelope | Schema.Schema.Encoded<typeof RefusalSchema>> => {
+): Schema.Schema<InstanceType<C>, Envelope | Refusal> => {
   let schema = wires.get(cls)
   if (schema === undefined) {
     schema = wireOf(cls)

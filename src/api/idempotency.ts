@@ -22,12 +22,13 @@ import { SqlClient, type SqlError } from "@effect/sql"
 import { Clock, Effect, Exit, FiberRef } from "effect"
 import type { AuthenticatedKey } from "../accounts/Accounts.js"
 import { makeGroupCommit } from "../store/groupCommit.js"
-import { CurrentRequestId } from "./envelope.js"
+import { CurrentRequestId, withRequestId } from "./envelope.js"
 import {
   BadRequest,
   errorResponse,
   IdempotencyKeyInProgress,
   IdempotencyKeyReused,
+  retryAfterHeader,
   ServiceUnavailable
 } from "./errors.js"
 import { IDEMPOTENCY_KEY } from "./headerPatterns.js"
@@ -64,6 +65,33 @@ interface Stored {
   readonly status: number
   readonly contentType: string
   readonly body: string
+}
+
+/**
+ * The stored answer of an earlier request with the same key, replayed: an error body carries
+ * this request's id (the spec: every error names the request it answers), a success body is
+ * sent exactly as stored.
+ */
+const replay = (status: number, body: string, contentType: string, requestId: string) => {
+  const headers = { "idempotent-replayed": "true" }
+  if (status >= 400) {
+    const stamped = withRequestId(parseJson(body), requestId)
+    if (stamped !== undefined) {
+      return HttpServerResponse.unsafeJson(stamped, {
+        status,
+        headers: { ...headers, ...retryAfterHeader((stamped as any).error) }
+      })
+    }
+  }
+  return HttpServerResponse.text(body, { status, contentType, headers })
+}
+
+const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
 }
 
 /** At most this many claims (or stored answers) share one statement. */
@@ -228,11 +256,7 @@ export const makeIdempotency = Effect.map(
                 requestId
               )
             }
-            return HttpServerResponse.text(found.body ?? "", {
-              status: found.status,
-              contentType: found.contentType ?? "application/json",
-              headers: { "idempotent-replayed": "true" }
-            })
+            return replay(found.status, found.body ?? "", found.contentType ?? "application/json", requestId)
           }),
           Effect.catchTag("SqlError", () =>
             Effect.succeed(

@@ -22,7 +22,7 @@ import { VigilApi } from "./Api.js"
 import { answerWithin } from "./answerWithin.js"
 import { mediaTypeVerdict, requestHazard } from "./bodyGuard.js"
 import { pathSource } from "./direct/routes.js"
-import { CurrentRequestId, envelopeResponse, withRequestId } from "./envelope.js"
+import { CurrentRequestId, envelopeResponse } from "./envelope.js"
 import {
   BadRequest,
   errorResponse,
@@ -181,11 +181,24 @@ const statusCode: Record<number, string> = {
   503: "service_unavailable"
 }
 
+/** Statuses whose typed errors may carry a `retry_after` detail, sent also as the `Retry-After` header. */
+const RETRY_AFTER_STATUSES = new Set([429, 503])
+
+const jsonOf = (response: HttpServerResponse.HttpServerResponse): any => {
+  if (response.body._tag !== "Uint8Array") return undefined
+  try {
+    return JSON.parse(new TextDecoder().decode(response.body.body))
+  } catch {
+    return undefined
+  }
+}
+
 /**
- * Ensures a response with status >= 400 carries the envelope with this request's id: a typed
- * error's body already does (errors.ts encodes it with `CurrentRequestId`) and gets its
- * `Retry-After`; a stored answer an Idempotency-Key replays gets this request's id; whatever
- * else failed (a request that did not decode, an unknown route) gets the envelope.
+ * Ensures a response with status >= 400 carries the envelope with this request's id. A typed
+ * error's body already does (errors.ts encodes it with `CurrentRequestId`; a replayed answer is
+ * stamped in idempotency.ts), so only three kinds are read here: a 429/503 whose `retry_after`
+ * becomes the `Retry-After` header, a 400 from a request that did not decode, and a response
+ * without a body (an unknown route, a defect), which gets the envelope by its status.
  */
 const normalizeError = (
   response: HttpServerResponse.HttpServerResponse,
@@ -193,38 +206,27 @@ const normalizeError = (
   method: string,
   path: string
 ): HttpServerResponse.HttpServerResponse => {
-  const body = response.body
-  let parsed: any
-  if (body._tag === "Uint8Array") {
-    try {
-      parsed = JSON.parse(new TextDecoder().decode(body.body))
-    } catch {
-      parsed = undefined
+  const keepHeaders = (): Record<string, string> => {
+    const { "content-type": _type, "content-length": _length, ...rest } = response.headers
+    return rest
+  }
+  if (response.body._tag === "Uint8Array") {
+    if (RETRY_AFTER_STATUSES.has(response.status)) {
+      const retryAfter = retryAfterHeader(jsonOf(response)?.error)
+      return Object.keys(retryAfter).length === 0 ? response : HttpServerResponse.setHeaders(response, retryAfter)
     }
-  }
-  const keepHeaders = { ...response.headers }
-  delete keepHeaders["content-type"]
-  delete keepHeaders["content-length"]
-  const retryAfter = typeof parsed?.error === "object" ? retryAfterHeader(parsed.error) : {}
-  const answered = parsed?.error?.request_id === requestId || parsed?.request_id === requestId
-  if (answered && Object.keys(retryAfter).length === 0) return response
-  const stamped = withRequestId(parsed, requestId)
-  if (stamped !== undefined) {
-    return HttpServerResponse.unsafeJson(stamped, {
-      status: response.status,
-      headers: { ...keepHeaders, ...retryAfter }
-    })
-  }
-  if (parsed?._tag === "HttpApiDecodeError") {
-    return errorResponse(new BadRequest({ message: decodeMessage(parsed) }), requestId, keepHeaders)
+    if (response.status !== 400) return response
+    const parsed = jsonOf(response)
+    if (parsed?._tag !== "HttpApiDecodeError") return response
+    return errorResponse(new BadRequest({ message: decodeMessage(parsed) }), requestId, keepHeaders())
   }
   if (response.status === 404) {
-    return errorResponse(new NotFound({ message: `no route ${method} ${path}` }), requestId, keepHeaders)
+    return errorResponse(new NotFound({ message: `no route ${method} ${path}` }), requestId, keepHeaders())
   }
   const code = statusCode[response.status] ?? (response.status >= 500 ? "internal" : "bad_request")
   const message =
     response.status >= 500 ? "internal error; retry with exponential backoff" : `request failed (${response.status})`
-  return envelopeResponse(response.status, code, message, requestId, keepHeaders)
+  return envelopeResponse(response.status, code, message, requestId, keepHeaders())
 }
 
 export const requestMiddleware = <E, R>(

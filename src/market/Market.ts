@@ -21,6 +21,7 @@ import {
 } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import { Fatal } from "../Fatal.js"
+import { writeLogLine } from "../observability/logSink.js"
 import { Readiness } from "../observability/Readiness.js"
 import { NewDatabase } from "../store/Database.js"
 import { ImportedBars } from "../store/importedBars.js"
@@ -126,8 +127,13 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
           const key = `${phase}:${pct}`
           if (key !== lastLogged) {
             lastLogged = key
-            process.stdout.write(
-              `${JSON.stringify({ message: "market loading", logLevel: "INFO", timestamp: new Date().toISOString(), annotations: { phase, percent: pct } })}\n`
+            writeLogLine(
+              JSON.stringify({
+                message: "market loading",
+                logLevel: "INFO",
+                timestamp: new Date().toISOString(),
+                annotations: { phase, percent: pct }
+              })
             )
           }
         }

@@ -14,13 +14,24 @@ const FLUSH_AFTER_MS = 10
 
 let queued: Array<string> = []
 let scheduled = false
+let write = (text: string): void => {
+  process.stdout.write(text)
+}
+
+/**
+ * Sends the lines elsewhere from now on (lines still queued go there too): a test running the
+ * service in its own process reads them as a test of a child process reads its output.
+ */
+export const setLogDestination = (destination: (text: string) => void): void => {
+  write = destination
+}
 
 const flush = () => {
   scheduled = false
   if (queued.length === 0) return
   const text = queued.join("")
   queued = []
-  process.stdout.write(text)
+  write(text)
 }
 
 let exitHooked = false

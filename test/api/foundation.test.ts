@@ -2,7 +2,8 @@ import { spawnSync } from "node:child_process"
 import { resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { syntheticYahooCsv } from "../support/fixtures.js"
-import { admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
+import { SAMPLE, type Service, startService } from "../support/inProcess.js"
+import { admin, api, startServer, waitReady } from "../support/server.js"
 import { DATABASE_URL, NEEDS_POSTGRES } from "../support/servers.js"
 
 const expectEnvelope = (body: any, code: string) => {
@@ -13,9 +14,9 @@ const expectEnvelope = (body: any, code: string) => {
 }
 
 describe("foundation over HTTP", () => {
-  let server: RunningServer
+  let server: Service
   beforeAll(async () => {
-    server = await startServer()
+    server = await startService({}, SAMPLE)
     await waitReady(server)
   }, 120_000)
   afterAll(async () => {
@@ -275,7 +276,7 @@ describe("foundation over HTTP", () => {
 
 describe("admin API without ADMIN_TOKEN", () => {
   it("answers 404 on every /admin route", async () => {
-    const server = await startServer({ ADMIN_TOKEN: "" })
+    const server = await startService({ ADMIN_TOKEN: "" }, SAMPLE)
     try {
       const res = await api(server, "anything", "/admin/accounts", { method: "POST", body: '{"plan":"pro"}' })
       expect(res.status).toBe(404)

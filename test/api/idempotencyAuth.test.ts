@@ -43,6 +43,22 @@ describe("Idempotency-Key and query parameters, after authentication", () => {
     expect(none.headers.get("idempotent-replayed")).toBeNull()
   })
 
+  it("replays a stored error as it was answered, naming the replay's own request id", async () => {
+    const pro = await account("pro")
+    const bad = { q: "price >>> 1" }
+    const first = await post(pro.api_key, "/v2/scan", bad, "idem-error")
+    expectError(first, 400, "invalid_query")
+    const again = await post(pro.api_key, "/v2/scan", bad, "idem-error")
+    expectError(again, 400, "invalid_query")
+    expect(again.headers.get("idempotent-replayed")).toBe("true")
+    expect(again.headers.get("content-type")).toContain("application/json")
+    const { request_id: firstId, ...firstError } = first.body.error
+    const { request_id: againId, ...againError } = again.body.error
+    expect(againError).toEqual(firstError)
+    expect(againId).toBe(again.headers.get("x-request-id"))
+    expect(againId).not.toBe(firstId)
+  })
+
   it("keeps an Idempotency-Key to the API key that sent it: another account's key gets its own answer", async () => {
     const [a, b] = await Promise.all([account("pro"), account("pro")])
     const scan = { q: "price > 1", limit: 1 }

@@ -7,10 +7,11 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { admin, api, expectError, type RunningServer, startServer, waitReady } from "../support/server.js"
+import { SAMPLE, type Service, startService } from "../support/inProcess.js"
+import { admin, api, expectError, waitReady } from "../support/server.js"
 
 describe("isolation between accounts and secrecy", () => {
-  let server: RunningServer
+  let server: Service
   let receiver: Server
   let receiverUrl: string
   const secrets: Array<string> = []
@@ -24,7 +25,10 @@ describe("isolation between accounts and secrecy", () => {
     })
     await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r))
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
-    server = await startServer({ REFRESH_INTERVAL: "1h", WEBHOOK_ALLOW_INSECURE_TARGETS: "true", LOG_LEVEL: "debug" })
+    server = await startService(
+      { REFRESH_INTERVAL: "1h", WEBHOOK_ALLOW_INSECURE_TARGETS: "true", LOG_LEVEL: "debug" },
+      SAMPLE
+    )
     await waitReady(server)
   }, 120_000)
   afterAll(async () => {

@@ -8,6 +8,7 @@
  * validated against the JSON Schema the document declares for its status.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { SAMPLE, type Service, startService } from "../support/inProcess.js"
 import {
   declaredHeaders,
   lintOpenApi,
@@ -17,7 +18,7 @@ import {
   SPEC_ROUTES
 } from "../support/openapi.js"
 import { type LocalReceiver, startReceiver } from "../support/receiver.js"
-import { ADMIN_TOKEN, admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
+import { ADMIN_TOKEN, admin, api, waitReady } from "../support/server.js"
 
 /**
  * Documented statuses a request cannot reach against a healthy service, with
@@ -52,12 +53,12 @@ interface Sent {
 }
 
 describe("the OpenAPI document, read as client generators read it", () => {
-  let server: RunningServer
+  let server: Service
   let receiver: LocalReceiver
   let doc: any
   beforeAll(async () => {
     receiver = await startReceiver()
-    server = await startServer({ REFRESH_INTERVAL: "1h", WEBHOOK_ALLOW_INSECURE_TARGETS: "true" })
+    server = await startService({ REFRESH_INTERVAL: "1h", WEBHOOK_ALLOW_INSECURE_TARGETS: "true" }, SAMPLE)
     await waitReady(server)
     const res = await api(server, undefined, "/v2/openapi.json")
     expect(res.status).toBe(200)
@@ -499,7 +500,7 @@ describe("the OpenAPI document, read as client generators read it", () => {
     for (let i = 0; i < 60; i++) await api(server, throttled, "/v2/account")
     for (const [op, url, body] of perGroup) await replay(op, url, 429, { key: throttled, body })
 
-    // signals once the flag history is built (as test/api/signalEvents.test.ts, up to 7 minutes on a loaded machine)
+    // signals once the flag history is built (as test/api/signals/events.test.ts, up to 7 minutes on a loaded machine)
     const deadline = Date.now() + 420_000
     while ((await api(server, pro, "/v2/signals/golden_cross/stats")).status === 503 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 500))

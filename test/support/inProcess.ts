@@ -1,34 +1,76 @@
 /**
- * The whole service (`AppLive`, as `npm start` composes it) inside the test's
- * process, on a free port with an embedded store of its own, on a Clock the
- * test moves: `setOffset(ms)` places everything the service stamps with the
- * Effect Clock from then on (created_at, universe versions, …) that far from
- * now. Sleeps stay real, so the service runs as it would; only the time it
- * reads moves. For tests that need events placed on earlier days.
+ * The whole service (`runApp`, as `npm start` runs it) inside the test's
+ * process: configured from environment variables exactly as `npm start` reads
+ * them, on a free port with a data directory of its own, its log lines kept
+ * for `logs()` as a child's output would be. Endpoint tests use it; only
+ * proofs about the process itself (crash, faults, several instances, the start
+ * command) start a child process (server.ts).
+ *
+ * `market: "sample"` builds the market over a fixed sample of the seed's
+ * tickers (sampleTickers.ts) instead of all 13,047: the same simulator, so a
+ * sampled ticker's values are the ones the full market gives it, at an eighth
+ * of the start's CPU. Suites that count or page the whole market keep "all".
+ *
+ * The service reads a Clock the test moves: `setOffset(ms)` places everything
+ * it stamps with the Effect Clock from then on (created_at, universe versions,
+ * …) that far from now. Sleeps stay real, so the service runs as it would.
  */
-import { mkdtempSync, rmSync } from "node:fs"
+import { rmSync } from "node:fs"
 import type { AddressInfo } from "node:net"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { Clock, Deferred, Duration, Effect, Fiber, Layer, Logger, LogLevel, Option, Redacted } from "effect"
-import { AppLive } from "../../src/App.js"
+import { Clock, ConfigProvider, Effect, Fiber, Layer } from "effect"
+import { AppLive, appOver, runApp } from "../../src/App.js"
 import { openServers } from "../../src/api/server.js"
-import { AppConfig, type AppConfigShape } from "../../src/config/AppConfig.js"
-import { Fatal } from "../../src/Fatal.js"
-import { ADMIN_TOKEN } from "./server.js"
+import { appConfig, describeConfigError } from "../../src/config/AppConfig.js"
+import { Tickers } from "../../src/market/tickers/index.js"
+import { setLogDestination } from "../../src/observability/logSink.js"
+import { sampleDirectory } from "./sampleTickers.js"
+import { ADMIN_TOKEN, newDataDir } from "./server.js"
 
-export interface InProcessServer {
+export interface Service {
   readonly url: string
+  /** everything the service logged so far (JSON lines) */
+  readonly logs: () => string
+  readonly dataDir: string
   /** the service's Clock reads now + `ms` from here on (negative: the past) */
   readonly setOffset: (ms: number) => void
   readonly stop: () => Promise<void>
 }
 
-export const startInProcess = async (
-  overrides: Partial<AppConfigShape> = {},
-  timeoutMs = 120_000
-): Promise<InProcessServer> => {
-  const dataDir = mkdtempSync(join(tmpdir(), "vigil-inprocess-"))
+export interface ServiceOptions {
+  /** the seed's tickers ("all", the default) or the fixed sample of sampleTickers.ts */
+  readonly market?: "all" | "sample"
+  readonly timeoutMs?: number
+}
+
+/** this process's log lines, for the service running in it (one at a time per test file) */
+let output = ""
+setLogDestination((text) => {
+  output += text
+})
+
+/** Starts the service in this process and waits until it listens (`waitReady` waits for `/readyz`). */
+export const startService = async (
+  env: Record<string, string> = {},
+  options: ServiceOptions = {}
+): Promise<Service> => {
+  const dataDir = env.DATA_DIR ?? newDataDir(env)
+  const variables = new Map(
+    Object.entries({
+      PORT: "0",
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+      HISTORY_DAYS: "260",
+      // the stored flag history costs ~45 s of CPU at start; tests that need it build it on first use
+      SIGNAL_FLAG_HISTORY: "lazy",
+      ...env
+    })
+  )
+  const config = await Effect.runPromise(
+    appConfig.pipe(
+      Effect.withConfigProvider(ConfigProvider.fromMap(variables)),
+      Effect.mapError((e) => new Error(`invalid configuration: ${describeConfigError(e)}`))
+    )
+  )
   let offset = 0
   const real = Clock.make()
   const clock: Clock.Clock = {
@@ -39,43 +81,32 @@ export const startInProcess = async (
     currentTimeNanos: Effect.sync(() => real.unsafeCurrentTimeNanos() + BigInt(offset) * 1_000_000n),
     sleep: (duration) => real.sleep(duration)
   }
-  const config = AppConfig.make({
-    dataDir,
-    adminToken: Option.some(Redacted.make(ADMIN_TOKEN)),
-    signalFlagHistory: "lazy",
-    refreshInterval: Duration.hours(1),
-    ...overrides
-  })
+  const app = options.market === "sample" ? appOver(Layer.sync(Tickers, sampleDirectory)) : AppLive
+  const from = output.length
   const before = new Set(openServers)
-  const fiber = Effect.runFork(
-    Effect.gen(function* () {
-      const fatal = yield* Deferred.make<never, Error>()
-      yield* Layer.launch(
-        AppLive.pipe(Layer.provide(Layer.succeed(AppConfig, config)), Layer.provide(Layer.succeed(Fatal, fatal)))
-      ).pipe(Effect.raceFirst(Deferred.await(fatal)))
-    }).pipe(Effect.withClock(clock), Logger.withMinimumLogLevel(LogLevel.Error))
-  )
-  const deadline = Date.now() + timeoutMs
+  const fiber = Effect.runFork(runApp(config, app).pipe(Effect.withClock(clock)))
+  const deadline = Date.now() + (options.timeoutMs ?? 120_000)
   let url: string | undefined
-  let ready = false
-  while (!ready && Date.now() < deadline) {
-    if (url === undefined) {
-      const server = [...openServers].find((s) => !before.has(s) && s.listening)
-      if (server !== undefined) url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-    }
-    ready = url !== undefined && (await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200
-    if (fiber.unsafePoll() !== null) throw new Error("the service stopped while starting")
-    if (!ready) await new Promise((r) => setTimeout(r, 100))
+  while (url === undefined) {
+    const server = [...openServers].find((s) => !before.has(s) && s.listening)
+    if (server !== undefined) url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    else if (fiber.unsafePoll() !== null) throw new Error(`the service stopped while starting:\n${output.slice(from)}`)
+    else if (Date.now() > deadline) throw new Error(`the service did not listen in time:\n${output.slice(from)}`)
+    else await new Promise((r) => setTimeout(r, 50))
   }
-  if (url === undefined || !ready) throw new Error("the service did not get ready in time")
   return {
     url,
+    logs: () => output.slice(from),
+    dataDir,
     setOffset: (ms) => {
       offset = ms
     },
     stop: async () => {
       await Effect.runPromise(Fiber.interrupt(fiber))
-      rmSync(dataDir, { recursive: true, force: true })
+      if (env.DATA_DIR === undefined) rmSync(dataDir, { recursive: true, force: true })
     }
   }
 }
+
+/** The options of a service over the sample market. */
+export const SAMPLE: ServiceOptions = { market: "sample" }

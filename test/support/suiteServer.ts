@@ -1,22 +1,23 @@
-/** The real service for a vitest suite (test/support/server.ts starts it; this module needs vitest's hooks). */
+/** The service for a vitest suite, in the test's process (inProcess.ts; this module needs vitest's hooks). */
 import { afterAll, beforeAll } from "vitest"
-import { type RunningServer, startServer, waitReady } from "./server.js"
+import { SAMPLE, type Service, type ServiceOptions, startService } from "./inProcess.js"
+import { waitReady } from "./server.js"
 
 /**
  * A service for a describe block: started and ready before its tests, stopped after them.
- * Call the answer inside a test for the running server.
+ * Call the answer inside a test for the running service.
  */
-export const serveForSuite = (env: Record<string, string> = {}): (() => RunningServer) => {
-  let server: RunningServer | undefined
+export const serveForSuite = (env: Record<string, string> = {}, options: ServiceOptions = SAMPLE): (() => Service) => {
+  let server: Service | undefined
   beforeAll(async () => {
-    server = await startServer(env)
+    server = await startService(env, options)
     await waitReady(server)
   }, 120_000)
   afterAll(async () => {
     await server?.stop()
   })
   return () => {
-    if (server === undefined) throw new Error("the suite's server has not started")
+    if (server === undefined) throw new Error("the suite's service has not started")
     return server
   }
 }

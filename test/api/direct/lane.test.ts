@@ -10,7 +10,8 @@
  */
 import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { admin, api, expectError, type RunningServer, startServer, waitReady } from "../../support/server.js"
+import { SAMPLE, type Service, startService } from "../../support/inProcess.js"
+import { admin, api, expectError, waitReady } from "../../support/server.js"
 
 const configs: ReadonlyArray<{ name: string; env: Record<string, string> }> = [
   { name: "in-process limiter", env: {} },
@@ -24,7 +25,7 @@ interface Raw {
 }
 
 describe.each(configs)("direct path ($name)", ({ env }) => {
-  let server: RunningServer
+  let server: Service
   let key: string
   let accountId: string
 
@@ -83,7 +84,7 @@ describe.each(configs)("direct path ($name)", ({ env }) => {
   }
 
   beforeAll(async () => {
-    server = await startServer({ REFRESH_INTERVAL: "1h", ...env })
+    server = await startService({ REFRESH_INTERVAL: "1h", ...env }, SAMPLE)
     await waitReady(server, 120_000)
     const created = (await admin(server, "POST", "/admin/accounts", { plan: "pro" })).body
     key = created.api_key

@@ -4,7 +4,8 @@
  * as-of reads of other endpoints (ticker rows, signal matches).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
+import { type Service, startService } from "../../support/inProcess.js"
+import { admin, api, waitReady } from "../../support/server.js"
 
 const expectEnvelope = (res: { status: number; body: any }, status: number, code: string, mentions?: string) => {
   expect(res.status, JSON.stringify(res.body)).toBe(status)
@@ -19,7 +20,7 @@ const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 const weekday = (date: string) => new Date(`${date}T00:00:00Z`).getUTCDay()
 
 describe("signal events and stats over HTTP", () => {
-  let server: RunningServer
+  let server: Service
   let pro: string
   let hobby: string
   let scale: string
@@ -32,7 +33,7 @@ describe("signal events and stats over HTTP", () => {
   const get = (key: string | undefined, path: string) => api(server, key, path)
 
   beforeAll(async () => {
-    server = await startServer({ HISTORY_DAYS: "60" })
+    server = await startService({ HISTORY_DAYS: "60" })
     await waitReady(server)
     pro = await account("pro")
     hobby = await account("hobby")

@@ -1,7 +1,8 @@
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Received, startReceiver } from "../support/receiver.js"
-import { admin, api, expectError, type RunningServer, startServer, waitReady } from "../support/server.js"
+import { SAMPLE, type Service, startService } from "../../support/inProcess.js"
+import { type Received, startReceiver } from "../../support/receiver.js"
+import { admin, api, expectError, waitReady } from "../../support/server.js"
 
 const waitFor = async (check: () => boolean | Promise<boolean>, timeoutMs = 15_000) => {
   const deadline = Date.now() + timeoutMs
@@ -16,7 +17,7 @@ const verify = (secret: string, r: Received) =>
   new Webhook(secret.slice("whsec_".length)).verify(r.body, r.headers as Record<string, string>) as any
 
 describe("webhook subscriptions and delivery over HTTP", () => {
-  let server: RunningServer
+  let server: Service
   let receiver: Awaited<ReturnType<typeof startReceiver>>
   const newAccount = async (plan: string) => (await admin(server, "POST", "/admin/accounts", { plan })).body
   const newKey = async (plan = "pro") => (await newAccount(plan)).api_key as string
@@ -30,11 +31,14 @@ describe("webhook subscriptions and delivery over HTTP", () => {
 
   beforeAll(async () => {
     receiver = await startReceiver()
-    server = await startServer({
-      REFRESH_INTERVAL: "1h",
-      WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
-      WEBHOOK_RETRY_SCHEDULE: "1s,1s"
-    })
+    server = await startService(
+      {
+        REFRESH_INTERVAL: "1h",
+        WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
+        WEBHOOK_RETRY_SCHEDULE: "1s,1s"
+      },
+      SAMPLE
+    )
     await waitReady(server)
   }, 120_000)
   afterAll(async () => {

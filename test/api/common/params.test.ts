@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
-import { parseDate } from "../../src/api/common/params.js"
+import { parseDate } from "../../../src/api/common/params.js"
 
 const parse = (raw: string) => parseDate("to", raw)
 

@@ -31,7 +31,7 @@ import {
   serviceEnv,
   type Target,
   violation
-} from "./harness.js"
+} from "./support/endpointFuzz.js"
 
 const CASES = Number(process.env.FUZZ_CASES ?? 10_000)
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31))

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
+import { type Service, startService } from "../../support/inProcess.js"
+import { admin, api, waitReady } from "../../support/server.js"
 
 const expectError = (res: { status: number; body: any }, status: number, code: string) => {
   expect(res.status).toBe(status)
@@ -30,7 +31,7 @@ const inOrder = (a: any, b: any, col: string, dir: "asc" | "desc") => {
 }
 
 describe("scan over HTTP", () => {
-  let server: RunningServer
+  let server: Service
   let key: string
   const newKey = async (plan = "scale") => (await admin(server, "POST", "/admin/accounts", { plan })).body.api_key
   const post = (body: unknown, k = key, path = "/v2/scan") =>
@@ -64,7 +65,7 @@ describe("scan over HTTP", () => {
   }
 
   beforeAll(async () => {
-    server = await startServer({ REFRESH_INTERVAL: "1h" })
+    server = await startService({ REFRESH_INTERVAL: "1h" })
     await waitReady(server)
     key = await newKey("scale")
   }, 120_000)

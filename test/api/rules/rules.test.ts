@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
+import { SAMPLE, type Service, startService } from "../../support/inProcess.js"
+import { admin, api, waitReady } from "../../support/server.js"
 
 const expectError = (res: { status: number; body: any }, status: number, code: string) => {
   expect(res.status).toBe(status)
@@ -9,13 +10,13 @@ const expectError = (res: { status: number; body: any }, status: number, code: s
 }
 
 describe("saved rules over HTTP", () => {
-  let server: RunningServer
+  let server: Service
   const newKey = async () => (await admin(server, "POST", "/admin/accounts", { plan: "scale" })).body.api_key
   const call = (key: string, method: string, path: string, body?: unknown) =>
     api(server, key, path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
 
   beforeAll(async () => {
-    server = await startServer({ REFRESH_INTERVAL: "1h" })
+    server = await startService({ REFRESH_INTERVAL: "1h" }, SAMPLE)
     await waitReady(server)
   }, 120_000)
   afterAll(async () => {

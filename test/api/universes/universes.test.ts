@@ -1,9 +1,9 @@
 import { FetchHttpClient } from "@effect/platform"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeVigilClient } from "../../src/client.js"
-import { type InProcessServer, startInProcess } from "../support/inProcess.js"
-import { ADMIN_TOKEN, admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
+import { makeVigilClient } from "../../../src/client.js"
+import { SAMPLE, type Service, startService } from "../../support/inProcess.js"
+import { ADMIN_TOKEN, admin, api, waitReady } from "../../support/server.js"
 
 const expectError = (res: { status: number; body: any }, status: number, code: string) => {
   expect(res.status).toBe(status)
@@ -13,13 +13,13 @@ const expectError = (res: { status: number; body: any }, status: number, code: s
 }
 
 describe("universes over HTTP", () => {
-  let server: RunningServer
+  let server: Service
   const newKey = async (plan = "scale") => (await admin(server, "POST", "/admin/accounts", { plan })).body.api_key
   const call = (key: string, method: string, path: string, body?: unknown) =>
     api(server, key, path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
 
   beforeAll(async () => {
-    server = await startServer({ REFRESH_INTERVAL: "1h" })
+    server = await startService({ REFRESH_INTERVAL: "1h" }, SAMPLE)
     await waitReady(server)
   }, 120_000)
   afterAll(async () => {
@@ -367,9 +367,10 @@ describe("universes over HTTP", () => {
 
     describe("own universes as of a date between the versions of their list (in-process service, Clock moved, typed client)", () => {
       const DAY = 86_400_000
-      let service: InProcessServer
+      let service: Service
       beforeAll(async () => {
-        service = await startInProcess({ historyDays: 90 })
+        service = await startService({ HISTORY_DAYS: "90", REFRESH_INTERVAL: "1h" }, SAMPLE)
+        await waitReady(service)
       }, 180_000)
       afterAll(async () => {
         await service?.stop()

@@ -3,11 +3,12 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { marketStatusAt } from "../../src/api/market/Http.js"
-import { cryptoTradingDate, equityTradingDate, marketSession } from "../../src/market/calendar.js"
-import { pgliteLayer } from "../../src/store/Database.js"
-import { runMigrations } from "../../src/store/migrate.js"
-import { admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
+import { marketStatusAt } from "../../../src/api/market/Http.js"
+import { cryptoTradingDate, equityTradingDate, marketSession } from "../../../src/market/calendar.js"
+import { pgliteLayer } from "../../../src/store/Database.js"
+import { runMigrations } from "../../../src/store/migrate.js"
+import { SAMPLE, type Service, startService } from "../../support/inProcess.js"
+import { admin, api, waitReady } from "../../support/server.js"
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
@@ -68,7 +69,7 @@ describe("market status at fixed instants", () => {
 })
 
 describe("GET /v2/market/status over HTTP", () => {
-  let server: RunningServer
+  let server: Service
   let key: string
   beforeAll(async () => {
     // A data directory that already holds the migrated database: the service opens it and then
@@ -76,7 +77,7 @@ describe("GET /v2/market/status over HTTP", () => {
     // and may be ready before the database answers), so the admin API answers while the market loads.
     const dataDir = mkdtempSync(join(tmpdir(), "vigil-test-"))
     await Effect.runPromise(Effect.scoped(Effect.provide(runMigrations, pgliteLayer(dataDir))))
-    server = await startServer({ DATA_DIR: dataDir })
+    server = await startService({ DATA_DIR: dataDir }, SAMPLE)
   }, 120_000)
   afterAll(async () => {
     await server?.stop()

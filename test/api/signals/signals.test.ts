@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
+import { SAMPLE, type Service, startService } from "../../support/inProcess.js"
+import { admin, api, waitReady } from "../../support/server.js"
 
 const expectEnvelope = (body: any, code: string) => {
   expect(body.error.code).toBe(code)
@@ -21,9 +22,9 @@ const weekend = () => {
 }
 
 describe("signals over HTTP", () => {
-  let server: RunningServer
+  let server: Service
   beforeAll(async () => {
-    server = await startServer()
+    server = await startService({}, SAMPLE)
     await waitReady(server)
   }, 120_000)
   afterAll(async () => {

@@ -1,10 +1,10 @@
 import { Effect, Either, Layer } from "effect"
 import { describe, expect, it } from "vitest"
-import type { Plan } from "../../src/accounts/plans.js"
-import { compileContext, compileFor } from "../../src/api/common/compile.js"
-import { tickerDirectory } from "../../src/market/tickers/directory.js"
-import { compileQuery, signalsOf } from "../../src/query/index.js"
-import { SignalResolver } from "../../src/signals/SignalResolver.js"
+import type { Plan } from "../../../src/accounts/plans.js"
+import { compileContext, compileFor } from "../../../src/api/common/compile.js"
+import { tickerDirectory } from "../../../src/market/tickers/directory.js"
+import { compileQuery, signalsOf } from "../../../src/query/index.js"
+import { SignalResolver } from "../../../src/signals/SignalResolver.js"
 
 const directory = tickerDirectory()
 const SIGNALS = { cheap: "price < 10", cheap_big: "cheap AND market_cap > 1000000000" }

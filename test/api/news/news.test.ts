@@ -6,8 +6,9 @@
  */
 import { request } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { previousTradingDay } from "../../src/market/calendar.js"
-import { admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
+import { previousTradingDay } from "../../../src/market/calendar.js"
+import { SAMPLE, type Service, startService } from "../../support/inProcess.js"
+import { admin, api, waitReady } from "../../support/server.js"
 
 const DAY = 86_400_000
 const HOUR = 3_600_000
@@ -73,9 +74,9 @@ const expectItemShape = (item: any) => {
 }
 
 describe("news scan over HTTP", () => {
-  let server: RunningServer
+  let server: Service
   beforeAll(async () => {
-    server = await startServer()
+    server = await startService({}, SAMPLE)
     await waitReady(server)
   }, 120_000)
   afterAll(async () => {

@@ -1,6 +1,6 @@
 /**
  * Hostile-input fuzzing of the whole HTTP surface (issue 7, item 3), shared by
- * `test/fuzz/endpoints.test.ts` (CI-sized) and `scripts/fuzz-endpoints.ts`
+ * `test/reliability/endpointFuzz.test.ts` (CI-sized) and `scripts/fuzz-endpoints.ts`
  * (`npm run proof:fuzz`, larger runs with figures).
  *
  * The routes come from the OpenAPI document the server serves
@@ -23,10 +23,10 @@ import { type AddressInfo, connect } from "node:net"
 import fc from "fast-check"
 import pg from "pg"
 import { Pool } from "undici"
-import { render } from "../../src/query/index.js"
-import { BOOLEAN_COLS, expr, NUMERIC_COLS, STRING_COLS } from "../query/generators.js"
-import { routeShape, SPEC_ROUTES } from "../support/openapi.js"
-import { ADMIN_TOKEN, admin, type RunningServer } from "../support/server.js"
+import { render } from "../../../src/query/index.js"
+import { BOOLEAN_COLS, expr, NUMERIC_COLS, STRING_COLS } from "../../query/generators.js"
+import { routeShape, SPEC_ROUTES } from "../../support/openapi.js"
+import { ADMIN_TOKEN, admin, type RunningServer } from "../../support/server.js"
 
 /**
  * The service's environment for a fuzz run: the embedded store, or, when

@@ -1,8 +1,8 @@
 /** The pure parts of the signal events and stats endpoints, on a small market. */
 import { Either } from "effect"
 import { beforeAll, describe, expect, it } from "vitest"
-import { compileContext } from "../../src/api/common/compile.js"
-import { type FlagBars, flagEvents, latestState } from "../../src/api/signals/events.js"
+import { compileContext } from "../../../src/api/common/compile.js"
+import { type FlagBars, flagEvents, latestState } from "../../../src/api/signals/events.js"
 import {
   cappedRange,
   computedCounts,
@@ -10,12 +10,12 @@ import {
   inputsFor,
   numericCount,
   tradingDays
-} from "../../src/api/signals/stats.js"
-import { MarketData, runToEnd } from "../../src/market/engine/MarketData.js"
-import { epochDay, isoDate } from "../../src/market/indicators/days.js"
-import type { Snapshot } from "../../src/market/snapshot.js"
-import { loadTickers, type TickerDirectory } from "../../src/market/tickers/index.js"
-import { compileQuery } from "../../src/query/index.js"
+} from "../../../src/api/signals/stats.js"
+import { MarketData, runToEnd } from "../../../src/market/engine/MarketData.js"
+import { epochDay, isoDate } from "../../../src/market/indicators/days.js"
+import type { Snapshot } from "../../../src/market/snapshot.js"
+import { loadTickers, type TickerDirectory } from "../../../src/market/tickers/index.js"
+import { compileQuery } from "../../../src/query/index.js"
 
 const PICK = new Set(["AAPL", "MSFT", "SPY", "NVDA", "BTC-USD", "ETH-USD", "F", "KO"])
 const tickers = loadTickers().filter((t, i) => PICK.has(t.ticker) || i % 250 === 0)

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { lastClosedTradingDate, previousTradingDay } from "../../src/market/calendar.js"
-import { CATALOG } from "../../src/market/catalog.js"
-import { admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
+import { lastClosedTradingDate, previousTradingDay } from "../../../src/market/calendar.js"
+import { CATALOG } from "../../../src/market/catalog.js"
+import { type Service, startService } from "../../support/inProcess.js"
+import { admin, api, waitReady } from "../../support/server.js"
 
 const expectError = (res: { status: number; body: any }, status: number, code: string, mentions?: string) => {
   expect(res.status).toBe(status)
@@ -38,7 +39,7 @@ const pastSaturday = (): string => {
 }
 
 describe("tickers over HTTP", () => {
-  let server: RunningServer
+  let server: Service
   let key: string
   const get = (path: string, k: string | undefined = key) => api(server, k, path)
 
@@ -63,7 +64,7 @@ describe("tickers over HTTP", () => {
 
   beforeAll(async () => {
     // a long refresh interval keeps one snapshot for the whole file, so walks compare exactly
-    server = await startServer({ REFRESH_INTERVAL: "1h" })
+    server = await startService({ REFRESH_INTERVAL: "1h" })
     await waitReady(server, 120_000)
     key = (await admin(server, "POST", "/admin/accounts", { plan: "pro" })).body.api_key
   }, 180_000)

@@ -5,7 +5,7 @@ import { resolve } from "node:path"
 import { FetchHttpClient } from "@effect/platform"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { scanAndSubscribe } from "../../examples/scan-and-subscribe.js"
+import { scanAndSubscribe } from "../examples/scan-and-subscribe.js"
 import {
   CustomSignalsTierRequired,
   InvalidQuery,
@@ -13,10 +13,11 @@ import {
   Unauthenticated,
   UniverseNotFound,
   Vigil
-} from "../../src/client.js"
-import { admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
+} from "../src/client.js"
+import { SAMPLE, type Service, startService } from "./support/inProcess.js"
+import { admin, api, waitReady } from "./support/server.js"
 
-const ROOT = resolve(import.meta.dirname, "../..")
+const ROOT = resolve(import.meta.dirname, "..")
 const EXAMPLE = "examples/scan-and-subscribe.ts"
 
 const run = <A, E>(effect: Effect.Effect<A, E, any>): Promise<A> =>
@@ -33,7 +34,7 @@ const readmeExample = (): string => {
 }
 
 describe("the typed client (HttpApiClient over VigilApi) against a real server", () => {
-  let server: RunningServer
+  let server: Service
   let receiver: Server
   let receiverUrl: string
   const newKey = async (plan: string) => {
@@ -46,7 +47,7 @@ describe("the typed client (HttpApiClient over VigilApi) against a real server",
     receiver = createServer((_req, res) => res.writeHead(200).end("ok"))
     await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r))
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
-    server = await startServer({ REFRESH_INTERVAL: "1h", WEBHOOK_ALLOW_INSECURE_TARGETS: "true" })
+    server = await startService({ REFRESH_INTERVAL: "1h", WEBHOOK_ALLOW_INSECURE_TARGETS: "true" }, SAMPLE)
     await waitReady(server)
   }, 120_000)
   afterAll(async () => {

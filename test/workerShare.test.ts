@@ -12,10 +12,10 @@ import {
   makeShareGate,
   paceByEventLoop,
   shareFor
-} from "../../src/workerShare.js"
-import { runWorker } from "../../src/workerThread.js"
+} from "../src/workerShare.js"
+import { runWorker } from "../src/workerThread.js"
 
-const shareWorker = new URL("./shareWorker.ts", import.meta.url)
+const shareWorker = new URL("./support/shareWorker.ts", import.meta.url)
 
 /** real time passing (the worker's pacing is real CPU time, not the Effect clock) */
 const wallSleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
