@@ -1,10 +1,11 @@
 /**
- * Hostile input (issue 7, item 3), CI-sized: one real service, accounts on
+ * Hostile input (issue 7, item 3), CI-sized: one real service (in this
+ * process, over the sample market; `npm run proof:fuzz` starts it as a child), accounts on
  * every plan, and 10,000 property-based requests over every route of its
  * OpenAPI document (see harness.ts for what is generated and checked): no
  * 5xx, the error envelope on every 4xx, no hang. Then 64 KB+ headers and URLs
  * over raw sockets, a property that a refused create or update leaves the
- * database as it was, and a last look that the process is alive, healthy and
+ * database as it was, and a last look that the service still runs, is healthy and
  * logged no unhandled failure.
  *
  * FUZZ_CASES (default 10,000) and FUZZ_SEED (default random, printed) size
@@ -13,8 +14,9 @@
 import fc from "fast-check"
 import { Pool } from "undici"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { SAMPLE, type Service, startService } from "../support/inProcess.js"
 import { routeShape, SPEC_ROUTES } from "../support/openapi.js"
-import { admin, type RunningServer, startServer, waitReady } from "../support/server.js"
+import { admin, waitReady } from "../support/server.js"
 import {
   bodyObject,
   describeCase,
@@ -38,7 +40,7 @@ const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31)
 const ATOMIC_RUNS = 150
 
 describe("hostile input on every endpoint", () => {
-  let server: RunningServer
+  let server: Service
   let target: Target
   let routes: Array<Route>
   let missing: Array<string>
@@ -48,7 +50,7 @@ describe("hostile input on every endpoint", () => {
   beforeAll(async () => {
     const service = await serviceEnv()
     cleanup = service.cleanup
-    server = await startServer(service.env, 180_000)
+    server = await startService(service.env, { ...SAMPLE, timeoutMs: 180_000 })
     await waitReady(server, 180_000)
     target = await prepareTarget(server)
     ;({ routes, missingFromOpenApi: missing } = await loadRoutes(server.url))
@@ -222,8 +224,7 @@ describe("hostile input on every endpoint", () => {
   }, 300_000)
 
   it("is alive and healthy afterwards, logged no unhandled failure, and nothing was polluted", async () => {
-    expect(server.process.exitCode).toBe(null)
-    expect(server.process.signalCode).toBe(null)
+    expect(server.running()).toBe(true)
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200)
     const unhandled = server

@@ -31,6 +31,8 @@ export interface Service {
   /** everything the service logged so far (JSON lines) */
   readonly logs: () => string
   readonly dataDir: string
+  /** whether the service still runs (it has neither stopped nor failed) */
+  readonly running: () => boolean
   /** the service's Clock reads now + `ms` from here on (negative: the past) */
   readonly setOffset: (ms: number) => void
   readonly stop: () => Promise<void>
@@ -98,6 +100,7 @@ export const startService = async (
     url,
     logs: () => output.slice(from),
     dataDir,
+    running: () => fiber.unsafePoll() === null,
     setOffset: (ms) => {
       offset = ms
     },

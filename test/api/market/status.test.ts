@@ -1,14 +1,12 @@
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { rmSync } from "node:fs"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { marketStatusAt } from "../../../src/api/market/Http.js"
 import { cryptoTradingDate, equityTradingDate, marketSession } from "../../../src/market/calendar.js"
 import { pgliteLayer } from "../../../src/store/Database.js"
 import { runMigrations } from "../../../src/store/migrate.js"
-import { SAMPLE, type Service, startService } from "../../support/inProcess.js"
-import { admin, api, waitReady } from "../../support/server.js"
+import { type Service, startService } from "../../support/inProcess.js"
+import { admin, api, newDataDir, waitReady } from "../../support/server.js"
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
@@ -71,16 +69,19 @@ describe("market status at fixed instants", () => {
 describe("GET /v2/market/status over HTTP", () => {
   let server: Service
   let key: string
+  let dataDir: string | undefined
   beforeAll(async () => {
     // A data directory that already holds the migrated database: the service opens it and then
     // loads the market (on a new directory the market loads while a worker creates the database,
     // and may be ready before the database answers), so the admin API answers while the market loads.
-    const dataDir = mkdtempSync(join(tmpdir(), "vigil-test-"))
+    // The whole market: the sample's builds too fast for the reads made while it loads.
+    dataDir = newDataDir()
     await Effect.runPromise(Effect.scoped(Effect.provide(runMigrations, pgliteLayer(dataDir))))
-    server = await startService({ DATA_DIR: dataDir }, SAMPLE)
+    server = await startService({ DATA_DIR: dataDir })
   }, 120_000)
   afterAll(async () => {
     await server?.stop()
+    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })
   })
 
   it("answers 503 on market reads while the market loads; the calendar answers meanwhile", async () => {

@@ -42,10 +42,8 @@
  *    refresh evaluated (the last run uses a 1 h refresh interval, so the
  *    snapshot stays put while it scans).
  */
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { admin, type RunningServer, startServer, waitReady } from "../../support/server.js"
+import { rmSync } from "node:fs"
+import { admin, newDataDir, type RunningServer, startServer, waitReady } from "../../support/server.js"
 import { embeddedInspector, type Inspector, privateSchema } from "./database.js"
 import { type Receiver, startReceiver } from "./receiver.js"
 
@@ -180,8 +178,8 @@ const must = (r: Http, what: string, status = 200) => {
 export const runCrashSafety = async (options: CrashOptions): Promise<CrashReport> => {
   const log = options.log ?? (() => {})
   const receiver: Receiver = await startReceiver({ failFirst: 0.1, maxDelayMs: 40 })
-  const dataDir = mkdtempSync(join(tmpdir(), "vigil-crash-"))
   const pgSchema = options.store === "postgres" ? await privateSchema(options.databaseUrl ?? "", "crash") : undefined
+  const dataDir = newDataDir(pgSchema === undefined ? {} : { DATABASE_URL: pgSchema.serviceUrl })
   const baseEnv: Record<string, string> = {
     DATA_DIR: dataDir,
     HISTORY_DAYS: String(options.historyDays ?? 30),

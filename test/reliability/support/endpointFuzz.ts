@@ -26,7 +26,7 @@ import { Pool } from "undici"
 import { render } from "../../../src/query/index.js"
 import { BOOLEAN_COLS, expr, NUMERIC_COLS, STRING_COLS } from "../../query/generators.js"
 import { routeShape, SPEC_ROUTES } from "../../support/openapi.js"
-import { ADMIN_TOKEN, admin, type RunningServer } from "../../support/server.js"
+import { ADMIN_TOKEN, admin, type Reachable } from "../../support/server.js"
 
 /**
  * The service's environment for a fuzz run: the embedded store, or, when
@@ -97,7 +97,7 @@ const json = async (res: Response) => {
 }
 
 /** Sets up the accounts and resources the fuzz uses; the enterprise key gets a limit the fuzz cannot reach. */
-export const prepareTarget = async (server: RunningServer): Promise<Target> => {
+export const prepareTarget = async (server: Reachable): Promise<Target> => {
   const receiver: Server = createServer((req, res) => {
     req.resume()
     req.on("end", () => res.writeHead(200).end())
