@@ -316,7 +316,7 @@ describe("process lifecycle", () => {
   )
 
   it("shuts down on SIGTERM within 10 seconds", async () => {
-    const server = await startServer()
+    const server = await startServer({ HISTORY_DAYS: "30" })
     const started = Date.now()
     const code = await server.stop()
     expect(Date.now() - started).toBeLessThan(10_000)
