@@ -1,10 +1,11 @@
 import { spawnSync } from "node:child_process"
 import { resolve } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { syntheticYahooCsv } from "../support/fixtures.js"
-import { SAMPLE, type Service, startService } from "../support/inProcess.js"
-import { admin, api, startServer, waitReady } from "../support/server.js"
+import { SAMPLE, startService } from "../support/inProcess.js"
+import { admin, api, startServer } from "../support/server.js"
 import { DATABASE_URL, NEEDS_POSTGRES } from "../support/servers.js"
+import { serveForSuite } from "../support/suiteServer.js"
 
 const expectEnvelope = (body: any, code: string) => {
   expect(body.error.code).toBe(code)
@@ -14,14 +15,7 @@ const expectEnvelope = (body: any, code: string) => {
 }
 
 describe("foundation over HTTP", () => {
-  let server: Service
-  beforeAll(async () => {
-    server = await startService({}, SAMPLE)
-    await waitReady(server)
-  }, 120_000)
-  afterAll(async () => {
-    await server?.stop()
-  })
+  const server = serveForSuite()
 
   it("answers the probes", async () => {
     expect((await api(server, undefined, "/healthz")).body).toEqual({ status: "ok" })

@@ -11,9 +11,9 @@ import { serveForSuite } from "../support/suiteServer.js"
 
 describe("Idempotency-Key and query parameters, after authentication", () => {
   const server = serveForSuite()
-  const account = (plan: string) => createAccount(server(), plan)
+  const account = (plan: string) => createAccount(server, plan)
   const post = (key: string | undefined, path: string, body: unknown, idempotencyKey: string) =>
-    api(server(), key, path, {
+    api(server, key, path, {
       method: "POST",
       body: JSON.stringify(body),
       headers: { "idempotency-key": idempotencyKey }
@@ -27,7 +27,7 @@ describe("Idempotency-Key and query parameters, after authentication", () => {
     expect(replayed.status).toBe(201)
     expect(replayed.headers.get("idempotent-replayed")).toBe("true")
 
-    expect((await admin(server(), "DELETE", `/admin/keys/${pro.key_id}`)).status).toBe(200)
+    expect((await admin(server, "DELETE", `/admin/keys/${pro.key_id}`)).status).toBe(200)
     const revoked = await post(pro.api_key, "/v2/universes", universe, "idem-1")
     expectError(revoked, 401, "unauthenticated")
     expect(revoked.headers.get("idempotent-replayed")).toBeNull()
@@ -37,7 +37,7 @@ describe("Idempotency-Key and query parameters, after authentication", () => {
     const lapsed = await account("pro")
     const scan = { q: "price > 1", limit: 1 }
     expect((await post(lapsed.api_key, "/v2/scan", scan, "idem-2")).status).toBe(200)
-    expect((await admin(server(), "PATCH", `/admin/accounts/${lapsed.account_id}`, { plan: "none" })).status).toBe(200)
+    expect((await admin(server, "PATCH", `/admin/accounts/${lapsed.account_id}`, { plan: "none" })).status).toBe(200)
     const none = await post(lapsed.api_key, "/v2/scan", scan, "idem-2")
     expectError(none, 402, "subscription_required")
     expect(none.headers.get("idempotent-replayed")).toBeNull()
@@ -94,30 +94,30 @@ describe("Idempotency-Key and query parameters, after authentication", () => {
 
   it("answers 401 before checking the query parameters on authenticated routes; 400 naming them after", async () => {
     const pro = await account("pro")
-    expectError(await api(server(), undefined, "/v2/account?zz_unknown=1"), 401, "unauthenticated")
-    expectError(await api(server(), "vigil_test_nope", "/v2/account?zz_unknown=1"), 401, "unauthenticated")
+    expectError(await api(server, undefined, "/v2/account?zz_unknown=1"), 401, "unauthenticated")
+    expectError(await api(server, "vigil_test_nope", "/v2/account?zz_unknown=1"), 401, "unauthenticated")
     const scan = { method: "POST", body: JSON.stringify({ q: "price > 1" }) }
-    expectError(await api(server(), undefined, "/v2/scan?zz_unknown=1", scan), 401, "unauthenticated")
+    expectError(await api(server, undefined, "/v2/scan?zz_unknown=1", scan), 401, "unauthenticated")
     expectError(
-      await api(server(), "wrong-token", "/admin/accounts/acc_nope?zz_unknown=1", { method: "PATCH", body: "{}" }),
+      await api(server, "wrong-token", "/admin/accounts/acc_nope?zz_unknown=1", { method: "PATCH", body: "{}" }),
       401,
       "unauthenticated"
     )
 
-    const known = await api(server(), pro.api_key, "/v2/account?zz_unknown=1")
+    const known = await api(server, pro.api_key, "/v2/account?zz_unknown=1")
     expectError(known, 400, "bad_request")
     expect(known.body.error.message).toContain("zz_unknown")
     expect(known.headers.get("x-ratelimit-limit")).not.toBeNull()
-    const posted = await api(server(), pro.api_key, "/v2/scan?zz_unknown=1", scan)
+    const posted = await api(server, pro.api_key, "/v2/scan?zz_unknown=1", scan)
     expectError(posted, 400, "bad_request")
     expect(posted.body.error.message).toContain("zz_unknown")
-    const patched = await api(server(), ADMIN_TOKEN, "/admin/accounts/acc_nope?zz_unknown=1", {
+    const patched = await api(server, ADMIN_TOKEN, "/admin/accounts/acc_nope?zz_unknown=1", {
       method: "PATCH",
       body: "{}"
     })
     expectError(patched, 400, "bad_request")
     expect(patched.body.error.message).toContain("zz_unknown")
     // routes without authentication check them first, as before
-    expectError(await api(server(), undefined, "/healthz?zz_unknown=1"), 400, "bad_request")
+    expectError(await api(server, undefined, "/healthz?zz_unknown=1"), 400, "bad_request")
   })
 })

@@ -113,3 +113,6 @@ export const startService = async (
 
 /** The options of a service over the sample market. */
 export const SAMPLE: ServiceOptions = { market: "sample" }
+
+/** The options of a service over the whole market. */
+export const ALL: ServiceOptions = { market: "all" }

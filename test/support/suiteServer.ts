@@ -4,20 +4,33 @@ import { SAMPLE, type Service, type ServiceOptions, startService } from "./inPro
 import { waitReady } from "./server.js"
 
 /**
- * A service for a describe block: started and ready before its tests, stopped after them.
- * Call the answer inside a test for the running service.
+ * A service for a describe block: started and ready before its tests (and before the block's own
+ * `beforeAll` hooks, declared after this call), stopped after them. The answer reads the running
+ * service: use it inside hooks and tests, as the service itself.
  */
-export const serveForSuite = (env: Record<string, string> = {}, options: ServiceOptions = SAMPLE): (() => Service) => {
-  let server: Service | undefined
+export const serveForSuite = (env: Record<string, string> = {}, options: ServiceOptions = SAMPLE): Service => {
+  let running: Service | undefined
   beforeAll(async () => {
-    server = await startService(env, options)
-    await waitReady(server)
-  }, 120_000)
+    running = await startService(env, options)
+    await waitReady(running, 120_000)
+  }, 180_000)
   afterAll(async () => {
-    await server?.stop()
+    await running?.stop()
   })
-  return () => {
-    if (server === undefined) throw new Error("the suite's service has not started")
-    return server
+  const current = (): Service => {
+    if (running === undefined) throw new Error("the suite's service has not started")
+    return running
+  }
+  return {
+    get url() {
+      return current().url
+    },
+    get dataDir() {
+      return current().dataDir
+    },
+    logs: () => current().logs(),
+    running: () => current().running(),
+    setOffset: (ms) => current().setOffset(ms),
+    stop: () => current().stop()
   }
 }

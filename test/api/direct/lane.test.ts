@@ -9,9 +9,9 @@
  * limiter (no fiber) and, with REDIS_URL, the Redis limiter (through a fiber).
  */
 import { connect } from "node:net"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { SAMPLE, type Service, startService } from "../../support/inProcess.js"
-import { admin, api, expectError, waitReady } from "../../support/server.js"
+import { beforeAll, describe, expect, it } from "vitest"
+import { admin, api, expectError } from "../../support/server.js"
+import { serveForSuite } from "../../support/suiteServer.js"
 
 const configs: ReadonlyArray<{ name: string; env: Record<string, string> }> = [
   { name: "in-process limiter", env: {} },
@@ -25,7 +25,7 @@ interface Raw {
 }
 
 describe.each(configs)("direct path ($name)", ({ env }) => {
-  let server: Service
+  const server = serveForSuite({ REFRESH_INTERVAL: "1h", ...env })
   let key: string
   let accountId: string
 
@@ -84,15 +84,10 @@ describe.each(configs)("direct path ($name)", ({ env }) => {
   }
 
   beforeAll(async () => {
-    server = await startService({ REFRESH_INTERVAL: "1h", ...env }, SAMPLE)
-    await waitReady(server, 120_000)
     const created = (await admin(server, "POST", "/admin/accounts", { plan: "pro" })).body
     key = created.api_key
     accountId = created.account_id
   }, 180_000)
-  afterAll(async () => {
-    await server?.stop()
-  })
 
   it("answers the first scan after start directly (the cursor secret is read at start)", async () => {
     const [misses, bypassed] = [await outcome("miss"), await outcome("bypass")]

@@ -5,10 +5,10 @@
  * cross-check of the mentions against the `news_volume` column.
  */
 import { request } from "node:http"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { previousTradingDay } from "../../../src/market/calendar.js"
-import { SAMPLE, type Service, startService } from "../../support/inProcess.js"
-import { admin, api, waitReady } from "../../support/server.js"
+import { admin, api } from "../../support/server.js"
+import { serveForSuite } from "../../support/suiteServer.js"
 
 const DAY = 86_400_000
 const HOUR = 3_600_000
@@ -74,14 +74,7 @@ const expectItemShape = (item: any) => {
 }
 
 describe("news scan over HTTP", () => {
-  let server: Service
-  beforeAll(async () => {
-    server = await startService({}, SAMPLE)
-    await waitReady(server)
-  }, 120_000)
-  afterAll(async () => {
-    await server?.stop()
-  })
+  const server = serveForSuite()
 
   const account = async (plan: string) => {
     const created = await admin(server, "POST", "/admin/accounts", { plan })

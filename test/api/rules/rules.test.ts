@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { SAMPLE, type Service, startService } from "../../support/inProcess.js"
-import { admin, api, waitReady } from "../../support/server.js"
+import { describe, expect, it } from "vitest"
+import { admin, api } from "../../support/server.js"
+import { serveForSuite } from "../../support/suiteServer.js"
 
 const expectError = (res: { status: number; body: any }, status: number, code: string) => {
   expect(res.status).toBe(status)
@@ -10,18 +10,10 @@ const expectError = (res: { status: number; body: any }, status: number, code: s
 }
 
 describe("saved rules over HTTP", () => {
-  let server: Service
+  const server = serveForSuite({ REFRESH_INTERVAL: "1h" })
   const newKey = async () => (await admin(server, "POST", "/admin/accounts", { plan: "scale" })).body.api_key
   const call = (key: string, method: string, path: string, body?: unknown) =>
     api(server, key, path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
-
-  beforeAll(async () => {
-    server = await startService({ REFRESH_INTERVAL: "1h" }, SAMPLE)
-    await waitReady(server)
-  }, 120_000)
-  afterAll(async () => {
-    await server?.stop()
-  })
 
   it("creates, reads, lists, updates and deletes rules", async () => {
     const key = await newKey()

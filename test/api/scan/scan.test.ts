@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Service, startService } from "../../support/inProcess.js"
-import { admin, api, waitReady } from "../../support/server.js"
+import { beforeAll, describe, expect, it } from "vitest"
+import { ALL } from "../../support/inProcess.js"
+import { admin, api } from "../../support/server.js"
+import { serveForSuite } from "../../support/suiteServer.js"
 
 const expectError = (res: { status: number; body: any }, status: number, code: string) => {
   expect(res.status).toBe(status)
@@ -31,7 +32,7 @@ const inOrder = (a: any, b: any, col: string, dir: "asc" | "desc") => {
 }
 
 describe("scan over HTTP", () => {
-  let server: Service
+  const server = serveForSuite({ REFRESH_INTERVAL: "1h" }, ALL)
   let key: string
   const newKey = async (plan = "scale") => (await admin(server, "POST", "/admin/accounts", { plan })).body.api_key
   const post = (body: unknown, k = key, path = "/v2/scan") =>
@@ -65,13 +66,8 @@ describe("scan over HTTP", () => {
   }
 
   beforeAll(async () => {
-    server = await startService({ REFRESH_INTERVAL: "1h" })
-    await waitReady(server)
     key = await newKey("scale")
   }, 120_000)
-  afterAll(async () => {
-    await server?.stop()
-  })
 
   it("scans live with the defaults", async () => {
     const res = await post({ q: "price > 0" })

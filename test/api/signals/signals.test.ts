@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { SAMPLE, type Service, startService } from "../../support/inProcess.js"
-import { admin, api, waitReady } from "../../support/server.js"
+import { describe, expect, it } from "vitest"
+import { admin, api } from "../../support/server.js"
+import { serveForSuite } from "../../support/suiteServer.js"
 
 const expectEnvelope = (body: any, code: string) => {
   expect(body.error.code).toBe(code)
@@ -22,14 +22,7 @@ const weekend = () => {
 }
 
 describe("signals over HTTP", () => {
-  let server: Service
-  beforeAll(async () => {
-    server = await startService({}, SAMPLE)
-    await waitReady(server)
-  }, 120_000)
-  afterAll(async () => {
-    await server?.stop()
-  })
+  const server = serveForSuite()
 
   const account = async (plan: string) => {
     const created = await admin(server, "POST", "/admin/accounts", { plan })

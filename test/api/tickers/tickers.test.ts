@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, it } from "vitest"
 import { lastClosedTradingDate, previousTradingDay } from "../../../src/market/calendar.js"
 import { CATALOG } from "../../../src/market/catalog.js"
-import { type Service, startService } from "../../support/inProcess.js"
-import { admin, api, waitReady } from "../../support/server.js"
+import { ALL } from "../../support/inProcess.js"
+import { admin, api } from "../../support/server.js"
+import { serveForSuite } from "../../support/suiteServer.js"
 
 const expectError = (res: { status: number; body: any }, status: number, code: string, mentions?: string) => {
   expect(res.status).toBe(status)
@@ -39,7 +40,8 @@ const pastSaturday = (): string => {
 }
 
 describe("tickers over HTTP", () => {
-  let server: Service
+  // a long refresh interval keeps one snapshot for the whole file, so walks compare exactly
+  const server = serveForSuite({ REFRESH_INTERVAL: "1h" }, ALL)
   let key: string
   const get = (path: string, k: string | undefined = key) => api(server, k, path)
 
@@ -63,14 +65,8 @@ describe("tickers over HTTP", () => {
   }
 
   beforeAll(async () => {
-    // a long refresh interval keeps one snapshot for the whole file, so walks compare exactly
-    server = await startService({ REFRESH_INTERVAL: "1h" })
-    await waitReady(server, 120_000)
     key = (await admin(server, "POST", "/admin/accounts", { plan: "pro" })).body.api_key
   }, 180_000)
-  afterAll(async () => {
-    await server?.stop()
-  })
 
   it("needs a key on every endpoint", async () => {
     for (const path of [

@@ -1,9 +1,9 @@
 import { FetchHttpClient } from "@effect/platform"
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, it } from "vitest"
 import { makeVigilClient } from "../../../src/client.js"
-import { SAMPLE, type Service, startService } from "../../support/inProcess.js"
-import { ADMIN_TOKEN, admin, api, waitReady } from "../../support/server.js"
+import { ADMIN_TOKEN, admin, api } from "../../support/server.js"
+import { serveForSuite } from "../../support/suiteServer.js"
 
 const expectError = (res: { status: number; body: any }, status: number, code: string) => {
   expect(res.status).toBe(status)
@@ -13,18 +13,10 @@ const expectError = (res: { status: number; body: any }, status: number, code: s
 }
 
 describe("universes over HTTP", () => {
-  let server: Service
+  const server = serveForSuite({ REFRESH_INTERVAL: "1h" })
   const newKey = async (plan = "scale") => (await admin(server, "POST", "/admin/accounts", { plan })).body.api_key
   const call = (key: string, method: string, path: string, body?: unknown) =>
     api(server, key, path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
-
-  beforeAll(async () => {
-    server = await startService({ REFRESH_INTERVAL: "1h" }, SAMPLE)
-    await waitReady(server)
-  }, 120_000)
-  afterAll(async () => {
-    await server?.stop()
-  })
 
   it("creates a universe with canonical tickers and reads it back", async () => {
     const key = await newKey("free")
@@ -367,14 +359,7 @@ describe("universes over HTTP", () => {
 
     describe("own universes as of a date between the versions of their list (in-process service, Clock moved, typed client)", () => {
       const DAY = 86_400_000
-      let service: Service
-      beforeAll(async () => {
-        service = await startService({ HISTORY_DAYS: "90", REFRESH_INTERVAL: "1h" }, SAMPLE)
-        await waitReady(service)
-      }, 180_000)
-      afterAll(async () => {
-        await service?.stop()
-      })
+      const service = serveForSuite({ HISTORY_DAYS: "90", REFRESH_INTERVAL: "1h" })
 
       it("uses the list in effect at the end of the date read: before, between and after the changes", async () => {
         const created = await fetch(`${service.url}/admin/accounts`, {
