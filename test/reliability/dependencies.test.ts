@@ -20,6 +20,6 @@ describe("dependency faults", () => {
       log: (line) => lines.push(line)
     })
     for (const c of report.checks) expect(c.passed, `${c.name}: ${c.detail}\n${lines.join("\n")}`).toBe(true)
-    expect(report.checks.length).toBe(14)
+    expect(report.checks.length).toBe(15)
   }, 600_000)
 })

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Plan } from "../../accounts/plans.js"
-import { BadRequest, NotFound, ServiceUnavailable, withErrors } from "../errors.js"
+import { BadRequest, groupErrors, NotFound, ServiceUnavailable, withErrors } from "../errors.js"
 import { AdminAuth } from "../middleware/AdminAuth.js"
 
 export const KeyMode = Schema.Literal("test", "live")
@@ -70,7 +70,6 @@ export class AdminApi extends HttpApiGroup.make("admin")
     HttpApiEndpoint.post("refresh", "/admin/refresh")
       .annotate(OpenApi.Summary, "Refresh the market data now")
       .addSuccess(Schema.Struct({ as_of: Schema.String }))
-      .pipe(withErrors(ServiceUnavailable))
       .annotate(
         OpenApi.Description,
         "Applies one market data refresh now; answers once its snapshot is published (and, with subscriptions, evaluated)."
@@ -81,11 +80,14 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .annotate(OpenApi.Summary, "Import daily bars (CSV)")
       .setUrlParams(Schema.Struct({ ticker: Schema.optional(Schema.String) }))
       .addSuccess(ImportResult)
-      .pipe(withErrors(BadRequest, ServiceUnavailable))
+      .pipe(withErrors(BadRequest))
       .annotate(
         OpenApi.Description,
         "Imports daily bars from a CSV body (text/csv, streamed): the long format ticker,date,open,high,low,close,volume, or a per-ticker file (columns found by header name) for the ticker named by ?ticker=. Answers once the bars and every derived daily row are stored; a bad line gives 400 naming it, with nothing stored."
       )
   )
+  // every operation reads or writes the database: 503 when it cannot answer (the market's own
+  // 503s: refresh and import before the first snapshot)
+  .pipe(groupErrors(ServiceUnavailable))
   .middleware(AdminAuth)
   .annotate(OpenApi.Description, "Operator API, enabled by ADMIN_TOKEN (`Authorization: Bearer <ADMIN_TOKEN>`).") {}

@@ -1,7 +1,8 @@
 /**
  * The operator's admin API: accounts (create, change plan — a downgrade disables the webhooks
  * beyond the new cap —, keys), an immediate market refresh that answers once webhooks were
- * evaluated, the streamed bars import.
+ * evaluated, the streamed bars import. A database that cannot answer is a 503 with Retry-After, as
+ * on /v2 (`orUnavailable`).
  */
 import { HttpServerRequest } from "@effect/platform"
 import { Duration, Effect, Option, Stream } from "effect"
@@ -12,13 +13,13 @@ import { Market } from "../../market/Market.js"
 import { CsvBarParser, CsvImportError } from "../../market/sources/csvBars.js"
 import { Webhooks } from "../../store/webhooks.js"
 import type { RequestOf } from "../common/request.js"
-import { BadRequest, NotFound, ServiceUnavailable } from "../errors.js"
+import { BadRequest, NotFound, orUnavailable, ServiceUnavailable, unavailable } from "../errors.js"
 import type { AdminApi } from "./Api.js"
 
 export const createAccount = ({ payload }: RequestOf<typeof AdminApi, "createAccount">) =>
   Effect.flatMap(Accounts, (accounts) => accounts.create(payload.plan)).pipe(
     Effect.map((a) => ({ account_id: a.accountId, plan: a.plan, key_id: a.keyId, api_key: a.apiKey })),
-    Effect.orDie
+    orUnavailable
   )
 
 export const updateAccount = ({ path, payload }: RequestOf<typeof AdminApi, "updateAccount">) =>
@@ -35,14 +36,12 @@ export const updateAccount = ({ path, payload }: RequestOf<typeof AdminApi, "upd
         message: "rate_limit_per_minute can only be set on an enterprise account; other plans use their plan's limit"
       })
     }
-    const updated = yield* accounts
-      .update(path.account_id, payload.plan, payload.rate_limit_per_minute)
-      .pipe(Effect.orDie)
+    const updated = yield* orUnavailable(accounts.update(path.account_id, payload.plan, payload.rate_limit_per_minute))
     if (Option.isNone(updated)) return yield* new NotFound({ message: `no account ${path.account_id}` })
     // a downgrade disables the most recently created webhooks beyond the new cap (configuration kept)
-    const disabled = yield* webhooks
-      .enforceCap(updated.value.id, PLAN_LIMITS[updated.value.plan].webhooks)
-      .pipe(Effect.orDie)
+    const disabled = yield* orUnavailable(
+      webhooks.enforceCap(updated.value.id, PLAN_LIMITS[updated.value.plan].webhooks)
+    )
     if (disabled.length > 0) {
       yield* alerts.resync.pipe(Effect.ignore)
       yield* Effect.logInfo("plan downgrade disabled webhooks").pipe(
@@ -59,7 +58,7 @@ export const updateAccount = ({ path, payload }: RequestOf<typeof AdminApi, "upd
 export const createKey = ({ path, payload }: RequestOf<typeof AdminApi, "createKey">) =>
   Effect.gen(function* () {
     const accounts = yield* Accounts
-    const created = yield* accounts.createKey(path.account_id, payload.mode ?? "test").pipe(Effect.orDie)
+    const created = yield* orUnavailable(accounts.createKey(path.account_id, payload.mode ?? "test"))
     if (Option.isNone(created)) return yield* new NotFound({ message: `no account ${path.account_id}` })
     return { key_id: created.value.keyId, api_key: created.value.apiKey }
   })
@@ -135,7 +134,7 @@ export const importBars = ({ urlParams }: RequestOf<typeof AdminApi, "import">) 
       Effect.catchTags({
         ImportRejected: (e) => Effect.fail(new BadRequest({ message: e.message })),
         MarketNotReady: (e) => Effect.fail(new ServiceUnavailable({ message: e.message, details: { retry_after: 2 } })),
-        SqlError: (e) => Effect.die(e)
+        SqlError: () => Effect.fail(unavailable())
       })
     )
   })
@@ -143,7 +142,7 @@ export const importBars = ({ urlParams }: RequestOf<typeof AdminApi, "import">) 
 export const revokeKey = ({ path }: RequestOf<typeof AdminApi, "revokeKey">) =>
   Effect.gen(function* () {
     const accounts = yield* Accounts
-    const revoked = yield* accounts.revokeKey(path.key_id).pipe(Effect.orDie)
+    const revoked = yield* orUnavailable(accounts.revokeKey(path.key_id))
     if (!revoked) return yield* new NotFound({ message: `no active key ${path.key_id}` })
     return { ok: true as const }
   })

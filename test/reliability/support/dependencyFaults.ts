@@ -266,6 +266,11 @@ export const runDependencyFaults = async (options: FaultOptions): Promise<FaultR
     })()
     const outage = await load(url, key, () => Date.now() - cutAt >= options.pgOutageMs)
     await probes
+    // the admin API reads the same database: the same 503 (not a 500), while it is still down
+    const adminOutage = await Promise.all([
+      admin(server, "POST", "/admin/accounts", { plan: "pro" }),
+      admin(server, "POST", `/admin/accounts/${account.account_id}/keys`, {})
+    ])
     const postsDuringOutage = receiver.posts.length - postsBefore
     await pg.start()
     const backAt = Date.now()
@@ -284,6 +289,14 @@ export const runDependencyFaults = async (options: FaultOptions): Promise<FaultR
       "PostgreSQL down: every answer a success or 503 service_unavailable with Retry-After",
       bad.length === 0 && outage.length > 0,
       `${outage.length} requests: ${JSON.stringify(tally(outage.map((s) => `${s.status}${s.code === undefined ? "" : ` ${s.code}`}`)))}${bad.length > 0 ? `; unexpected e.g. ${JSON.stringify(bad[0])}` : ""}`
+    )
+    check(
+      "PostgreSQL down: the admin API answers 503 service_unavailable with Retry-After, as /v2 does",
+      adminOutage.every(
+        (r) =>
+          r.status === 503 && r.body?.error?.code === "service_unavailable" && r.headers.get("retry-after") !== null
+      ),
+      adminOutage.map((r) => `${r.status} ${JSON.stringify(r.body).slice(0, 200)}`).join("; ")
     )
     check(
       "PostgreSQL down: database-backed endpoints answer 503",
