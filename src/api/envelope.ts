@@ -44,11 +44,16 @@ export const envelopeText = (code: string, message: string, requestId: string): 
   JSON.stringify(envelopeBody(code, message, requestId))
 
 /**
- * An error body (either form) answering another request — a stored answer an
- * Idempotency-Key replays — with this request's id; undefined when `body` is
- * not an error body.
+ * An error body (either form) answering another request — the stored text of an answer an
+ * Idempotency-Key replays — with this request's id; undefined when `text` is not an error body.
  */
-export const withRequestId = (body: unknown, requestId: string): object | undefined => {
+export const withRequestId = (text: string, requestId: string): object | undefined => {
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return undefined
+  }
   if (body === null || typeof body !== "object") return undefined
   const error = (body as { readonly error?: unknown }).error
   if (typeof error === "string") return { ...body, request_id: requestId }

@@ -28,7 +28,6 @@ import {
   errorResponse,
   IdempotencyKeyInProgress,
   IdempotencyKeyReused,
-  retryAfterHeader,
   ServiceUnavailable
 } from "./errors.js"
 import { IDEMPOTENCY_KEY } from "./headerPatterns.js"
@@ -69,29 +68,15 @@ interface Stored {
 
 /**
  * The stored answer of an earlier request with the same key, replayed: an error body carries
- * this request's id (the spec: every error names the request it answers), a success body is
- * sent exactly as stored.
+ * this request's id (the spec: every error names the request it answers; the request middleware
+ * adds a 429/503's Retry-After as for any answer), a success body is sent exactly as stored.
  */
 const replay = (status: number, body: string, contentType: string, requestId: string) => {
   const headers = { "idempotent-replayed": "true" }
-  if (status >= 400) {
-    const stamped = withRequestId(parseJson(body), requestId)
-    if (stamped !== undefined) {
-      return HttpServerResponse.unsafeJson(stamped, {
-        status,
-        headers: { ...headers, ...retryAfterHeader((stamped as any).error) }
-      })
-    }
-  }
-  return HttpServerResponse.text(body, { status, contentType, headers })
-}
-
-const parseJson = (text: string): unknown => {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
+  const stamped = status >= 400 ? withRequestId(body, requestId) : undefined
+  return stamped === undefined
+    ? HttpServerResponse.text(body, { status, contentType, headers })
+    : HttpServerResponse.unsafeJson(stamped, { status, headers })
 }
 
 /** At most this many claims (or stored answers) share one statement. */

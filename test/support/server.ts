@@ -50,6 +50,17 @@ export interface StartOptions {
   readonly nodeArgs?: ReadonlyArray<string>
 }
 
+/** A test service's environment: a free port, its data directory, the test admin token, `env` over them. */
+export const serviceVariables = (dataDir: string, env: Record<string, string>): Record<string, string> => ({
+  PORT: "0",
+  DATA_DIR: dataDir,
+  ADMIN_TOKEN,
+  HISTORY_DAYS: "260",
+  // the stored flag history costs ~45 s of CPU at start; tests that need it build it on first use
+  SIGNAL_FLAG_HISTORY: "lazy",
+  ...env
+})
+
 export const startServer = async (
   env: Record<string, string> = {},
   timeoutMs = 60_000,
@@ -58,17 +69,7 @@ export const startServer = async (
   const dataDir = env.DATA_DIR ?? newDataDir(env)
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "",
-      PORT: "0",
-      DATA_DIR: dataDir,
-      ADMIN_TOKEN,
-      HISTORY_DAYS: "260",
-      // the stored flag history costs ~45 s of CPU at start; tests that need it build it on first use
-      SIGNAL_FLAG_HISTORY: "lazy",
-      ...env
-    },
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...serviceVariables(dataDir, env) },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""

@@ -1,7 +1,8 @@
 /** The in-app inbox: an account's notifications (alerts of `in_app` webhooks), newest first, and read state. */
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { Deliveries, type Notification } from "../../store/deliveries.js"
+import { nowIso } from "../common/clock.js"
 import { requireFeature } from "../common/features.js"
 import { pageSize } from "../common/params.js"
 import { keysetPage, timeAndIdPosition } from "../cursor.js"
@@ -30,7 +31,7 @@ export const listNotifications = (
     })
     const unreadCount = yield* orUnavailable(store.unreadCount(key.account.id))
     return {
-      as_of: new Date(yield* Clock.currentTimeMillis).toISOString(),
+      as_of: yield* nowIso,
       count: page.rows.length,
       unread_count: unreadCount,
       next_cursor: page.next_cursor,
@@ -53,5 +54,5 @@ export const markRead = (key: AuthenticatedKey, ids: ReadonlyArray<string> | und
     if (ids !== undefined && ids.length > 1000)
       return yield* new BadRequest({ message: "ids: at most 1000 per request" })
     const marked = yield* orUnavailable((yield* Deliveries).markRead(key.account.id, ids))
-    return { as_of: new Date(yield* Clock.currentTimeMillis).toISOString(), marked }
+    return { as_of: yield* nowIso, marked }
   })

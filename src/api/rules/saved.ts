@@ -3,10 +3,11 @@
  * stands for (q compiled for the account, order, dir, fields, the universe existing).
  */
 import { randomBytes } from "node:crypto"
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import type { Account, AuthenticatedKey } from "../../accounts/Accounts.js"
 import { Tickers } from "../../market/tickers/index.js"
 import { type RuleParams, type RuleRecord, Rules } from "../../store/rules.js"
+import { nowIso } from "../common/clock.js"
 import { compileFor } from "../common/compile.js"
 import { pageSize } from "../common/params.js"
 import type { RequestOf } from "../common/request.js"
@@ -75,7 +76,7 @@ export const listRules = (key: AuthenticatedKey, { urlParams }: RequestOf<typeof
       read: (after, count) => orUnavailable(rules.list(key.account.id, count, after))
     })
     return {
-      as_of: new Date(yield* Clock.currentTimeMillis).toISOString(),
+      as_of: yield* nowIso,
       count: page.rows.length,
       next_cursor: page.next_cursor,
       rules: page.rows.map(toDoc)

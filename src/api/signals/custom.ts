@@ -12,6 +12,7 @@ import { Market } from "../../market/Market.js"
 import type { TickerDirectory } from "../../market/tickers/index.js"
 import { type CompiledQuery, signalsOf } from "../../query/index.js"
 import { type CustomSignal, CustomSignals } from "../../store/customSignals.js"
+import { nowIso } from "../common/clock.js"
 import { compileConsuming, compileContext, type QueryRejected } from "../common/compile.js"
 import { requireFeature } from "../common/features.js"
 import { pageSize } from "../common/params.js"
@@ -27,7 +28,6 @@ import {
   SignalReferenced
 } from "../errors.js"
 import { identifiersIn, isIdentifier, MAX_DESCRIPTION, MAX_EXPR, NAME } from "./matching.js"
-import { nowIso } from "./shared.js"
 
 const requireCustomPlan = (key: AuthenticatedKey) => requireFeature(key, "customSignals", "custom signals")
 

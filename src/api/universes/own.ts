@@ -3,11 +3,12 @@
  * (names, descriptions, ticker lists and edits, versioned), delete; the system universes read-
  * only.
  */
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { Market } from "../../market/Market.js"
 import { Tickers } from "../../market/tickers/index.js"
 import { type TickersEdit, type UniverseRecord, Universes } from "../../store/universes.js"
+import { nowIso } from "../common/clock.js"
 import { isoAsOf, marketData } from "../common/market.js"
 import { pageSize } from "../common/params.js"
 import type { RequestOf } from "../common/request.js"
@@ -30,7 +31,7 @@ import {
 /** `as_of` for reads that do not need the market: the live snapshot's when loaded, the clock's otherwise. */
 const asOfNow = Effect.flatMap(Market, (m) => m.latest).pipe(
   Effect.map(isoAsOf),
-  Effect.orElse(() => Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString()))
+  Effect.orElse(() => nowIso)
 )
 
 const notFound = (id: string) => new NotFound({ message: `universe ${JSON.stringify(id)} not found` })

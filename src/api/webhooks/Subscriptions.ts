@@ -24,6 +24,7 @@ import { Deliveries, type DeliveryRecord, type DeliveryStatus } from "../../stor
 import { Rules } from "../../store/rules.js"
 import type { Universes } from "../../store/universes.js"
 import { effectiveLastEvaluated, type Origin, type WebhookRecord, Webhooks } from "../../store/webhooks.js"
+import { nowIso } from "../common/clock.js"
 import { accountSignals, compileContext, compileFor, queryRejection } from "../common/compile.js"
 import { requireFeature } from "../common/features.js"
 import { liveSnapshot } from "../common/market.js"
@@ -256,7 +257,7 @@ const list = (
     })
     const doc = yield* webhookRenderer
     return {
-      as_of: new Date(yield* Clock.currentTimeMillis).toISOString(),
+      as_of: yield* nowIso,
       count: page.rows.length,
       next_cursor: page.next_cursor,
       webhooks: page.rows.map(doc)
@@ -407,7 +408,7 @@ const deliveriesOf = (
         orUnavailable(deliveries.list(key.account.id, w.id, status as DeliveryStatus | undefined, count, after))
     })
     return {
-      as_of: new Date(yield* Clock.currentTimeMillis).toISOString(),
+      as_of: yield* nowIso,
       count: page.rows.length,
       next_cursor: page.next_cursor,
       deliveries: page.rows.map(deliveryDoc)
