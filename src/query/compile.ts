@@ -11,6 +11,7 @@ import { startOf, typecheck } from "./check.js"
 import type { CompileContext } from "./context.js"
 import { entry, type Mode, QueryError, type RawEntry, toQueryError } from "./errors.js"
 import { Arena, allRows } from "./evaluate/arena.js"
+import { andInto, type Bits, bitsOfRows, countBits } from "./evaluate/bits.js"
 import { type Env, type EvalPlan, plan } from "./evaluate/plan.js"
 import { inline } from "./inline.js"
 import { columnsReferenced, type Node, type Type, tickersOf, type Value } from "./ir.js"
@@ -79,6 +80,12 @@ export interface CompiledQuery extends CompiledExpression {
    * predicates in a row (subscriptions) and reuse one buffer.
    */
   readonly evaluateInto: (snapshot: Snapshot, out: Int32Array, rows?: Int32Array) => number
+  /**
+   * the rows where the predicate is TRUE as a bitset (evaluate/bits.ts), optionally only among `rows`
+   * (ascending), and how many: a conjunction of comparisons with constants is answered from the
+   * snapshot's sorted columns, word by word, without a comparison per row
+   */
+  readonly matchBits: (snapshot: Snapshot, rows?: Int32Array) => { readonly bits: Bits; readonly count: number }
   /** one byte per row of the snapshot: 1 where the predicate is TRUE */
   readonly mask: (snapshot: Snapshot, rows?: Int32Array) => Uint8Array
   /** tickers where the predicate is TRUE, in row (ascending ticker) order */
@@ -251,7 +258,7 @@ export const compileQuery = (text: string, ctx: CompileContext): Either.Either<C
   const predicate = predicateOf(compiled)
   const fns: Pick<
     CompiledQuery,
-    "predicate" | "evaluate" | "evaluateInto" | "mask" | "matches" | "truth" | "selectSql"
+    "predicate" | "evaluate" | "evaluateInto" | "matchBits" | "mask" | "matches" | "truth" | "selectSql"
   > = {
     predicate,
     evaluate(snapshot, rows) {
@@ -263,6 +270,20 @@ export const compileQuery = (text: string, ctx: CompileContext): Either.Either<C
       })
     },
     evaluateInto: predicate.evaluateInto,
+    matchBits(snapshot, rows) {
+      return run(snapshot, (arena) => {
+        const env = envFor(snapshot, arena)
+        const bits = compiled.bits?.(env, 2)
+        if (bits === undefined) {
+          const sel = rows ?? env.all
+          const out = arena.i32()
+          const n = compiled.select(env, sel, sel.length, 2, out)
+          return { bits: bitsOfRows(snapshot.size, out, n), count: n }
+        }
+        if (rows !== undefined) andInto(bits, bitsOfRows(snapshot.size, rows))
+        return { bits, count: countBits(bits) }
+      })
+    },
     mask(snapshot, rows) {
       const mask = new Uint8Array(snapshot.size)
       for (const r of fns.evaluate(snapshot, rows)) mask[r] = 1

@@ -27,6 +27,33 @@ export const renderRow = (
   return out
 }
 
+/** A value of a column as JSON writes it: a finite number as its ToString, NaN and ±Infinity as null. */
+const valueJson = (col: Column, r: number): string => {
+  if (col.kind === "string") {
+    const v = col.values[r]
+    return v === null || v === undefined ? "null" : JSON.stringify(v)
+  }
+  if (col.valid[r] === 0) return "null"
+  if (col.kind === "boolean") return col.values[r] === 1 ? "true" : "false"
+  const v = col.values[r]!
+  return Number.isFinite(v) ? String(v) : "null"
+}
+
+/**
+ * Per snapshot column, each row's value as JSON text, made when first written: a snapshot never
+ * changes, and writing a number's shortest text was most of a page's rendering.
+ */
+const cellTexts = new WeakMap<Column, Array<string | undefined>>()
+
+const textsOf = (col: Column): Array<string | undefined> => {
+  let texts = cellTexts.get(col)
+  if (texts === undefined) {
+    texts = new Array<string | undefined>(col.values.length)
+    cellTexts.set(col, texts)
+  }
+  return texts
+}
+
 /**
  * The JSON text of `rows` rendered as `renderRow` renders them — the very text of
  * `JSON.stringify(rows.map((r) => renderRow(snapshot, r, columns)))` — written directly, with no
@@ -35,35 +62,32 @@ export const renderRow = (
 export const renderRowsJson = (snapshot: Snapshot, rows: ReadonlyArray<number>, columns: ReadonlyArray<string>) => {
   const keys: Array<string> = []
   const cols: Array<Column> = []
+  const texts: Array<Array<string | undefined>> = []
   const seen = new Set<string>()
   for (const name of columns) {
     const col = snapshot.columns.get(name)
     if (col === undefined || seen.has(name)) continue
     seen.add(name)
-    keys.push(`${JSON.stringify(name)}:`)
+    keys.push(`${keys.length === 0 ? "{" : ","}${JSON.stringify(name)}:`)
     cols.push(col)
+    texts.push(textsOf(col))
   }
-  let out = "["
+  const parts = new Array<string>(rows.length)
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i]!
-    out += i === 0 ? "{" : ",{"
+    let row = ""
     for (let j = 0; j < cols.length; j++) {
-      const col = cols[j]!
-      out += j === 0 ? keys[j] : `,${keys[j]}`
-      if (col.kind === "string") {
-        const v = col.values[r]
-        out += v === null || v === undefined ? "null" : JSON.stringify(v)
-      } else if (col.valid[r] === 0) out += "null"
-      else if (col.kind === "boolean") out += col.values[r] === 1 ? "true" : "false"
-      else {
-        const v = col.values[r]!
-        // JSON writes a finite number as its ToString, and NaN and ±Infinity as null
-        out += Number.isFinite(v) ? String(v) : "null"
+      const known = texts[j]!
+      let text = known[r]
+      if (text === undefined) {
+        text = valueJson(cols[j]!, r)
+        known[r] = text
       }
+      row += keys[j] + text
     }
-    out += "}"
+    parts[i] = cols.length === 0 ? "{}" : `${row}}`
   }
-  return `${out}]`
+  return `[${parts.join(",")}]`
 }
 
 /** Every column name of the ticker row in catalog order. */

@@ -151,7 +151,7 @@ export const scanAnswer = (p: ScanParameters, source: ScanSource): Either.Either
   const after = readCursor(codec, binding, p.cursor, (carried) => decodePosition(carried, column.kind))
   if (Either.isLeft(after)) return Either.left(after.left)
 
-  const matches = source.compiled.evaluate(snapshot, source.rows)
+  const matches = source.compiled.matchBits(snapshot, source.rows)
   const page = pageOf(snapshot, matches, p.order, p.dir === "desc", p.limit, after.right)
   const columns = rowColumns(p.order, p.fields)
   const rowDays = p.asof !== undefined ? (snapshot as { rowDays?: Int32Array }).rowDays : undefined
@@ -185,6 +185,6 @@ export const scanAnswer = (p: ScanParameters, source: ScanSource): Either.Either
   }
   // ScanResponse's keys in its order, as its encoding and `JSON.stringify` would write them
   return Either.right(
-    `{"as_of":${JSON.stringify(p.asof ?? isoAsOf(snapshot))},"query":${JSON.stringify(query)},"count":${page.rows.length},"total":${matches.length},"next_cursor":${JSON.stringify(nextCursor)},"results":${results},"_meta":${JSON.stringify(meta)}}`
+    `{"as_of":${JSON.stringify(p.asof ?? isoAsOf(snapshot))},"query":${JSON.stringify(query)},"count":${page.rows.length},"total":${matches.count},"next_cursor":${JSON.stringify(nextCursor)},"results":${results},"_meta":${JSON.stringify(meta)}}`
   )
 }

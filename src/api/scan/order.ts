@@ -3,11 +3,11 @@
  * are sorted once — by the column's value in the direction, NULLs last in
  * both directions, ties by ticker ascending (row order) — and cached as a
  * rank per row. A page is then the first `limit` matches whose rank lies past
- * the cursor's key: the matches' ranks are marked in a reused scratch bitmap
- * and walked from the cursor's position, so a scan allocates nothing
- * proportional to the market beyond what the evaluator does.
+ * the cursor's key: the ordering is walked from the cursor's position,
+ * testing each row in the matches' bitset, until the page is full.
  */
 import type { Column, Snapshot } from "../../market/snapshot.js"
+import { type Bits, hasBit, rowsOfBits } from "../../query/index.js"
 
 export type OrderValue = number | string | null
 
@@ -79,16 +79,14 @@ const orderingOf = (snapshot: Snapshot, column: string, desc: boolean): Ordering
   return ordering
 }
 
-let scratch = new Uint8Array(0)
-
 /**
- * The next page of `matches` (rows) in scan order after `after` (the last
- * key of the previous page, or none): up to `limit` rows, and whether more
- * follow.
+ * The next page of the matched rows (a bitset and its count) in scan order after `after` (the last
+ * key of the previous page, or none): up to `limit` rows, and whether more follow. The ordering is
+ * walked from the cursor's position until the page is full; few matches are ranked directly.
  */
 export const pageOf = (
   snapshot: Snapshot,
-  matches: Int32Array,
+  matched: { readonly bits: Bits; readonly count: number },
   column: string,
   desc: boolean,
   limit: number,
@@ -111,11 +109,13 @@ export const pageOf = (
     start = lo
   }
   const rows: Array<number> = []
-  let more = false
-  if (matches.length <= 64) {
+  const { bits, count } = matched
+  if (count <= 64) {
     // few matches: sort their ranks directly
+    const matches = new Int32Array(count)
+    rowsOfBits(bits, matches)
     const ranks: Array<number> = []
-    for (let i = 0; i < matches.length; i++) {
+    for (let i = 0; i < count; i++) {
       const p = rank[matches[i]!]!
       if (p >= start) ranks.push(p)
     }
@@ -123,21 +123,12 @@ export const pageOf = (
     for (let i = 0; i < ranks.length && i < limit; i++) rows.push(perm[ranks[i]!]!)
     return { rows, more: ranks.length > limit }
   }
-  if (scratch.length < n) scratch = new Uint8Array(n)
-  const marks = scratch
-  for (let i = 0; i < matches.length; i++) marks[rank[matches[i]!]!] = 1
-  try {
-    for (let p = start; p < n; p++) {
-      if (marks[p] === 1) {
-        if (rows.length === limit) {
-          more = true
-          break
-        }
-        rows.push(perm[p]!)
-      }
+  for (let p = start; p < n; p++) {
+    const r = perm[p]!
+    if (hasBit(bits, r)) {
+      if (rows.length === limit) return { rows, more: true }
+      rows.push(r)
     }
-  } finally {
-    for (let i = 0; i < matches.length; i++) marks[rank[matches[i]!]!] = 0
   }
-  return { rows, more }
+  return { rows, more: false }
 }

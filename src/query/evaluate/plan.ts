@@ -23,6 +23,7 @@ import type { Node, Type } from "../ir.js"
 import { isPure } from "../ir.js"
 import { lowerAscii, upperAscii } from "../semantics.js"
 import type { Arena } from "./arena.js"
+import { allBits, andInto, type Bits, bitsOfRows, compareBits, emptyBits, orInto, truthBits } from "./bits.js"
 import { booleanColumn, numericColumn, stringCodes, stringColumn } from "./columns.js"
 import * as K from "./kernels.js"
 import { compare, encodeLiteral, evalScalar, extreme, isNull, likeMatcher, type Scalar } from "./scalar.js"
@@ -46,6 +47,11 @@ export interface EvalPlan {
   readonly vec: (env: Env, sel: Int32Array, m: number) => Vec
   /** booleans: appends to `out` the rows of `sel[0..m)` whose truth code is `want`; returns the count */
   readonly select: (env: Env, sel: Int32Array, m: number, want: 0 | 2, out: Int32Array) => number
+  /**
+   * booleans answered over every row at once (bits.ts): a new bitset of the rows whose truth code is
+   * `want`, or undefined when this evaluation cannot (then `select` answers)
+   */
+  readonly bits?: ((env: Env, want: 0 | 2) => Bits | undefined) | undefined
 }
 
 const noScalar = (): Scalar => {
@@ -60,16 +66,35 @@ const notBoolean = (): number => {
   throw new Error("not a boolean expression")
 }
 
-const make = (type: Type, vec: EvalPlan["vec"], select?: EvalPlan["select"]): EvalPlan => {
+const make = (type: Type, vec: EvalPlan["vec"], select?: EvalPlan["select"], bits?: EvalPlan["bits"]): EvalPlan => {
   const p: EvalPlan = {
     type,
     constant: false,
     scalar: noScalar,
     vec,
     select:
-      select ?? (type === "boolean" ? (env, sel, m, want, out) => selectByTruth(p)(env, sel, m, want, out) : notBoolean)
+      select ??
+      (type === "boolean" ? (env, sel, m, want, out) => selectByTruth(p)(env, sel, m, want, out) : notBoolean),
+    bits
   }
   return p
+}
+
+/**
+ * `bits` of a conjunction (`all`) or disjunction of plans that all have one: the intersection or
+ * union of theirs; undefined when one of them has none
+ */
+const combineBits = (plans: ReadonlyArray<EvalPlan>, all: boolean): EvalPlan["bits"] => {
+  if (!plans.every((p) => p.bits !== undefined)) return undefined
+  return (env, want) => {
+    let acc: Bits | undefined
+    for (const p of plans) {
+      const b = p.bits!(env, want)
+      if (b === undefined) return undefined
+      acc = acc === undefined ? b : all ? andInto(acc, b) : orInto(acc, b)
+    }
+    return acc
+  }
 }
 
 const broadcast = (env: Env, type: Type, v: Scalar, sel: Int32Array, m: number): Vec => {
@@ -97,6 +122,9 @@ const constantPlan = (n: Node): EvalPlan => {
       if (scalar(env) !== want) return 0
       out.set(sel.subarray(0, m))
       return m
+    },
+    bits(env, want) {
+      return scalar(env) === want ? allBits(env.snap.size) : emptyBits(env.snap.size)
     }
   }
 }
@@ -208,7 +236,8 @@ export const plan = (n: Node): EvalPlan => {
           }
           return out
         },
-        (env, sel, m, want, out) => a.select(env, sel, m, (2 - want) as 0 | 2, out)
+        (env, sel, m, want, out) => a.select(env, sel, m, (2 - want) as 0 | 2, out),
+        a.bits === undefined ? undefined : (env, want) => a.bits!(env, (2 - want) as 0 | 2)
       )
     }
     case "between": {
@@ -295,7 +324,8 @@ const columnPlan = (type: Type, name: string): EvalPlan => {
         (env, sel, m, want, out) =>
           sel === env.all
             ? K.selTruthDense(booleanColumn(env.snap, name), want, m, out)
-            : K.selTruth(booleanColumn(env.snap, name), want, sel, m, out)
+            : K.selTruth(booleanColumn(env.snap, name), want, sel, m, out),
+        (env, want) => truthBits(booleanColumn(env.snap, name), want)
       )
     case "string":
       return make("string", (env) => stringColumn(env.snap, name))
@@ -371,9 +401,23 @@ const comparePlan = (op0: CompareOp, left: Node, right: Node): EvalPlan => {
         return K.selStrEqK(l.vec(env, sel, m) as Strs, k as string, sel, m, out)
       }
       return K.selTruth(fns.vec(env, sel, m), want, sel, m, out)
+    },
+
+    bits(env: Env, want: 0 | 2): Bits | undefined {
+      if (type === "numeric") {
+        const k = r.scalar(env) as number
+        // a comparison with NULL is neither TRUE nor FALSE
+        return k !== k ? emptyBits(env.snap.size) : compareBits(env.snap, column, want === 2 ? op : K.negate(op), k)
+      }
+      // `ticker = k`
+      const k = r.scalar(env)
+      if (want !== 2 || typeof k !== "string") return k === null ? emptyBits(env.snap.size) : undefined
+      const found = env.arena.i32()
+      return bitsOfRows(env.snap.size, found, tickerLookup(env, [k], env.all, env.snap.size, found))
     }
   }
-  return make("boolean", fns.vec, fns.select)
+  const indexed = lhs.k === "col" && r.constant && (type === "numeric" || (ticker && op === "="))
+  return make("boolean", fns.vec, fns.select, indexed ? fns.bits : undefined)
 }
 
 /**
@@ -501,19 +545,27 @@ const foldTruth = (plans: ReadonlyArray<EvalPlan>, and: boolean) => (env: Env, s
   return t
 }
 
-const andPlan = (args: ReadonlyArray<Node>): EvalPlan => {
-  const plans = conjunctOrder(args).map(plan)
-  return make("boolean", foldTruth(plans, true), (env, sel, m, want, out) =>
-    want === 2 ? intersectSelect(plans, env, sel, m, 2, out) : unionSelect(plans, env, sel, m, 0, out)
+/**
+ * AND (`all`) or OR of plans: the TRUE rows of one are the intersection (union) of the operands'
+ * TRUE rows, its FALSE rows the union (intersection) of their FALSE rows
+ */
+const logicPlan = (plans: ReadonlyArray<EvalPlan>, all: boolean): EvalPlan => {
+  const same = combineBits(plans, all)
+  const dual = combineBits(plans, !all)
+  const trueRows = all ? intersectSelect : unionSelect
+  const falseRows = all ? unionSelect : intersectSelect
+  return make(
+    "boolean",
+    foldTruth(plans, all),
+    (env, sel, m, want, out) =>
+      want === 2 ? trueRows(plans, env, sel, m, 2, out) : falseRows(plans, env, sel, m, 0, out),
+    same === undefined ? undefined : (env, want) => (want === 2 ? same(env, 2) : dual!(env, 0))
   )
 }
 
-const orPlan = (args: ReadonlyArray<Node>): EvalPlan => {
-  const plans = args.map(plan)
-  return make("boolean", foldTruth(plans, false), (env, sel, m, want, out) =>
-    want === 2 ? unionSelect(plans, env, sel, m, 2, out) : intersectSelect(plans, env, sel, m, 0, out)
-  )
-}
+const andPlan = (args: ReadonlyArray<Node>): EvalPlan => logicPlan(conjunctOrder(args).map(plan), true)
+
+const orPlan = (args: ReadonlyArray<Node>): EvalPlan => logicPlan(args.map(plan), false)
 
 const inPlan = (n: Extract<Node, { k: "in" }>): EvalPlan => {
   if (!n.items.every((i) => i.constant)) {
