@@ -109,6 +109,22 @@ const settle = Effect.promise(() => new Promise((r) => setTimeout(r, 150)))
 
 const record = (id: string) => Effect.flatMap(Deliveries, (d) => d.get("acc_w", "wh_test", id))
 
+/**
+ * Waits (real time, at most 3 s) until the worker has recorded the outcome of its attempt made at
+ * `at` — a final status, or the lease given back with a later due time — so that moving the clock
+ * next cannot expire the attempt's lease before its outcome is written (the delivery would be taken
+ * again, as from a worker that died).
+ */
+const recorded = (id: string, at: number) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 150; i++) {
+      const d = yield* record(id)
+      if (d != null && (d.status !== "pending" || d.dueAt > at)) return
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 20)))
+    }
+    return yield* Effect.dieMessage(`delivery ${id}: the outcome of the attempt at ${at} was not recorded within 3 s`)
+  })
+
 for (const backend of backends()) {
   describe(`delivery worker (${backend.name})`, () => {
     it.scoped(
@@ -122,7 +138,8 @@ for (const backend of backends()) {
             yield* enqueue("dlv_a")
             const times: Array<number> = [(yield* Queue.take(calls)).at]
             for (const delay of [30_000, 120_000, 600_000, 3_600_000, 21_600_000]) {
-              // one millisecond short of the delay: nothing
+              yield* recorded("dlv_a", times[times.length - 1]!)
+              // one second short of the delay: nothing
               yield* TestClock.adjust(delay - 1_000)
               yield* settle
               expect(yield* Queue.size(calls)).toBe(0)
@@ -132,7 +149,7 @@ for (const backend of backends()) {
             expect(times.map((t, i) => (i === 0 ? 0 : t - times[i - 1]!))).toEqual([
               0, 30_000, 120_000, 600_000, 3_600_000, 21_600_000
             ])
-            yield* settle
+            yield* recorded("dlv_a", times[times.length - 1]!)
             const d = yield* record("dlv_a")
             expect(d).toMatchObject({ status: "permanent_failure", attempt: 6, lastStatusCode: 500 })
             const w = yield* (yield* Webhooks).getById("wh_test")
@@ -158,6 +175,7 @@ for (const backend of backends()) {
             yield* TestClock.adjust(5_000)
             yield* enqueue("dlv_b")
             const first = yield* Queue.take(calls)
+            yield* recorded("dlv_b", first.at)
             yield* TestClock.adjust(299_000)
             yield* settle
             expect(yield* Queue.size(calls)).toBe(0)
@@ -167,7 +185,7 @@ for (const backend of backends()) {
             expect(second.headers["webhook-id"]).toBe(first.headers["webhook-id"])
             expect(second.headers["webhook-timestamp"]).not.toBe(first.headers["webhook-timestamp"])
             expect(second.headers["webhook-signature"]).not.toBe(first.headers["webhook-signature"])
-            yield* settle
+            yield* recorded("dlv_b", second.at)
             expect(yield* record("dlv_b")).toMatchObject({ status: "delivered", attempt: 2, lastStatusCode: 204 })
           }).pipe(Effect.provide(worker))
         }).pipe(Effect.provide(storesLayer(backend.layer()))),
@@ -183,15 +201,14 @@ for (const backend of backends()) {
           yield* Effect.gen(function* () {
             yield* setup
             yield* enqueue("dlv_ping", true)
-            yield* Queue.take(calls)
+            yield* recorded("dlv_ping", (yield* Queue.take(calls)).at)
             yield* TestClock.adjust(86_400_000)
             yield* settle
             expect(yield* Queue.size(calls)).toBe(0)
             expect(yield* record("dlv_ping")).toMatchObject({ status: "permanent_failure", attempt: 1 })
             expect((yield* (yield* Webhooks).getById("wh_test"))?.status).toBe("active")
             yield* enqueue("dlv_gone")
-            yield* Queue.take(calls)
-            yield* settle
+            yield* recorded("dlv_gone", (yield* Queue.take(calls)).at)
             expect(yield* record("dlv_gone")).toMatchObject({ status: "permanent_failure", lastStatusCode: 410 })
             expect(yield* (yield* Webhooks).getById("wh_test")).toMatchObject({
               status: "disabled",

@@ -335,14 +335,9 @@ describe("assetTypeFilter", () => {
 describe("the committed seed", () => {
   const all = loadTickers()
 
-  it("loads fast (< 100 ms from disk, uncached)", () => {
-    let best = Number.POSITIVE_INFINITY
-    for (let i = 0; i < 3; i++) {
-      const t0 = performance.now()
-      readTickerSeed()
-      best = Math.min(best, performance.now() - t0)
-    }
-    expect(best).toBeLessThan(100)
+  // how fast it loads is `npm run bench:market`'s first line (a timed test fails on a loaded machine)
+  it("reads from disk, uncached, as the cached load gives it", () => {
+    expect(readTickerSeed()).toEqual(all)
   })
 
   it("has the documented counts", () => {
