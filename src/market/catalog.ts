@@ -343,7 +343,7 @@ export const CATALOG: ReadonlyArray<ColumnDef> = [
 
   // Fundamentals (from the ticker's fundamentals input and the current price)
   fundamental("shares_outstanding", "shares", "Shares outstanding (circulating supply for crypto)."),
-  fundamental("market_cap", "USD", "Market capitalization: price x shares_outstanding."),
+  fundamental("market_cap", "USD", "Market capitalization: price x shares_outstanding, in whole dollars."),
   fundamentalFlag("micro_cap", `market_cap < $${T.microCapMax / 1e6}M (a subset of small_cap).`),
   fundamentalFlag("small_cap", `market_cap < ${usd(T.smallCapMax)}.`),
   fundamentalFlag("mid_cap", `${usd(T.smallCapMax)} <= market_cap < ${usd(T.midCapMax)}.`),

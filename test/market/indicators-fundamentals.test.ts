@@ -24,6 +24,13 @@ const rowAt = (close: number, inputs: Partial<TickerInputs>, day = WED) => {
 }
 
 describe("fundamentals columns", () => {
+  it("writes market cap in whole dollars", () => {
+    // 166.4186186495999… × 1e9 is 166418618649.59998 as a product of doubles
+    const row = rowAt(166.41861864959998, { sharesOutstanding: 1e9 })
+    expect(row.market_cap).toBe(166_418_618_650)
+    expect(rowAt(0.0101, { sharesOutstanding: 49 }).market_cap).toBe(0)
+  })
+
   it("values market cap and the price ratios at the current price", () => {
     const row = rowAt(100, {
       sharesOutstanding: 1e9,

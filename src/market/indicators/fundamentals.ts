@@ -98,7 +98,8 @@ export const computeFundamentals = (inputs: TickerInputs, day: number, r: Scratc
   const price = r.get(PRICE)
   const shares = orNaN(inputs.sharesOutstanding)
   r.put(SHARES, shares)
-  r.put(MARKET_CAP, price * shares)
+  // whole dollars: a product of price and shares written to the last bit (166418618649.59998) reads as noise
+  r.put(MARKET_CAP, Math.round(price * shares))
   if (r.ok[MARKET_CAP]) {
     const cap = r.v[MARKET_CAP]
     r.flag(MICRO_CAP, cap < T.microCapMax)

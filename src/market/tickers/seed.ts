@@ -164,7 +164,7 @@ export const decodeSeed = (seed: SeedFile): ReadonlyArray<TickerMeta> => {
       rank: r[9],
       price,
       shares_outstanding: shares,
-      market_cap: price * shares,
+      market_cap: Math.round(price * shares),
       avg_volume: r[12],
       seed_source: { price: SRC_BY_CODE[src[0]!]!, shares: SRC_BY_CODE[src[1]!]!, volume: SRC_BY_CODE[src[2]!]! },
       fundamentals: fund === undefined ? null : toFundamentals(fund)
