@@ -9,27 +9,11 @@
  * (how many tickers newly matched) and `truncated`, so a huge first fire or
  * re-enable stays one readable event.
  */
+import type { FiredEvent, RowValue } from "../delivery/event.js"
 import type { Snapshot } from "../market/snapshot.js"
 
 export const MAX_FIRE_ROWS = 100
 export const STANDARD_FIELDS = ["ticker", "name", "asset_type", "price", "day_change_pct", "market_cap"] as const
-
-export type RowValue = string | number | boolean | null
-
-export interface FiredEvent {
-  readonly type: "webhook.fired"
-  readonly timestamp: string
-  readonly data: {
-    readonly webhook_id: string
-    readonly name: string
-    readonly q: string
-    readonly as_of: string
-    readonly test: boolean
-    readonly match_count: number
-    readonly truncated: boolean
-    readonly matches: ReadonlyArray<Record<string, RowValue>>
-  }
-}
 
 const cell = (snapshot: Snapshot, name: string, r: number): RowValue => {
   const col = snapshot.columns.get(name)

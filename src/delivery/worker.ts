@@ -19,12 +19,12 @@
  * never disable a webhook.
  */
 import { Clock, Context, Duration, Effect, FiberSet, Metric, MetricBoundaries, Queue, Schedule } from "effect"
-import type { FiredEvent } from "../alerts/payload.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { Readiness } from "../observability/Readiness.js"
 import { type AttemptResult, Deliveries, type DeliveryRecord } from "../store/deliveries.js"
 import { type WebhookRecord, Webhooks } from "../store/webhooks.js"
 import { chatMessage } from "./chat.js"
+import type { FiredEvent } from "./event.js"
 import { classify, nextAttemptDelayMs, retryAfterHint, scheduleMillis } from "./outcome.js"
 import { PushGateway } from "./push.js"
 import { webhookHeaders } from "./signing.js"

@@ -4,7 +4,17 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
-import type { ParsedBar } from "../market/sources/csvBars.js"
+
+/** A daily bar as stored (what the market's CSV parser gives; the store knows no market module). */
+export interface StoredBar {
+  readonly ticker: string
+  readonly date: string
+  readonly open: number
+  readonly high: number
+  readonly low: number
+  readonly close: number
+  readonly volume: number
+}
 
 /** rows per INSERT … SELECT FROM unnest(…): keeps statements small on PGlite */
 const BATCH = 5_000
@@ -13,7 +23,7 @@ export class ImportedBars extends Effect.Service<ImportedBars>()("vigil/Imported
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const replace = (byTicker: ReadonlyMap<string, ReadonlyArray<ParsedBar>>) =>
+    const replace = (byTicker: ReadonlyMap<string, ReadonlyArray<StoredBar>>) =>
       Effect.gen(function* () {
         const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
         for (const [ticker, bars] of byTicker) {
@@ -44,13 +54,13 @@ export class ImportedBars extends Effect.Service<ImportedBars>()("vigil/Imported
         close: number
         volume: number
       }>`SELECT ticker, date, open, high, low, close, volume FROM imported_bars ORDER BY ticker, date`
-      const out = new Map<string, Array<ParsedBar>>()
+      const out = new Map<string, Array<StoredBar>>()
       for (const r of rows) {
         const list = out.get(r.ticker) ?? []
         list.push(r)
         out.set(r.ticker, list)
       }
-      return out as ReadonlyMap<string, ReadonlyArray<ParsedBar>>
+      return out as ReadonlyMap<string, ReadonlyArray<StoredBar>>
     })
 
     return { replace, loadAll } as const

@@ -19,16 +19,10 @@
  * line as `file:line: reason`; callers store nothing unless the whole file
  * parsed.
  */
+import type { StoredBar } from "../../store/importedBars.js"
 
-export interface ParsedBar {
-  readonly ticker: string
-  readonly date: string
-  readonly open: number
-  readonly high: number
-  readonly low: number
-  readonly close: number
-  readonly volume: number
-}
+/** A parsed bar is what the store keeps of an imported daily bar. */
+export type ParsedBar = StoredBar
 
 export class CsvImportError extends Error {
   constructor(
