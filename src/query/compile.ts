@@ -305,7 +305,8 @@ export const compileQuery = (text: string, ctx: CompileContext): Either.Either<C
       return selectTickersSql(f.ir, table)
     }
   }
-  return Either.right({ ...base, type: "boolean", ...fns })
+  // filled in place: spreading `base` and `fns` into a new object took a third of a compile
+  return Either.right(Object.assign(base, fns, { type: "boolean" as const }))
 }
 
 export { QueryError }
