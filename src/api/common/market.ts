@@ -18,5 +18,14 @@ export const liveSnapshot: Effect.Effect<Snapshot, ServiceUnavailable, Market> =
   Effect.mapError(m.latest, (e) => new ServiceUnavailable({ message: e.message, details: { retry_after: 2 } }))
 )
 
-/** `as_of` of a snapshot: ISO 8601. */
-export const isoAsOf = (snapshot: Snapshot): string => new Date(snapshot.asOf).toISOString()
+let lastAsOf = Number.NaN
+let lastIso = ""
+
+/** `as_of` of a snapshot: ISO 8601 (the last one written is kept: every live answer asks for it). */
+export const isoAsOf = (snapshot: Snapshot): string => {
+  if (snapshot.asOf !== lastAsOf) {
+    lastIso = new Date(snapshot.asOf).toISOString()
+    lastAsOf = snapshot.asOf
+  }
+  return lastIso
+}
