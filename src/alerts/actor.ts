@@ -1,43 +1,29 @@
 /**
- * One actor per active webhook: a fiber with a mailbox that owns the
- * webhook's match state.
+ * A webhook's actor: the owner of its match state, supervised on its own.
  *
- * The actor does not scan: each evaluation tick it receives the tickers its
+ * The actor does not scan: on a tick its slice hands it the tickers its
  * predicate matches now (sorted ticker ids, see `tickerIds.ts`, shared by
- * every webhook of the same predicate and scope), diffs them with its
+ * every webhook of the same predicate and scope); it diffs them with its
  * `last_match_set` and reports the outcome (the new set and the newly
- * matching tickers) to the tick. It adopts the new set only when told the
- * tick was committed to the store (`Adopt`), so a failed commit leaves it on
- * the stored state and the next tick diffs again: no transition is lost or
- * fired twice.
+ * matching tickers). It adopts the new set only once the tick's commit
+ * stored it (`adopt`), so a failed commit leaves it on the stored state and
+ * the next tick diffs again: no transition is lost or fired twice.
  *
- * The evaluator messages an actor only when its predicate's result differs
- * from the set the actor is known to hold; an actor whose matches did not
- * move hears nothing that tick.
+ * An idle actor holds no fiber: it is this object, its state and the
+ * configuration it needs to fire (`ActorConfig`), stepped by its slice's
+ * evaluation one message at a time — a tick's evaluation is the only message
+ * that can fail. A fiber per webhook cost ~3 KB more each (300 MB with
+ * 100,000 webhooks, docs/benchmarks.md) and a scheduler hop per message,
+ * for an actor that only ever runs one short synchronous step per tick.
  *
- * The supervisor (`Alerts`) restarts a failed actor with backoff; a restart
- * reloads the state from the store, and an evaluation in flight is reported
- * as failed so the tick never waits for it.
+ * Supervision: a step that throws fails only this actor — it forgets its
+ * state (`state` undefined), counts a restart and waits out a backoff
+ * (`restartDelayMs`, on the Effect `Clock`); its slice then reloads the
+ * stored state before its next step. Its neighbours and its slice go on.
  */
-import { Deferred, Effect, Exit, Metric, Scheduler } from "effect"
+import { Metric } from "effect"
+import type { Cadence, Channel } from "../store/webhooks.js"
 import { addedIds, EMPTY } from "./tickerIds.js"
-
-/**
- * The scheduler actors run on: Effect's default (microtasks, a timer every
- * 2,048 in a row), with one task queue for all of them. The default keeps a
- * queue per fiber, in a WeakMap keyed by the fiber (since Effect 3.20): with
- * 100,000 actors that is ~25 MB and 100,000 ephemerons every full GC must
- * trace in its final pause. Actors gain nothing from fairness between their
- * queues: each runs one short step per message.
- */
-export class SharedQueueScheduler extends Scheduler.MixedScheduler {
-  constructor() {
-    super(2048)
-  }
-  override scheduleTask(task: Scheduler.Task, priority: number): void {
-    super.scheduleTask(task, priority, undefined)
-  }
-}
 
 /** What one actor reports for one tick. */
 export interface Outcome {
@@ -56,36 +42,11 @@ export interface Outcome {
   readonly changed: boolean
 }
 
-/** One evaluation tick's rendezvous: actors push outcomes; the last one to answer completes `done`. */
-export class Tick {
-  /** the changed outcomes (a slot is emptied when the tick's persist step takes it) */
-  readonly outcomes: Array<Outcome | undefined> = []
-  readonly failed: Array<string> = []
-  pending = 0
-  constructor(readonly done: Deferred.Deferred<void>) {}
-  answer(outcome: Outcome | undefined, id: string) {
-    if (outcome === undefined) this.failed.push(id)
-    else if (outcome.changed) this.outcomes.push(outcome)
-    if (--this.pending === 0) Deferred.unsafeDone(this.done, Exit.void)
-  }
+/** The message an actor may fail on: a tick's matches for its predicate and scope. */
+export interface Evaluate {
+  readonly _tag: "Evaluate"
+  readonly matched: Int32Array
 }
-
-export type Message =
-  | { readonly _tag: "Evaluate"; readonly tick: Tick; readonly matched: Int32Array }
-  | {
-      readonly _tag: "Adopt"
-      readonly armedAt: number
-      readonly stateSeq: number
-      readonly matchSet: Int32Array
-      readonly deltas: number
-    }
-  | {
-      readonly _tag: "Reset"
-      readonly armedAt: number
-      readonly stateSeq: number
-      readonly matchSet: Int32Array
-      readonly deltas: number
-    }
 
 export interface ActorState {
   armedAt: number
@@ -96,13 +57,38 @@ export interface ActorState {
   deltas: number
 }
 
+/**
+ * What an actor keeps of its webhook's row: what grouping it and firing need. Shared values are
+ * single copies (`Interner` in `sync.ts`); secrets, the origin and the stored set are not kept.
+ */
+export interface ActorConfig {
+  readonly accountId: string
+  readonly name: string
+  readonly q: string
+  readonly universeId: string | null
+  readonly cadence: Cadence
+  readonly channel: Channel
+  /** the delivery target shown on records (`displayTarget`): never a secret */
+  readonly target: string
+  readonly fields: ReadonlyArray<string>
+}
+
 export const actorsAlive = Metric.gauge("webhook_actors_alive", { description: "Webhook actors running" })
 export const actorRestarts = Metric.counter("webhook_actor_restarts_total", {
   description: "Webhook actors restarted by their supervisor after a failure",
   incremental: true
 })
+export const actorsRestarting = Metric.gauge("webhook_actors_restarting", {
+  description: "Webhook actors waiting out a restart backoff (their state is reloaded from the store)"
+})
 
-/** Diffs a tick's matches with the actor's state. */
+/** the supervisor's backoff before the n-th restart (from 0): 100 ms doubling, at most 30 s */
+export const restartDelayMs = (n: number): number => Math.min(100 * 2 ** n, 30_000)
+
+/** Test hook: a function that may throw while an actor handles a message (crash injection). */
+export type FaultHook = (id: string, message: Evaluate) => void
+
+/** Diffs a tick's matches with an actor's state. */
 export const diff = (id: string, state: ActorState, matched: Int32Array): Outcome => {
   const added = addedIds(state.lastSet, matched)
   const changed = added.length > 0 || matched.length !== state.lastSet.length
@@ -118,153 +104,62 @@ export const diff = (id: string, state: ActorState, matched: Int32Array): Outcom
   }
 }
 
-/**
- * An actor's inbox (named apart from `effect/Mailbox`): unbounded, FIFO, one reader. Lighter than
- * `Queue.unbounded` (an array and the waiting reader's callback): with
- * 100,000 actors an actor costs about 5 KB, a third of a `Queue` mailbox under
- * `Effect.retry` supervision (measured for docs/benchmarks.md).
- */
-export class ActorInbox<A> {
-  private items: Array<A | undefined> = []
-  private head = 0
-  private waiter: ((effect: Effect.Effect<A>) => void) | undefined = undefined
-  /**
-   * Takes the next message, waiting for one. It registers no canceler: an
-   * interruptible `Effect.async` with one is wrapped in `onInterrupt`, which
-   * costs a waiting fiber ~1.5 KB more (7 effect nodes, 11 closures). The
-   * runtime ignores a resume after an interruption, and an actor's mailbox
-   * dies with it (a new actor gets a new one), so the waiter left behind by an
-   * interrupted take is never needed.
-   */
-  readonly take: Effect.Effect<A> = Effect.async<A>((resume) => {
-    if (this.head < this.items.length) resume(Effect.succeed(this.shift()))
-    else this.waiter = resume
-  })
+export class WebhookActor {
+  /** undefined while restarting: the stored state is loaded again once `retryAt` has passed */
+  state: ActorState | undefined
+  /** the pair result this actor is known to hold (and the store to have): skipped while it is the same array */
+  synced: Int32Array | undefined = undefined
+  /** restarts in a row (reset by a step that succeeds) */
+  restarts = 0
+  /** epoch ms (Clock) from which a restarting actor may load its state */
+  retryAt = 0
 
-  private shift(): A {
-    const a = this.items[this.head] as A
-    this.items[this.head++] = undefined
-    if (this.head === this.items.length) {
-      this.items = []
-      this.head = 0
-    }
-    return a
-  }
-
-  /** adds a message (never blocks) */
-  offer(a: A): void {
-    const waiter = this.waiter
-    if (waiter !== undefined) {
-      this.waiter = undefined
-      waiter(Effect.succeed(a))
-    } else this.items.push(a)
-  }
-
-  /** messages waiting */
-  get size(): number {
-    return this.items.length - this.head
-  }
-}
-
-/** the supervisor's backoff before the n-th restart (from 0): 100 ms doubling, at most 30 s */
-export const restartDelayMs = (n: number): number => Math.min(100 * 2 ** n, 30_000)
-
-/** Test hook: a function that may throw while an actor handles a message (crash injection). */
-export type FaultHook = (id: string, message: Message) => void
-
-/**
- * The actor's loop. It starts from `initial` (the state read with the
- * webhook's row, so starting 100,000 actors costs no query each); `load`
- * reads the stored state after every restart (made only then: an effect
- * built per actor up front would cost ~1 KB each). `undefined` from either
- * (webhook gone or disabled) ends the actor.
- *
- * Memory is what bounds 100,000 actors, so a suspended actor holds as little
- * as it can besides its fiber (~3.4 KB alone): one object with its state, one
- * message handler, and a single `take → handle` effect that the handler
- * returns to loop — built once, not once per message as an `Effect.gen` loop
- * is (a generator-based actor held ~5.8 KB; docs/benchmarks.md).
- */
-class ActorLoop {
-  private state: ActorState | undefined
-  /** take a message, handle it, and again (the handler returns this very effect) */
-  readonly next: Effect.Effect<void>
   constructor(
-    private readonly id: string,
-    mailbox: ActorInbox<Message>,
-    initial: ActorState | undefined,
-    private readonly load: (id: string) => Effect.Effect<ActorState | undefined>,
-    private readonly fault: FaultHook | undefined
+    readonly id: string,
+    public config: ActorConfig,
+    state: ActorState
   ) {
-    this.state = initial
-    this.next = Effect.flatMap(mailbox.take, this.handle)
+    this.state = state
   }
 
-  /** one life: from the state it was started with, else the stored one */
-  life(): Effect.Effect<void> {
-    if (this.state !== undefined) return this.next
-    return Effect.flatMap(this.load(this.id), (loaded) => {
-      if (loaded === undefined) return Effect.void
-      this.state = loaded
-      return this.next
-    })
-  }
-
-  private readonly handle = (message: Message): Effect.Effect<void> => {
-    const state = this.state!
-    switch (message._tag) {
-      case "Evaluate": {
-        let answered = false
-        try {
-          this.fault?.(this.id, message)
-          const outcome = diff(this.id, state, message.matched)
-          answered = true
-          message.tick.answer(outcome, this.id)
-        } catch (defect) {
-          // the tick never waits for a failed actor: answered "failed", then the supervisor reloads
-          if (!answered) message.tick.answer(undefined, this.id)
-          return Effect.die(defect)
-        }
-        break
-      }
-      case "Adopt":
-        if (message.armedAt === state.armedAt && message.stateSeq === state.stateSeq) {
-          state.lastSet = message.matchSet
-          state.stateSeq++
-          state.deltas = message.deltas
-        }
-        break
-      case "Reset":
-        state.armedAt = message.armedAt
-        state.stateSeq = message.stateSeq
-        state.lastSet = message.matchSet
-        state.deltas = message.deltas
-        break
+  /**
+   * Handles a tick's matches: the outcome, or the defect it failed with (then the actor is
+   * restarting: the caller logs and counts it).
+   */
+  step(message: Evaluate, fault: FaultHook | undefined, now: number): Outcome | { readonly failed: unknown } {
+    const state = this.state
+    if (state === undefined) return { failed: new Error("actor restarting") }
+    try {
+      fault?.(this.id, message)
+      const outcome = diff(this.id, state, message.matched)
+      this.restarts = 0
+      return outcome
+    } catch (defect) {
+      this.fail(now)
+      return { failed: defect }
     }
-    return this.next
   }
 
-  /** supervision: log, count, back off, start a new life (its state reloaded from the store) */
-  supervised(restarts: number): Effect.Effect<void> {
-    return Effect.catchAllCause(
-      Effect.suspend(() => this.life()),
-      (cause) => {
-        this.state = undefined
-        return Effect.logWarning("webhook actor failed; restarting", cause).pipe(
-          Effect.annotateLogs({ webhook_id: this.id }),
-          Effect.zipRight(Metric.increment(actorRestarts)),
-          Effect.zipRight(Effect.sleep(restartDelayMs(restarts))),
-          Effect.zipRight(Effect.suspend(() => this.supervised(restarts + 1)))
-        )
-      }
-    )
+  /** a failure: the state is forgotten until reloaded, after a backoff */
+  fail(now: number): void {
+    this.state = undefined
+    this.synced = undefined
+    this.retryAt = now + restartDelayMs(this.restarts)
+    this.restarts++
+  }
+
+  /** the tick's new set was stored (under the sequence it was diffed at) */
+  adopt(armedAt: number, stateSeq: number, matchSet: Int32Array, deltas: number): void {
+    const state = this.state
+    if (state === undefined || armedAt !== state.armedAt || stateSeq !== state.stateSeq) return
+    state.lastSet = matchSet
+    state.stateSeq++
+    state.deltas = deltas
+  }
+
+  /** takes the stored state (a restart, an enable, a write by another instance) */
+  reset(state: ActorState): void {
+    this.state = state
+    this.synced = undefined
   }
 }
-
-export const runActor = (
-  id: string,
-  mailbox: ActorInbox<Message>,
-  initial: ActorState | undefined,
-  load: (id: string) => Effect.Effect<ActorState | undefined>,
-  fault?: FaultHook
-): Effect.Effect<void> => new ActorLoop(id, mailbox, initial, load, fault).supervised(0)

@@ -1,7 +1,7 @@
 /** Registering a device for `mobile_push`: platform, push token and an optional name, validated. */
 import { Effect } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
-import { newId } from "../../alerts/Alerts.js"
+import { newId } from "../../alerts/ids.js"
 import { Deliveries } from "../../store/deliveries.js"
 import { requireFeature } from "../common/features.js"
 import { BadRequest, orUnavailable } from "../errors.js"
