@@ -10,9 +10,10 @@ import { Deferred, Effect, Layer, Logger, LogLevel, Option, Redacted } from "eff
 import { Accounts } from "./accounts/Accounts.js"
 import { AuthChangesLive } from "./accounts/authChanges.js"
 import { Alerts } from "./alerts/Alerts.js"
+import { AlertsClient } from "./alerts/client.js"
 import { Cursors } from "./api/cursor.js"
-import { ServerLive } from "./api/server.js"
-import { AppConfig, type AppConfigShape } from "./config/AppConfig.js"
+import { RunnerServerLive, ServerLive } from "./api/server.js"
+import { AppConfig, type AppConfigShape, type Role } from "./config/AppConfig.js"
 import { PushGateway } from "./delivery/push.js"
 import { DeliveryTransport } from "./delivery/transport.js"
 import { DeliveryWake } from "./delivery/wake.js"
@@ -68,13 +69,9 @@ const AlertsLive = Layer.mergeAll(Alerts.Default, DeliveryWorker.Default).pipe(
   Layer.provideMerge(Layer.mergeAll(DeliveryWake.Default, DeliveryTransport.layer, PushGatewayLive))
 )
 
-/**
- * The service over a ticker directory: `npm start`'s is the seed's 13,047 tickers (`TickersLive`);
- * tests that run the service in their own process may give a smaller one.
- */
-export const appOver = (tickers: Layer.Layer<Tickers>) =>
-  ServerLive.pipe(
-    Layer.provideMerge(AlertsLive),
+/** The stores and services every role reads (over the database, Redis and the readiness gate). */
+const foundation = <A, E, R>(tickers: Layer.Layer<Tickers>, top: Layer.Layer<A, E, R>) =>
+  top.pipe(
     Layer.provide(Market.Default),
     Layer.provide(RateLimiterLive),
     Layer.provide(
@@ -95,6 +92,30 @@ export const appOver = (tickers: Layer.Layer<Tickers>) =>
     Layer.provideMerge(Readiness.Default),
     Layer.provide(Layer.mergeAll(DatabaseLive, RedisLive))
   )
+
+/**
+ * What a process runs, by `VIGIL_ROLE` (operator contract): `all` the HTTP API, the evaluator
+ * with its actors and the delivery workers; `api` the HTTP API alone (runners pick up its
+ * changes from the store, `AlertsClient`); `runner` the evaluator and the delivery workers,
+ * with only the probes and metrics on PORT.
+ */
+const roleLayer = (role: Role, tickers: Layer.Layer<Tickers>) => {
+  switch (role) {
+    case "all":
+      return foundation(tickers, ServerLive.pipe(Layer.provideMerge(AlertsLive)))
+    case "api":
+      return foundation(tickers, ServerLive.pipe(Layer.provideMerge(Layer.merge(AlertsClient, DeliveryWake.Default))))
+    case "runner":
+      return foundation(tickers, RunnerServerLive.pipe(Layer.provideMerge(AlertsLive)))
+  }
+}
+
+/**
+ * The service over a ticker directory: `npm start`'s is the seed's 13,047 tickers (`TickersLive`);
+ * tests that run the service in their own process may give a smaller one.
+ */
+export const appOver = (tickers: Layer.Layer<Tickers>) =>
+  Layer.unwrapEffect(Effect.map(AppConfig, (config) => roleLayer(config.role, tickers)))
 
 export const AppLive = appOver(TickersLive)
 

@@ -16,7 +16,18 @@
  * written. `evaluated` tells `POST /admin/refresh` when a snapshot has been
  * evaluated and its fires queued.
  */
-import { Cause, Clock, Effect, Metric, MetricBoundaries, Option, Stream, SubscriptionRef } from "effect"
+import {
+  Cause,
+  Clock,
+  Duration,
+  Effect,
+  Metric,
+  MetricBoundaries,
+  Option,
+  Schedule,
+  Stream,
+  SubscriptionRef
+} from "effect"
 import { DeliveryWake } from "../delivery/wake.js"
 import { Market } from "../market/Market.js"
 import type { Snapshot } from "../market/snapshot.js"
@@ -34,6 +45,8 @@ import { ScopeRows } from "./scopes.js"
 import { Slice, sliceOf, TickSteps } from "./slice.js"
 import { TickerIds } from "./tickerIds.js"
 
+/** how often an evaluating process looks for refreshes asked for through API processes (ms) */
+export const REFRESH_POLL_MS = 250
 /** webhook rows read per query when the evaluator picks up changes (all of them at start) */
 const SYNC_PAGE = 2_000
 
@@ -328,7 +341,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
       })
 
     /** Evaluates one snapshot (serialized); a failure is logged and reported, its changes retried next tick. */
-    const evaluate = (snapshot: Snapshot) =>
+    const evaluate = (snapshot: Snapshot): Effect.Effect<EvaluationResult> =>
       lock.withPermits(1)(
         evaluateSnapshot(snapshot).pipe(
           Effect.catchAllCause((cause) =>
@@ -369,6 +382,14 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
         return skipped
       })
 
+    /** waits until a snapshot at or after `asOf` has been evaluated; its result */
+    const awaitEvaluated = (asOf: number) =>
+      evaluated.changes.pipe(
+        Stream.filter((r) => r.asOf >= asOf),
+        Stream.runHead,
+        Effect.map(Option.getOrThrow)
+      )
+
     // start: the ticks recorded by earlier runs, then every published snapshot in turn
     const start = Effect.gen(function* () {
       const ticks = yield* webhooks.ticks.pipe(Effect.orElseSucceed(() => new Map<Cadence, number>()))
@@ -379,14 +400,33 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
       start.pipe(Effect.catchAllCause((cause) => Effect.logError("webhook evaluator stopped", cause)))
     )
 
+    /**
+     * Refreshes asked for through an API process (`VIGIL_ROLE=api`, `POST /admin/refresh`): every
+     * evaluating process refreshes its market; the one that evaluated the refresh (the lease
+     * holder) says so in the store, where the API process waits for it.
+     */
+    let handled = yield* stateStore.refreshDone.pipe(Effect.orElseSucceed(() => 0))
+    const answerRefresh = Effect.gen(function* () {
+      const wanted = yield* stateStore.refreshRequested
+      if (wanted <= handled) return
+      handled = wanted
+      const snapshot = yield* market.refreshNow
+      const r = yield* awaitEvaluated(snapshot.asOf).pipe(Effect.timeout(Duration.seconds(60)))
+      if (r.ok && r.skipped !== true) yield* stateStore.markRefreshDone(wanted)
+    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("a requested refresh was not answered", cause)))
+    yield* Effect.forkScoped(Effect.repeat(answerRefresh, Schedule.spaced(Duration.millis(REFRESH_POLL_MS))))
+
     return {
       evaluate,
-      /** waits until a snapshot at or after `asOf` has been evaluated; its result */
-      awaitEvaluated: (asOf: number) =>
-        evaluated.changes.pipe(
-          Stream.filter((r) => r.asOf >= asOf),
-          Stream.runHead,
-          Effect.map(Option.getOrThrow)
+      awaitEvaluated,
+      /**
+       * After this process's market published `snapshot` (`POST /admin/refresh`): its evaluation.
+       * When another instance holds the evaluator lease it is evaluated here anyway (each
+       * transition still fires once).
+       */
+      afterRefresh: (snapshot: Snapshot): Effect.Effect<EvaluationResult> =>
+        Effect.flatMap(awaitEvaluated(snapshot.asOf), (r) =>
+          r.skipped === true ? evaluate(snapshot) : Effect.succeed(r)
         ),
       /** applies a webhook row changed through this instance now (others pick changes up on the next tick) */
       changed: (w: WebhookRecord) => lock.withPermits(1)(Effect.zipRight(apply(w), gauges)),

@@ -25,7 +25,7 @@ import { requestMiddleware } from "./requestMiddleware.js"
 import { RulesHttpLive } from "./rules/Http.js"
 import { ScanHttpLive } from "./scan/Http.js"
 import { SignalsHttpLive } from "./signals/Http.js"
-import { SystemHttpLive } from "./system/Http.js"
+import { RunnerApi, RunnerSystemHttpLive, SystemHttpLive } from "./system/Http.js"
 import { TickersHttpLive } from "./tickers/Http.js"
 import { UniversesHttpLive } from "./universes/Http.js"
 import { WebhooksHttpLive } from "./webhooks/Http.js"
@@ -52,27 +52,31 @@ export const ApiLive = HttpApiBuilder.api(VigilApi).pipe(
 /** Every server created here, so shutdown can cut connections that outlive the grace period. */
 export const openServers = new Set<Server>()
 
-export const HttpServerLive = Layer.unwrapEffect(
-  Effect.gen(function* () {
-    const config = yield* AppConfig
-    const lane = yield* DirectLane
-    return NodeHttpServer.layer(
-      () => {
-        const server = createServer()
-        // live scans and ticker rows are answered before the API's router (see direct/lane.ts)
-        lane.install(server)
-        server.keepAliveTimeout = 5_000
-        server.headersTimeout = 10_000
-        server.requestTimeout = 30_000
-        // requests refused by the HTTP parser (e.g. headers over 16 KB) get the error envelope too
-        server.on("clientError", answerClientError)
-        openServers.add(server)
-        server.on("close", () => openServers.delete(server))
-        return server
-      },
-      { port: config.port, host: config.host }
+/** Node's http server at HOST:PORT; `install` sees it first (the API's direct path). */
+const nodeServer = (install: (server: Server) => void) =>
+  Layer.unwrapEffect(
+    Effect.map(AppConfig, (config) =>
+      NodeHttpServer.layer(
+        () => {
+          const server = createServer()
+          install(server)
+          server.keepAliveTimeout = 5_000
+          server.headersTimeout = 10_000
+          server.requestTimeout = 30_000
+          // requests refused by the HTTP parser (e.g. headers over 16 KB) get the error envelope too
+          server.on("clientError", answerClientError)
+          openServers.add(server)
+          server.on("close", () => openServers.delete(server))
+          return server
+        },
+        { port: config.port, host: config.host }
+      )
     )
-  })
+  )
+
+export const HttpServerLive = Layer.unwrapEffect(
+  // live scans and ticker rows are answered before the API's router (see direct/lane.ts)
+  Effect.map(DirectLane, (lane) => nodeServer((server) => lane.install(server)))
 )
 
 /**
@@ -97,5 +101,20 @@ export const ServerLive = Effect.gen(function* () {
   Layer.provide(DirectLaneLive),
   // no span per request: nothing exports traces, and the span (its URL parse, attributes and
   // context) cost ~15% of a small request's CPU (docs/benchmarks.md, "What a request costs")
+  HttpMiddleware.withTracerDisabledWhen(() => true)
+)
+
+/**
+ * The HTTP server of a `VIGIL_ROLE=runner` process: `/healthz`, `/readyz` and `/metrics` on PORT
+ * behind the same request middleware (request ids, log lines, HTTP metrics); nothing else.
+ */
+export const RunnerServerLive = Effect.map(HttpApiBuilder.httpApp, (app) =>
+  HttpServer.serve(requestMiddleware(app))
+).pipe(
+  Layer.unwrapEffect,
+  Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
+  HttpServer.withLogAddress,
+  Layer.provide(HttpApiBuilder.api(RunnerApi).pipe(Layer.provide(RunnerSystemHttpLive))),
+  Layer.provide(nodeServer(() => {})),
   HttpMiddleware.withTracerDisabledWhen(() => true)
 )

@@ -5,7 +5,15 @@
  */
 import { Config, ConfigError, Context, Duration, Either, Layer, Option, Redacted } from "effect"
 
+/** What a process runs (operator contract, `VIGIL_ROLE`). */
+export type Role = "all" | "api" | "runner"
+
 export interface AppConfigShape {
+  /** VIGIL_ROLE: `all` (HTTP API, evaluation and delivery), `api` (HTTP only) or `runner` (evaluation and delivery, probes only) */
+  readonly role: Role
+  /** RUNNER_HOST / RUNNER_PORT: the address of this runner's cluster transport (never HOST/PORT) */
+  readonly runnerHost: string
+  readonly runnerPort: number
   readonly port: number
   readonly host: string
   readonly dataDir: string
@@ -89,14 +97,23 @@ const durationList = (name: string) =>
 
 export const DEFAULT_RETRY_SCHEDULE = "30s,2m,10m,1h,6h"
 
-export const appConfig: Config.Config<AppConfigShape> = Config.all({
-  port: Config.withDefault(intIn("PORT", 0, 65535), 8080),
-  host: Config.withDefault(
-    withForm("HOST", "a bind address such as 127.0.0.1 or 0.0.0.0", (raw) =>
-      raw.trim().length > 0 && !/\s/.test(raw.trim()) ? Option.some(raw.trim()) : Option.none()
-    ),
-    "127.0.0.1"
+const bindAddress = (name: string) =>
+  withForm(name, "a bind address such as 127.0.0.1 or 0.0.0.0", (raw) =>
+    raw.trim().length > 0 && !/\s/.test(raw.trim()) ? Option.some(raw.trim()) : Option.none()
+  )
+
+const fields = Config.all({
+  role: Config.withDefault(
+    withForm("VIGIL_ROLE", "one of all, api, runner", (raw) => {
+      const v = raw.trim().toLowerCase()
+      return v === "all" || v === "api" || v === "runner" ? Option.some(v) : Option.none()
+    }),
+    "all" as const
   ),
+  runnerHost: Config.withDefault(bindAddress("RUNNER_HOST"), "127.0.0.1"),
+  runnerPort: Config.withDefault(intIn("RUNNER_PORT", 1, 65535), 34431),
+  port: Config.withDefault(intIn("PORT", 0, 65535), 8080),
+  host: Config.withDefault(bindAddress("HOST"), "127.0.0.1"),
   dataDir: Config.withDefault(
     withForm("DATA_DIR", "a directory path", (raw) => (raw.trim() ? Option.some(raw.trim()) : Option.none())),
     "./.vigil"
@@ -153,9 +170,42 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   )
 })
 
+/**
+ * The variables a role needs: processes of the `api` and `runner` roles are several sharing one
+ * PostgreSQL database (`DATABASE_URL`: webhooks, states, deliveries and the evaluator's lease
+ * live there; each process's embedded store would be its own), and API instances share rate
+ * limits and key revocations through `REDIS_URL`.
+ */
+export const roleRequirements = (c: AppConfigShape): Either.Either<AppConfigShape, ConfigError.ConfigError> => {
+  if (c.role === "all") return Either.right(c)
+  const missing: Array<ConfigError.ConfigError> = []
+  if (Option.isNone(c.databaseUrl)) {
+    missing.push(
+      ConfigError.MissingData(
+        ["DATABASE_URL"],
+        `DATABASE_URL must be set for VIGIL_ROLE=${c.role}: the processes of a split deployment share one PostgreSQL database`
+      )
+    )
+  }
+  if (c.role === "api" && Option.isNone(c.redisUrl)) {
+    missing.push(
+      ConfigError.MissingData(
+        ["REDIS_URL"],
+        "REDIS_URL must be set for VIGIL_ROLE=api: API instances share rate limits and key revocations through Redis"
+      )
+    )
+  }
+  return missing.length === 0 ? Either.right(c) : Either.left(missing.reduce((a, b) => ConfigError.And(a, b)))
+}
+
+export const appConfig: Config.Config<AppConfigShape> = fields.pipe(Config.mapOrFail(roleRequirements))
+
 export class AppConfig extends Context.Tag("vigil/AppConfig")<AppConfig, AppConfigShape>() {
   static readonly layer = Layer.effect(AppConfig, appConfig)
   static readonly make = (overrides: Partial<AppConfigShape> = {}): AppConfigShape => ({
+    role: "all",
+    runnerHost: "127.0.0.1",
+    runnerPort: 34431,
     port: 0,
     host: "127.0.0.1",
     dataDir: "./.vigil",

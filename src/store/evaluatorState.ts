@@ -241,7 +241,33 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
       (rows) => ({ active: Number(rows[0]?.n ?? 0), version: Number(rows[0]?.v ?? 0) })
     )
 
+    /**
+     * Refreshes asked for by API processes that evaluate nothing themselves (`VIGIL_ROLE=api`):
+     * a counter in `leases` (`refresh_request`), answered by the evaluator that evaluated the
+     * refresh (`refresh_done`), until the cluster's tick singleton replaces it (issue 15).
+     */
+    const requestRefresh = (now: number) =>
+      Effect.map(
+        sql<{
+          until: number | string
+        }>`INSERT INTO leases (name, holder, until) VALUES ('refresh_request', 'api', ${now})
+          ON CONFLICT (name) DO UPDATE SET until = GREATEST(leases.until + 1, EXCLUDED.until)
+          RETURNING until`,
+        (rows) => Number(rows[0]!.until)
+      )
+    const counter = (name: string) =>
+      Effect.map(sql<{ until: number | string }>`SELECT until FROM leases WHERE name = ${name}`, (rows) =>
+        Number(rows[0]?.until ?? 0)
+      )
+    const markRefreshDone = (request: number) =>
+      sql`INSERT INTO leases (name, holder, until) VALUES ('refresh_done', 'evaluator', ${request})
+        ON CONFLICT (name) DO UPDATE SET until = GREATEST(leases.until, EXCLUDED.until)`.pipe(Effect.asVoid)
+
     return {
+      requestRefresh,
+      refreshRequested: counter("refresh_request"),
+      refreshDone: counter("refresh_done"),
+      markRefreshDone,
       changedSince,
       existing,
       commitTick,

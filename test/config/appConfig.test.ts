@@ -41,6 +41,36 @@ describe("configuration", () => {
     }
   })
 
+  it("reads VIGIL_ROLE, RUNNER_HOST and RUNNER_PORT; api and runner need the shared stores, named when missing", () => {
+    const defaults = Either.getOrThrow(load({}))
+    expect([defaults.role, defaults.runnerHost, defaults.runnerPort]).toEqual(["all", "127.0.0.1", 34431])
+    const shared = { DATABASE_URL: "postgres://u@h:5432/db", REDIS_URL: "redis://h:6379" }
+    const runner = Either.getOrThrow(
+      load({ VIGIL_ROLE: "Runner", RUNNER_HOST: "10.0.0.5", RUNNER_PORT: "4000", PORT: "9100", ...shared })
+    )
+    expect([runner.role, runner.runnerHost, runner.runnerPort, runner.port]).toEqual(["runner", "10.0.0.5", 4000, 9100])
+    expect(Either.getOrThrow(load({ VIGIL_ROLE: "api", ...shared })).role).toBe("api")
+    // the runner needs the database only; an API instance the database and Redis
+    expect(Either.isRight(load({ VIGIL_ROLE: "runner", DATABASE_URL: shared.DATABASE_URL }))).toBe(true)
+    const message = (env: Record<string, string>) => {
+      const failed = load(env)
+      return Either.isLeft(failed) ? describeConfigError(failed.left) : "loaded"
+    }
+    expect(message({ VIGIL_ROLE: "api" })).toMatch(
+      /DATABASE_URL must be set for VIGIL_ROLE=api[^]*REDIS_URL must be set/
+    )
+    expect(message({ VIGIL_ROLE: "api", DATABASE_URL: shared.DATABASE_URL })).toContain("REDIS_URL must be set")
+    expect(message({ VIGIL_ROLE: "runner", REDIS_URL: shared.REDIS_URL })).toContain(
+      "DATABASE_URL must be set for VIGIL_ROLE=runner"
+    )
+    expect(message({ VIGIL_ROLE: "everything" })).toContain("VIGIL_ROLE must be one of all, api, runner")
+    expect(message({ RUNNER_PORT: "0" })).toContain("RUNNER_PORT must be an integer from 1 to 65535")
+    expect(message({ RUNNER_HOST: "a b" })).toContain("RUNNER_HOST must be")
+    // the runner's transport address is never taken from HOST/PORT
+    const apart = Either.getOrThrow(load({ HOST: "0.0.0.0", PORT: "8081" }))
+    expect([apart.runnerHost, apart.runnerPort]).toEqual(["127.0.0.1", 34431])
+  })
+
   it("reads every variable", () => {
     const config = Either.getOrThrow(
       load({

@@ -69,9 +69,7 @@ export const refreshMarket = () =>
     const alerts = yield* Alerts
     const snapshot = yield* market.refreshNow
     // answers once every realtime webhook was evaluated against this snapshot and its fires queued
-    const awaited = yield* alerts.awaitEvaluated(snapshot.asOf).pipe(Effect.timeout(Duration.seconds(60)))
-    // another instance holds the evaluator lease: evaluate here anyway (each transition still fires once)
-    const evaluated = awaited.skipped === true ? yield* alerts.evaluate(snapshot) : awaited
+    const evaluated = yield* alerts.afterRefresh(snapshot).pipe(Effect.timeout(Duration.seconds(60)))
     if (!evaluated.ok) {
       return yield* new ServiceUnavailable({
         message: "the refresh was applied but webhook evaluation failed; it is retried on the next refresh",
