@@ -31,6 +31,7 @@ import {
 import { DeliveryWake } from "../delivery/wake.js"
 import { Market } from "../market/Market.js"
 import type { Snapshot } from "../market/snapshot.js"
+import { registerScrapeGauge } from "../observability/scrapeGauges.js"
 import type { CompiledQuery } from "../query/index.js"
 import { EvaluatorState } from "../store/evaluatorState.js"
 import { type Cadence, effectiveLastEvaluated, type WebhookRecord, Webhooks } from "../store/webhooks.js"
@@ -58,6 +59,14 @@ const evaluationDuration = Metric.histogram(
 const firesTotal = Metric.counter("webhook_fires_total", {
   description: "webhook.fired events queued by evaluations",
   incremental: true
+})
+const sliceDuration = Metric.histogram(
+  "webhook_slice_evaluation_duration_seconds",
+  MetricBoundaries.fromIterable([0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1]),
+  "Time to step one slice's due actors on a tick (the pairs they share are evaluated once per tick before)"
+)
+const slicesOwned = Metric.gauge("webhook_slices_owned", {
+  description: "Webhook slices with at least one actor in this process"
 })
 const evaluationFailures = Metric.counter("webhook_evaluation_failures_total", {
   description: "Evaluation ticks that failed (their changes are retried on the next tick)",
@@ -126,7 +135,20 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
     }
 
     const gauges = Effect.suspend(() =>
-      Effect.zipRight(Metric.set(actorsAlive, actors.size), Metric.set(actorsRestarting, restarting.size))
+      Effect.all([
+        Metric.set(actorsAlive, actors.size),
+        Metric.set(actorsRestarting, restarting.size),
+        Metric.set(slicesOwned, slices.size)
+      ]).pipe(Effect.asVoid)
+    )
+    /** the as_of of the last tick this process committed (Clock ms) */
+    let lastCommitted: number | undefined
+    yield* registerScrapeGauge(
+      "webhook_tick_lag_seconds",
+      "Now minus the as_of of the last webhook tick this process evaluated and committed",
+      Effect.map(Clock.currentTimeMillis, (now) =>
+        lastCommitted === undefined ? undefined : (now - lastCommitted) / 1000
+      )
     )
 
     /** Puts an actor in its slice, in the group of its pair (none when its q does not compile). */
@@ -274,7 +296,11 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
         const t2 = performance.now()
 
         const steps = new TickSteps()
-        for (const slice of slices.values()) slice.step(due, dueBits, fault, now, steps)
+        for (const slice of slices.values()) {
+          const begun = performance.now()
+          slice.step(due, dueBits, fault, now, steps)
+          yield* Metric.update(sliceDuration, (performance.now() - begun) / 1000)
+        }
         for (const { actor, defect } of steps.failed) {
           restarting.add(actor)
           yield* Effect.logWarning("webhook actor failed; restarting", Cause.die(defect)).pipe(
@@ -317,6 +343,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
           Effect.onError(() => Effect.sync(() => steps.stepped.forEach(unsync)))
         )
         for (const c of due) lastCadence.set(c, now)
+        lastCommitted = snapshot.asOf
         yield* gauges
         yield* Metric.incrementBy(firesTotal, fires)
         yield* Metric.update(evaluationDuration, (performance.now() - started) / 1000)

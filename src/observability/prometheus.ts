@@ -6,6 +6,7 @@
 import { Effect, Metric, MetricState } from "effect"
 import type * as MetricPair from "effect/MetricPair"
 import { processMetricsText } from "./processMetrics.js"
+import { scrapeGaugesText } from "./scrapeGauges.js"
 
 const escapeLabel = (v: string) => v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"')
 const sanitizeName = (n: string) => n.replace(/[^a-zA-Z0-9_:]/g, "_")
@@ -67,8 +68,9 @@ export const renderPrometheus = (pairs: ReadonlyArray<MetricPair.MetricPair.Unty
   return `${out.join("\n")}\n`
 }
 
-/** Effect's metrics, then the process's own (memory, CPU, V8 heap) */
-export const prometheusText: Effect.Effect<string> = Effect.map(
+/** Effect's metrics, the gauges read at scrape time, then the process's own (memory, CPU, V8 heap) */
+export const prometheusText: Effect.Effect<string> = Effect.zipWith(
   Metric.snapshot,
-  (pairs) => renderPrometheus(pairs) + processMetricsText()
+  scrapeGaugesText,
+  (pairs, scraped) => renderPrometheus(pairs) + scraped + processMetricsText()
 )

@@ -83,6 +83,13 @@ describe("webhook subscriptions and delivery over HTTP", () => {
 
     const asOf = await refresh()
     await waitFor(() => receiver.at("/t1").length >= 1)
+    // the tick is committed: how long ago (read at the scrape), its slices and their step times
+    const after = await (await fetch(`${server.url}/metrics`)).text()
+    expect(Number(/^webhook_slices_owned (\d+)$/m.exec(after)?.[1])).toBeGreaterThanOrEqual(1)
+    const lag = Number(/^webhook_tick_lag_seconds (\S+)$/m.exec(after)?.[1])
+    expect(lag).toBeGreaterThanOrEqual(0)
+    expect(lag).toBeLessThan(60)
+    expect(Number(/^webhook_slice_evaluation_duration_seconds_count (\d+)$/m.exec(after)?.[1])).toBeGreaterThanOrEqual(1)
     const first = receiver.at("/t1")[0]!
     const event = verify(sub.body.signing_secret, first)
     expect(event.type).toBe("webhook.fired")
