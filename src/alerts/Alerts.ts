@@ -43,7 +43,7 @@ import { newId } from "./ids.js"
 import { ColumnChanges } from "./incremental.js"
 import { type PairCounts, Pairs } from "./pairs.js"
 import { ScopeRows } from "./scopes.js"
-import { Slice, sliceOf, TickSteps } from "./slice.js"
+import { Slice, TickSteps } from "./slice.js"
 import { TickerIds } from "./tickerIds.js"
 
 /** how often an evaluating process looks for refreshes asked for through API processes (ms) */
@@ -124,8 +124,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
     const lock = yield* Effect.makeSemaphore(1)
     const instanceId = newId("inst")
 
-    const sliceFor = (id: string): Slice => {
-      const n = sliceOf(id)
+    const sliceFor = (n: number): Slice => {
       let s = slices.get(n)
       if (s === undefined) {
         s = new Slice(n)
@@ -153,10 +152,10 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
 
     /** Puts an actor in its slice, in the group of its pair (none when its q does not compile). */
     const attach = (actor: WebhookActor, compiled: CompiledQuery | undefined) =>
-      sliceFor(actor.id).add(actor, compiled === undefined ? undefined : pairs.join(compiled, actor.config))
+      sliceFor(actor.slice).add(actor, compiled === undefined ? undefined : pairs.join(compiled, actor.config))
 
     const detach = (actor: WebhookActor) => {
-      const slice = sliceFor(actor.id)
+      const slice = sliceFor(actor.slice)
       const pair = slice.remove(actor)
       if (pair !== undefined) pairs.leave(pair, actor.config.cadence)
       if (slice.size === 0) slices.delete(slice.number)
@@ -172,17 +171,21 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
 
     /** the actor takes the stored state `w` (it is no longer known to hold its pair's result) */
     const reset = (actor: WebhookActor, w: WebhookRecord) => {
-      sliceFor(actor.id).unsync(actor)
+      sliceFor(actor.slice).unsync(actor)
       actor.reset(stateOf(w, ids))
       restarting.delete(actor)
     }
+
+    /** the slices this process evaluates: every one, or those the cluster gave it (`own`) */
+    let owned: ReadonlySet<number> | "all" = "all"
+    const owns = (slice: number) => owned === "all" || owned.has(slice)
 
     /** Starts, reconfigures or stops the actor of a webhook after a change of its row. */
     const apply = (w: WebhookRecord) =>
       Effect.gen(function* () {
         if (w.version > version) version = w.version
         const current = actors.get(w.id)
-        if (w.status !== "active") {
+        if (w.status !== "active" || !owns(w.slice)) {
           stop(w.id)
           return
         }
@@ -202,7 +205,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
         }
         interner.bound(4 * actors.size + 1_024)
         // the first life starts from the row just read: no query per actor
-        const actor = new WebhookActor(w.id, configOf(w, interner), stateOf(w, ids))
+        const actor = new WebhookActor(w.id, w.slice, configOf(w, interner), stateOf(w, ids))
         actors.set(w.id, actor)
         attach(actor, compiled)
       })
@@ -310,7 +313,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
         if (steps.failed.length > 0) yield* Metric.incrementBy(actorRestarts, steps.failed.length)
         const t3 = performance.now()
 
-        const unsync = (actor: WebhookActor) => sliceFor(actor.id).unsync(actor)
+        const unsync = (actor: WebhookActor) => sliceFor(actor.slice).unsync(actor)
         const {
           changes: changed,
           fires,
@@ -459,6 +462,31 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
       changed: (w: WebhookRecord) => lock.withPermits(1)(Effect.zipRight(apply(w), gauges)),
       /** picks up every webhook change from the store now */
       resync: lock.withPermits(1)(sync),
+      /**
+       * The slices this process evaluates from now on ("all", or a set): the actors of slices it
+       * gives up stop; the webhooks of slices it takes are read from the store with their stored
+       * states (a slice that moved here carries on where its last runner committed).
+       */
+      own: (slices: ReadonlySet<number> | "all") =>
+        lock.withPermits(1)(
+          Effect.gen(function* () {
+            const before = owned
+            owned = slices
+            for (const actor of [...actors.values()]) if (!owns(actor.slice)) stop(actor.id)
+            if (slices === "all" && before !== "all") {
+              // every slice: read them all again (the rows of slices not held were skipped)
+              loaded = false
+              yield* sync
+            } else if (slices !== "all" && before === "all") {
+              // the actors of the slices kept are loaded (a first load reads only theirs)
+              yield* sync
+            } else if (slices !== "all" && before !== "all") {
+              const taken = [...slices].filter((n) => !before.has(n))
+              for (const w of yield* stateStore.sliceWebhooks(taken)) yield* apply(w)
+            }
+            yield* gauges
+          })
+        ),
       /** forgets a deleted webhook */
       deleted: (id: string) =>
         lock.withPermits(1)(

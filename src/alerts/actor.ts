@@ -116,6 +116,8 @@ export class WebhookActor {
 
   constructor(
     readonly id: string,
+    /** its slice (`webhooks.slice`, stored by the database) */
+    readonly slice: number,
     public config: ActorConfig,
     state: ActorState
   ) {

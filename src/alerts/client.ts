@@ -44,6 +44,7 @@ export const AlertsClient = Layer.effect(
       afterRefresh,
       changed: none,
       resync: Effect.void,
+      own: none,
       deleted: none,
       lastEvaluated: (w: WebhookRecord) => Effect.map(webhooks.ticks, (ticks) => effectiveLastEvaluated(w, ticks)),
       lastCadenceAt: () => undefined,

@@ -4,7 +4,8 @@
  * Slices are the unit the cluster moves between runners (issue 15): a stable
  * hash of the webhook id into `SLICES` numbers — 1,024, the count at which
  * the measured worst runner load over 3 runners was 1.04× an even split
- * (1.31× with 32). Inside a slice the actors are grouped by their
+ * (1.31× with 32). The database computes and stores each webhook's slice
+ * (`webhooks.slice`, migration 0013), so every process reads the same one. Inside a slice the actors are grouped by their
  * (predicate, scope) pair (`pairs.ts`, shared by every slice of the runner),
  * so a tick on which a pair's matches did not move and whose actors are known
  * to hold them (`SliceGroup.syncedTo`) costs one comparison for the whole
@@ -16,16 +17,6 @@ import { CADENCES } from "./cadence.js"
 import { countCadence, type Pair } from "./pairs.js"
 
 export const SLICES = 1_024
-
-/** The slice of a webhook id: FNV-1a over its UTF-16 code units, modulo `slices`. */
-export const sliceOf = (id: string, slices: number = SLICES): number => {
-  let h = 0x811c9dc5
-  for (let i = 0; i < id.length; i++) {
-    h ^= id.charCodeAt(i)
-    h = Math.imul(h, 0x01000193)
-  }
-  return (h >>> 0) % slices
-}
 
 /** The actors of one slice that share a pair. */
 interface SliceGroup {

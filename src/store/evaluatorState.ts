@@ -72,6 +72,15 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
         return rows.map(toRecord)
       })
 
+    /** The active webhooks of the slices `slices` (a runner taking them), with their stored states. */
+    const sliceWebhooks = (slices: ReadonlyArray<number>) =>
+      slices.length === 0
+        ? Effect.succeed([] as ReadonlyArray<WebhookRecord>)
+        : Effect.map(
+            sql<WebhookRow>`SELECT * FROM webhook_records WHERE status = 'active' AND slice = ANY(${slices}::int[])`,
+            (rows) => rows.map(toRecord)
+          )
+
     /** The ids of every webhook that still exists among `ids`. */
     const existing = (ids: ReadonlyArray<string>) =>
       ids.length === 0
@@ -269,6 +278,7 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
       refreshDone: counter("refresh_done"),
       markRefreshDone,
       changedSince,
+      sliceWebhooks,
       existing,
       commitTick,
       acquireLease,

@@ -17,6 +17,7 @@ import webhookStates from "./migrations/0009_webhook_states.js"
 import universesVersion from "./migrations/0010_universes_version.js"
 import universeMemberships from "./migrations/0011_universe_memberships.js"
 import webhooksActive from "./migrations/0012_webhooks_active.js"
+import webhookSlices from "./migrations/0013_webhook_slices.js"
 
 export const migrations = {
   "0001_accounts": accounts,
@@ -30,7 +31,8 @@ export const migrations = {
   "0009_webhook_states": webhookStates,
   "0010_universes_version": universesVersion,
   "0011_universe_memberships": universeMemberships,
-  "0012_webhooks_active": webhooksActive
+  "0012_webhooks_active": webhooksActive,
+  "0013_webhook_slices": webhookSlices
 }
 
 export const runMigrations = Migrator.make({})({

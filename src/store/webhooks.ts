@@ -68,6 +68,8 @@ export interface WebhookRecord extends WebhookConfig {
   readonly seq: number
   /** writes of the match state so far */
   readonly stateSeq: number
+  /** the evaluator's slice (0–1023, stored by the database: migration 0013) */
+  readonly slice: number
 }
 
 /** A row of the `webhook_records` view. */
@@ -103,6 +105,7 @@ export interface WebhookRow {
   version: number | string
   created_seq: number | string
   state_seq: number | string
+  slice: number | string
 }
 
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v))
@@ -154,7 +157,8 @@ export const toRecord = (r: WebhookRow): WebhookRecord => ({
   lastFired: num(r.last_fired),
   version: Number(r.version),
   seq: Number(r.created_seq),
-  stateSeq: Number(r.state_seq)
+  stateSeq: Number(r.state_seq),
+  slice: Number(r.slice)
 })
 
 export type CreateOutcome =

@@ -340,6 +340,72 @@ for (const backend of backends()) {
     )
 
     it.scoped(
+      "the database gives every webhook a stable slice, evenly spread over 1,024",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`INSERT INTO accounts (id, plan, created_at, updated_at) VALUES ('acc_a', 'pro', 1, 1)`
+          const created = yield* webhook("wh_slice", "price > 10")
+          expect(created.slice).toBe((yield* stored("wh_slice"))!.slice)
+          // the same function as the column, over ids shaped like real ones
+          const rows = yield* sql<{
+            slice: number
+            n: number | string
+          }>`SELECT (hashtext('wh_' || md5(g::text))::bigint & 1023) AS slice,
+              count(*) AS n FROM generate_series(1, 102400) AS g GROUP BY 1`
+          expect(rows.length).toBe(1024)
+          const counts = rows.map((r) => Number(r.n))
+          expect(Math.max(...counts) / 100).toBeLessThan(1.4)
+          expect(Math.min(...counts) / 100).toBeGreaterThan(0.6)
+          expect(rows.every((r) => r.slice >= 0 && r.slice < 1024)).toBe(true)
+        }).pipe(Effect.provide(layerFor(backend.layer()))),
+      60_000
+    )
+
+    it.scoped(
+      "slices move between evaluators: the one giving a slice up stops its actors, the one taking it carries on from the stored states",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`INSERT INTO accounts (id, plan, created_at, updated_at) VALUES ('acc_a', 'pro', 1, 1)`
+          yield* TestClock.setTime(Date.UTC(2026, 10, 23, 12))
+          const a = yield* Alerts
+          const b = Context.get(yield* Layer.build(Layer.fresh(Alerts.Default)), Alerts)
+          const ids = Array.from({ length: 40 }, (_, k) => `wh_mv${k}`)
+          for (const id of ids) yield* webhook(id, "price > 10")
+          const sliceOf = new Map(
+            (yield* sql<{ id: string; slice: number }>`SELECT id, slice FROM webhooks`).map((r) => [r.id, r.slice])
+          )
+          const slices = [...new Set(sliceOf.values())].sort((x, y) => x - y)
+          expect(slices.length).toBeGreaterThan(10)
+          const half = new Set(slices.slice(0, slices.length >> 1))
+          const rest = new Set(slices.filter((n) => !half.has(n)))
+          const inHalf = ids.filter((id) => half.has(sliceOf.get(id)!)).length
+          yield* a.own(half)
+          yield* b.own(rest)
+          expect(yield* a.actorCount).toBe(inHalf)
+          expect(yield* b.actorCount).toBe(ids.length - inHalf)
+          // each fires its own slices' transitions: every webhook once in all
+          const s1 = snapshot(1_000, { AAA: 11 })
+          expect((yield* a.evaluate(s1)).fires + (yield* b.evaluate(s1)).fires).toBe(ids.length)
+          // the first half moves from a to b: nothing fires again for a transition already stored
+          yield* a.own(new Set())
+          yield* b.own(new Set([...half, ...rest]))
+          expect(yield* a.actorCount).toBe(0)
+          expect(yield* b.actorCount).toBe(ids.length)
+          expect((yield* b.evaluate(snapshot(2_000, { AAA: 11 }))).fires).toBe(0)
+          // a new transition fires once, from the slice's new evaluator
+          expect((yield* b.evaluate(snapshot(3_000, { AAA: 11, BBB: 11 }))).fires).toBe(ids.length)
+          expect((yield* a.evaluate(snapshot(3_000, { AAA: 11, BBB: 11 }))).evaluated).toBe(0)
+          for (const id of ids) expect((yield* queued(id)).map((d) => d.match_count)).toEqual([1, 1])
+          // back to every slice
+          yield* a.own("all")
+          expect(yield* a.actorCount).toBe(ids.length)
+        }).pipe(Effect.provide(layerFor(backend.layer()))),
+      60_000
+    )
+
+    it.scoped(
       "a start reads webhooks a page at a time: every one of several pages gets an actor and fires once",
       () =>
         Effect.gen(function* () {
