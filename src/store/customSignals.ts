@@ -23,6 +23,9 @@ export interface CustomSignal {
 }
 
 /** The account already has a signal by that name. */
+/** the first key of Vigil's two-key advisory locks that serialize an account's custom-signal creates */
+const ADVISORY_CUSTOM_SIGNALS = 1
+
 export class CustomSignalExists extends Data.TaggedError("CustomSignalExists")<{ readonly name: string }> {}
 /** The account is at its plan's cap. */
 export class CustomSignalLimitReached extends Data.TaggedError("CustomSignalLimitReached")<{
@@ -94,7 +97,9 @@ export class CustomSignals extends Effect.Service<CustomSignals>()("vigil/Custom
       limit: number | null
     ): Effect.Effect<CustomSignal, CustomSignalExists | CustomSignalLimitReached | SqlError> =>
       Effect.gen(function* () {
-        yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`custom_signals:${accountId}`}))`
+        // the two-key form: a key space apart from single-key advisory locks such as the cluster's
+        // shard locks (@effect/cluster's SqlRunnerStorage, `pg_try_advisory_lock(bigint)`)
+        yield* sql`SELECT pg_advisory_xact_lock(${ADVISORY_CUSTOM_SIGNALS}, hashtext(${accountId}))`
         const existing = yield* sql<{ one: number }>`SELECT 1 AS one FROM custom_signals
           WHERE account_id = ${accountId} AND name = ${input.name}`
         if (existing.length > 0) return yield* new CustomSignalExists({ name: input.name })
