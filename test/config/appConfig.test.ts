@@ -57,7 +57,7 @@ describe("configuration", () => {
       return Either.isLeft(failed) ? describeConfigError(failed.left) : "loaded"
     }
     expect(message({ VIGIL_ROLE: "api" })).toMatch(
-      /DATABASE_URL must be set for VIGIL_ROLE=api[^]*REDIS_URL must be set/
+      /DATABASE_URL must be set for VIGIL_ROLE=api[\s\S]*REDIS_URL must be set/
     )
     expect(message({ VIGIL_ROLE: "api", DATABASE_URL: shared.DATABASE_URL })).toContain("REDIS_URL must be set")
     expect(message({ VIGIL_ROLE: "runner", REDIS_URL: shared.REDIS_URL })).toContain(

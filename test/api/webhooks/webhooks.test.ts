@@ -89,7 +89,9 @@ describe("webhook subscriptions and delivery over HTTP", () => {
     const lag = Number(/^webhook_tick_lag_seconds (\S+)$/m.exec(after)?.[1])
     expect(lag).toBeGreaterThanOrEqual(0)
     expect(lag).toBeLessThan(60)
-    expect(Number(/^webhook_slice_evaluation_duration_seconds_count (\d+)$/m.exec(after)?.[1])).toBeGreaterThanOrEqual(1)
+    expect(Number(/^webhook_slice_evaluation_duration_seconds_count (\d+)$/m.exec(after)?.[1])).toBeGreaterThanOrEqual(
+      1
+    )
     const first = receiver.at("/t1")[0]!
     const event = verify(sub.body.signing_secret, first)
     expect(event.type).toBe("webhook.fired")
