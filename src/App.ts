@@ -11,6 +11,8 @@ import { Accounts } from "./accounts/Accounts.js"
 import { AuthChangesLive } from "./accounts/authChanges.js"
 import { Alerts } from "./alerts/Alerts.js"
 import { AlertsClient } from "./alerts/client.js"
+import { SlicesPlaced } from "./alerts/ownership.js"
+import { ClusterRunnerLive, SlicePlacementLive } from "./alerts/placement.js"
 import { Cursors } from "./api/cursor.js"
 import { RunnerServerLive, ServerLive } from "./api/server.js"
 import { AppConfig, type AppConfigShape, type Role } from "./config/AppConfig.js"
@@ -69,6 +71,13 @@ const AlertsLive = Layer.mergeAll(Alerts.Default, DeliveryWorker.Default).pipe(
   Layer.provideMerge(Layer.mergeAll(DeliveryWake.Default, DeliveryTransport.layer, PushGatewayLive))
 )
 
+/** A runner's: the same, holding the slices the cluster places on it (`placement.ts`). */
+const RunnerAlertsLive = SlicePlacementLive.pipe(
+  Layer.provideMerge(AlertsLive),
+  Layer.provide(Layer.succeed(SlicesPlaced, true)),
+  Layer.provide(ClusterRunnerLive)
+)
+
 /** The stores and services every role reads (over the database, Redis and the readiness gate). */
 const foundation = <A, E, R>(tickers: Layer.Layer<Tickers>, top: Layer.Layer<A, E, R>) =>
   top.pipe(
@@ -106,7 +115,7 @@ const roleLayer = (role: Role, tickers: Layer.Layer<Tickers>) => {
     case "api":
       return foundation(tickers, ServerLive.pipe(Layer.provideMerge(Layer.merge(AlertsClient, DeliveryWake.Default))))
     case "runner":
-      return foundation(tickers, RunnerServerLive.pipe(Layer.provideMerge(AlertsLive)))
+      return foundation(tickers, RunnerServerLive.pipe(Layer.provideMerge(RunnerAlertsLive)))
   }
 }
 

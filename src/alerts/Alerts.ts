@@ -41,9 +41,10 @@ import { CADENCES, isDue } from "./cadence.js"
 import { commitOutcomes } from "./commit.js"
 import { newId } from "./ids.js"
 import { ColumnChanges } from "./incremental.js"
+import { SlicesPlaced } from "./ownership.js"
 import { type PairCounts, Pairs } from "./pairs.js"
 import { ScopeRows } from "./scopes.js"
-import { Slice, TickSteps } from "./slice.js"
+import { SLICES, Slice, TickSteps } from "./slice.js"
 import { TickerIds } from "./tickerIds.js"
 
 /** how often an evaluating process looks for refreshes asked for through API processes (ms) */
@@ -67,6 +68,10 @@ const sliceDuration = Metric.histogram(
 )
 const slicesOwned = Metric.gauge("webhook_slices_owned", {
   description: "Webhook slices with at least one actor in this process"
+})
+const slicesHeld = Metric.gauge("webhook_slices_held", {
+  description:
+    "Webhook slices this process evaluates (1,024 when it holds every one; a runner: those the cluster placed on it)"
 })
 const evaluationFailures = Metric.counter("webhook_evaluation_failures_total", {
   description: "Evaluation ticks that failed (their changes are retried on the next tick)",
@@ -113,7 +118,9 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
     const ids = new TickerIds()
     // the directory first, ascending: id order is ticker order
     for (const t of [...market.directory.all].map((m) => m.ticker).sort()) ids.idOf(t)
+    /** the highest webhook version a sync has read, and where the next sync reads from */
     let version = 0
+    let syncFrom = 0
     let loaded = false
     let fault: FaultHook | undefined
     let lastForget = 0
@@ -137,7 +144,8 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
       Effect.all([
         Metric.set(actorsAlive, actors.size),
         Metric.set(actorsRestarting, restarting.size),
-        Metric.set(slicesOwned, slices.size)
+        Metric.set(slicesOwned, slices.size),
+        Metric.set(slicesHeld, owned === "all" ? SLICES : owned.size)
       ]).pipe(Effect.asVoid)
     )
     /** the as_of of the last tick this process committed (Clock ms) */
@@ -176,21 +184,33 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
       restarting.delete(actor)
     }
 
-    /** the slices this process evaluates: every one, or those the cluster gave it (`own`) */
-    let owned: ReadonlySet<number> | "all" = "all"
+    /**
+     * the slices this process evaluates: every one (under the evaluator lease), or those the
+     * cluster gave it (`own`; a runner starts with none)
+     */
+    let owned: ReadonlySet<number> | "all" = Option.isSome(yield* Effect.serviceOption(SlicesPlaced))
+      ? new Set<number>()
+      : "all"
     const owns = (slice: number) => owned === "all" || owned.has(slice)
 
-    /** Starts, reconfigures or stops the actor of a webhook after a change of its row. */
-    const apply = (w: WebhookRecord) =>
+    /**
+     * Starts, reconfigures or stops the actor of a webhook after a change of its row. A row
+     * applied outside `sync` (a change made through this process, a slice taken) does not move
+     * the sync's cursor: rows changed by others before it must still be read.
+     */
+    const apply = (w: WebhookRecord, cursor = true) =>
       Effect.gen(function* () {
-        if (w.version > version) version = w.version
+        if (cursor && w.version > version) version = w.version
         const current = actors.get(w.id)
         if (w.status !== "active" || !owns(w.slice)) {
           stop(w.id)
           return
         }
+        // the very row this actor was made from (read again by the next sync): nothing to do
+        if (current !== undefined && current.version === w.version) return
         const compiled = pairs.compile(w.q)
         if (current !== undefined) {
+          current.version = w.version
           const rearmed = current.state === undefined || current.state.armedAt !== w.armedAt
           detach(current)
           current.config = configOf(w, interner)
@@ -206,21 +226,31 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
         interner.bound(4 * actors.size + 1_024)
         // the first life starts from the row just read: no query per actor
         const actor = new WebhookActor(w.id, w.slice, configOf(w, interner), stateOf(w, ids))
+        actor.version = w.version
         actors.set(w.id, actor)
         attach(actor, compiled)
       })
 
-    /** Picks up every webhook change since the last sync (any instance's). */
+    /**
+     * Picks up every webhook change since the sync before last (any instance's). Versions come
+     * from a sequence, so a transaction can commit a lower version after a higher one was read:
+     * each sync reads again from the highest version the previous sync started from, so a change
+     * committed up to one tick late is still seen (a row read twice is applied twice, harmlessly).
+     */
     const sync = Effect.gen(function* () {
       if (!loaded) known = yield* stateStore.stateWriter
+      const seenBefore = version
+      let cursor = loaded ? syncFrom : 0
       let any = false
       for (let page = 0; ; page++) {
-        const changed = yield* stateStore.changedSince(loaded ? version : 0, SYNC_PAGE, page === 0)
+        const changed = yield* stateStore.changedSince(cursor, SYNC_PAGE, page === 0)
         loaded = true
         for (const w of changed) yield* apply(w)
+        if (changed.length > 0) cursor = changed[changed.length - 1]!.version
         any ||= changed.length > 0
         if (changed.length < SYNC_PAGE) break
       }
+      syncFrom = seenBefore
       if (any) yield* gauges
     })
 
@@ -267,7 +297,8 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
         // another instance wrote match states since the actors' states were known to be the stored
         // ones (it evaluated a tick too): every actor takes its stored state first
         const writer = yield* stateStore.stateWriter
-        if (!inSync || writer?.holder !== known?.holder || writer?.seq !== known?.seq) {
+        // (slices placed by the cluster are written by their holder alone: nothing to reload)
+        if (owned === "all" && (!inSync || writer?.holder !== known?.holder || writer?.seq !== known?.seq)) {
           yield* reload([...actors.keys()])
           inSync = true
           known = writer
@@ -405,7 +436,8 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
 
     const onSnapshot = (snapshot: Snapshot) =>
       Effect.gen(function* () {
-        if (yield* holdsLease) return yield* evaluate(snapshot)
+        // a runner evaluates the slices the cluster gave it; otherwise the lease holder evaluates all
+        if (owned !== "all" || (yield* holdsLease)) return yield* evaluate(snapshot)
         inSync = false
         const skipped: EvaluationResult = { asOf: snapshot.asOf, ok: true, evaluated: 0, fires: 0, skipped: true }
         yield* SubscriptionRef.set(evaluated, skipped)
@@ -432,17 +464,27 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
 
     /**
      * Refreshes asked for through an API process (`VIGIL_ROLE=api`, `POST /admin/refresh`): every
-     * evaluating process refreshes its market; the one that evaluated the refresh (the lease
-     * holder) says so in the store, where the API process waits for it.
+     * evaluating process refreshes its market; each that evaluated the refresh records it for the
+     * slices it holds (all of them under the lease), and the API process answers once every slice
+     * has been evaluated for its request. A request made before this process started is answered
+     * once at start (its slices may be ones nobody else holds).
      */
-    let handled = yield* stateStore.refreshDone.pipe(Effect.orElseSucceed(() => 0))
+    let handled = 0
+    /** the slices evaluated for `handled` (a runner that takes slices afterwards evaluates those too) */
+    let marked = new Set<number>()
+    const held = () => (owned === "all" ? Array.from({ length: SLICES }, (_, n) => n) : [...owned])
     const answerRefresh = Effect.gen(function* () {
-      const wanted = yield* stateStore.refreshRequested
-      if (wanted <= handled) return
-      handled = wanted
+      // before the migrations ran the table is not there: nothing to answer yet
+      const wanted = yield* Effect.orElseSucceed(stateStore.refreshRequested, () => handled)
+      if (wanted === 0 || (wanted <= handled && held().every((n) => marked.has(n)))) return
       const snapshot = yield* market.refreshNow
       const r = yield* awaitEvaluated(snapshot.asOf).pipe(Effect.timeout(Duration.seconds(60)))
-      if (r.ok && r.skipped !== true) yield* stateStore.markRefreshDone(wanted)
+      if (!r.ok || r.skipped === true) return
+      const slicesNow = held()
+      yield* stateStore.markRefreshed(wanted, slicesNow)
+      if (wanted > handled) marked = new Set()
+      handled = wanted
+      for (const n of slicesNow) marked.add(n)
     }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("a requested refresh was not answered", cause)))
     yield* Effect.forkScoped(Effect.repeat(answerRefresh, Schedule.spaced(Duration.millis(REFRESH_POLL_MS))))
 
@@ -459,7 +501,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
           r.skipped === true ? evaluate(snapshot) : Effect.succeed(r)
         ),
       /** applies a webhook row changed through this instance now (others pick changes up on the next tick) */
-      changed: (w: WebhookRecord) => lock.withPermits(1)(Effect.zipRight(apply(w), gauges)),
+      changed: (w: WebhookRecord) => lock.withPermits(1)(Effect.zipRight(apply(w, false), gauges)),
       /** picks up every webhook change from the store now */
       resync: lock.withPermits(1)(sync),
       /**
@@ -482,7 +524,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
               yield* sync
             } else if (slices !== "all" && before !== "all") {
               const taken = [...slices].filter((n) => !before.has(n))
-              for (const w of yield* stateStore.sliceWebhooks(taken)) yield* apply(w)
+              for (const w of yield* stateStore.sliceWebhooks(taken)) yield* apply(w, false)
             }
             yield* gauges
           })

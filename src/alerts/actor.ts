@@ -113,6 +113,8 @@ export class WebhookActor {
   restarts = 0
   /** epoch ms (Clock) from which a restarting actor may load its state */
   retryAt = 0
+  /** the version of the webhook row its configuration was made from */
+  version = 0
 
   constructor(
     readonly id: string,

@@ -2,8 +2,9 @@
  * `Alerts` in a process that evaluates nothing (`VIGIL_ROLE=api`): the
  * runners pick up webhook changes from the store on their next tick (rows
  * with a higher `version`), so a change needs no message; a refresh asked
- * for here (`POST /admin/refresh`) is answered once the evaluating process
- * says, in the store, that it evaluated a refresh made after the request.
+ * for here (`POST /admin/refresh`) is answered once every webhook slice has
+ * been evaluated, by whichever process holds it, for a refresh made after
+ * the request (`slice_refreshes`).
  */
 import { Clock, Duration, Effect, Layer, Metric, Schedule } from "effect"
 import type { Snapshot } from "../market/snapshot.js"
@@ -11,6 +12,7 @@ import { EvaluatorState } from "../store/evaluatorState.js"
 import { effectiveLastEvaluated, type WebhookRecord, Webhooks } from "../store/webhooks.js"
 import { Alerts, type EvaluationResult } from "./Alerts.js"
 import { actorRestarts } from "./actor.js"
+import { SLICES } from "./slice.js"
 
 /** how often the API process looks for the runners' answer (ms) */
 const ANSWER_POLL_MS = 100
@@ -23,10 +25,10 @@ export const AlertsClient = Layer.effect(
     const afterRefresh = (snapshot: Snapshot): Effect.Effect<EvaluationResult> =>
       Effect.gen(function* () {
         const request = yield* stateStore.requestRefresh(yield* Clock.currentTimeMillis)
-        yield* stateStore.refreshDone.pipe(
+        yield* stateStore.slicesBehind(request, SLICES).pipe(
           Effect.repeat({
             schedule: Schedule.spaced(Duration.millis(ANSWER_POLL_MS)),
-            until: (done) => done >= request
+            until: (behind) => behind === 0
           })
         )
         return { asOf: snapshot.asOf, ok: true, evaluated: 0, fires: 0 } satisfies EvaluationResult

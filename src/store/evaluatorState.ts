@@ -252,8 +252,9 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
 
     /**
      * Refreshes asked for by API processes that evaluate nothing themselves (`VIGIL_ROLE=api`):
-     * a counter in `leases` (`refresh_request`), answered by the evaluator that evaluated the
-     * refresh (`refresh_done`), until the cluster's tick singleton replaces it (issue 15).
+     * a counter in `leases` (`refresh_request`); each evaluator that evaluated a refresh made
+     * after a request records it for the slices it holds (`slice_refreshes`), and the request is
+     * answered once every slice has.
      */
     const requestRefresh = (now: number) =>
       Effect.map(
@@ -264,19 +265,30 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
           RETURNING until`,
         (rows) => Number(rows[0]!.until)
       )
-    const counter = (name: string) =>
-      Effect.map(sql<{ until: number | string }>`SELECT until FROM leases WHERE name = ${name}`, (rows) =>
-        Number(rows[0]?.until ?? 0)
+    const refreshRequested = Effect.map(
+      sql<{ until: number | string }>`SELECT until FROM leases WHERE name = 'refresh_request'`,
+      (rows) => Number(rows[0]?.until ?? 0)
+    )
+    /** records that the slices `slices` were evaluated for the request `request` */
+    const markRefreshed = (request: number, slices: ReadonlyArray<number>) =>
+      slices.length === 0
+        ? Effect.void
+        : sql`INSERT INTO slice_refreshes (slice, request) SELECT s, ${request} FROM unnest(${slices}::int[]) AS s
+            ON CONFLICT (slice) DO UPDATE SET request = GREATEST(slice_refreshes.request, EXCLUDED.request)`.pipe(
+            Effect.asVoid
+          )
+    /** the slices not yet evaluated for the request `request` */
+    const slicesBehind = (request: number, slices: number) =>
+      Effect.map(
+        sql<{ n: number | string }>`SELECT count(*) AS n FROM slice_refreshes WHERE request >= ${request}`,
+        (rows) => slices - Number(rows[0]?.n ?? 0)
       )
-    const markRefreshDone = (request: number) =>
-      sql`INSERT INTO leases (name, holder, until) VALUES ('refresh_done', 'evaluator', ${request})
-        ON CONFLICT (name) DO UPDATE SET until = GREATEST(leases.until, EXCLUDED.until)`.pipe(Effect.asVoid)
 
     return {
       requestRefresh,
-      refreshRequested: counter("refresh_request"),
-      refreshDone: counter("refresh_done"),
-      markRefreshDone,
+      refreshRequested,
+      markRefreshed,
+      slicesBehind,
       changedSince,
       sliceWebhooks,
       existing,

@@ -18,6 +18,7 @@ import universesVersion from "./migrations/0010_universes_version.js"
 import universeMemberships from "./migrations/0011_universe_memberships.js"
 import webhooksActive from "./migrations/0012_webhooks_active.js"
 import webhookSlices from "./migrations/0013_webhook_slices.js"
+import sliceRefreshes from "./migrations/0014_slice_refreshes.js"
 
 export const migrations = {
   "0001_accounts": accounts,
@@ -32,7 +33,8 @@ export const migrations = {
   "0010_universes_version": universesVersion,
   "0011_universe_memberships": universeMemberships,
   "0012_webhooks_active": webhooksActive,
-  "0013_webhook_slices": webhookSlices
+  "0013_webhook_slices": webhookSlices,
+  "0014_slice_refreshes": sliceRefreshes
 }
 
 export const runMigrations = Migrator.make({})({

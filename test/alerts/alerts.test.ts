@@ -340,6 +340,33 @@ for (const backend of backends()) {
     )
 
     it.scoped(
+      "an edit committed after a higher version was read is still picked up (versions come from a sequence)",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`INSERT INTO accounts (id, plan, created_at, updated_at) VALUES ('acc_a', 'pro', 1, 1)`
+          yield* TestClock.setTime(Date.UTC(2026, 10, 23, 12))
+          const alerts = yield* Alerts
+          yield* webhook("wh_late", "price > 10")
+          yield* webhook("wh_early", "price > 10")
+          expect((yield* alerts.evaluate(snapshot(1_000, { AAA: 11 }))).fires).toBe(2)
+          // two transactions take versions v1 < v2; the one with v2 commits (and is read) first
+          const [v1, v2] = (yield* sql<{ v: string }>`SELECT nextval('webhook_version') AS v
+            FROM generate_series(1, 2)`).map((r) => r.v)
+          yield* sql`UPDATE webhooks SET name = 'renamed', version = ${v2} WHERE id = 'wh_early'`
+          yield* alerts.resync
+          yield* sql`UPDATE webhooks SET q = 'price > 1000', version = ${v1} WHERE id = 'wh_late'`
+          // the next tick's sync still reads it: the edited webhook is evaluated with its new q
+          const r = yield* alerts.evaluate(snapshot(2_000, { AAA: 11, BBB: 11 }))
+          expect(r.fires).toBe(1)
+          expect((yield* stored("wh_late"))?.lastMatchSet).toEqual([])
+          expect((yield* queued("wh_late")).map((d) => d.match_count)).toEqual([1])
+          expect((yield* queued("wh_early")).map((d) => d.match_count)).toEqual([1, 1])
+        }).pipe(Effect.provide(layerFor(backend.layer()))),
+      60_000
+    )
+
+    it.scoped(
       "the database gives every webhook a stable slice, evenly spread over 1,024",
       () =>
         Effect.gen(function* () {

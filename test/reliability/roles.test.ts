@@ -11,6 +11,7 @@
  */
 import { spawn } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { freePort } from "../support/freePort.js"
 import { type LocalReceiver, startReceiver } from "../support/receiver.js"
 import { admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
 import { DATABASE_URL, NEEDS_BOTH, REDIS_URL } from "../support/servers.js"
@@ -62,7 +63,7 @@ describe.skipIf(DATABASE_URL === undefined || REDIS_URL === undefined)(
         WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
         HISTORY_DAYS: "30"
       }
-      runner = await startServer({ ...env, VIGIL_ROLE: "runner" }, 300_000)
+      runner = await startServer({ ...env, VIGIL_ROLE: "runner", RUNNER_PORT: String(await freePort()) }, 300_000)
       await waitReady(runner, 300_000)
       apiServer = await startServer({ ...env, VIGIL_ROLE: "api" }, 300_000)
       await waitReady(apiServer, 300_000)
