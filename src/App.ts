@@ -12,7 +12,7 @@ import { AuthChangesLive } from "./accounts/authChanges.js"
 import { Alerts } from "./alerts/Alerts.js"
 import { AlertsClient } from "./alerts/client.js"
 import { SlicesPlaced } from "./alerts/ownership.js"
-import { ClusterRunnerLive, SlicePlacementLive } from "./alerts/placement.js"
+import { RunnerPlacementLive } from "./alerts/placement.js"
 import { Cursors } from "./api/cursor.js"
 import { RunnerServerLive, ServerLive } from "./api/server.js"
 import { AppConfig, type AppConfigShape, type Role } from "./config/AppConfig.js"
@@ -72,10 +72,9 @@ const AlertsLive = Layer.mergeAll(Alerts.Default, DeliveryWorker.Default).pipe(
 )
 
 /** A runner's: the same, holding the slices the cluster places on it (`placement.ts`). */
-const RunnerAlertsLive = SlicePlacementLive.pipe(
+const RunnerAlertsLive = RunnerPlacementLive.pipe(
   Layer.provideMerge(AlertsLive),
-  Layer.provide(Layer.succeed(SlicesPlaced, true)),
-  Layer.provide(ClusterRunnerLive)
+  Layer.provide(Layer.succeed(SlicesPlaced, true))
 )
 
 /** The stores and services every role reads (over the database, Redis and the readiness gate). */

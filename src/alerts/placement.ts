@@ -3,8 +3,8 @@
  *
  * The cluster does the placement and nothing else: runners register in PostgreSQL
  * (`SqlRunnerStorage`, tables `cluster_*`), each computes the shard assignment over the runners
- * (a hash ring) and holds its shards with lock rows (`cluster_locks`, renewed every second, taken
- * over 4 s after their last renewal); slice `n` lives on the shard of entity id `n`. Every 200 ms a runner asks which slices' shards it holds and hands the set to `Alerts.own`,
+ * (a hash ring) and holds its shards with lock rows (`cluster_locks`, renewed every 2 s, taken
+ * over 6 s after their last renewal); slice `n` lives on the shard of entity id `n`. Every 200 ms a runner asks which slices' shards it holds and hands the set to `Alerts.own`,
  * which loads the slices it gained from the store and drops those it lost. Ticks are not cluster
  * messages: each message costs ~0.25 ms of CPU, 1,024 of them per tick as much as the evaluation
  * itself (docs/scaling.md); a runner evaluates the slices it holds on its own refreshes.
@@ -16,8 +16,10 @@
  */
 import { EntityId, RunnerAddress, Sharding } from "@effect/cluster"
 import { NodeClusterSocket } from "@effect/platform-node"
+import type { SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer, Option, Schedule } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
+import { Readiness } from "../observability/Readiness.js"
 import { Alerts } from "./Alerts.js"
 import { SLICES } from "./slice.js"
 
@@ -34,8 +36,10 @@ export const ClusterRunnerLive = Layer.unwrapEffect(
         // lock rows in the schema's own `cluster_locks`: advisory lock numbers are database-wide in
         // this version (one cluster per database), rows keep clusters in different schemas apart
         shardLockDisableAdvisory: true,
-        shardLockExpiration: Duration.seconds(4),
-        shardLockRefreshInterval: Duration.seconds(1),
+        // a lock operation must finish within min(refresh, expiration / 3) or the runner drops
+        // every shard: 1 s was missed while three processes loaded their markets on two cores
+        shardLockExpiration: Duration.seconds(6),
+        shardLockRefreshInterval: Duration.seconds(2),
         runnerHealthCheckInterval: Duration.seconds(2),
         refreshAssignmentsInterval: Duration.seconds(1)
       }
@@ -44,10 +48,11 @@ export const ClusterRunnerLive = Layer.unwrapEffect(
 )
 
 /** Keeps `Alerts` holding exactly the slices whose shards this runner holds. */
-export const SlicePlacementLive = Layer.scopedDiscard(
+const SlicePlacementLive = Layer.scopedDiscard(
   Effect.gen(function* () {
     const sharding = yield* Sharding.Sharding
     const alerts = yield* Alerts
+    const readiness = yield* Readiness
     const shards = Array.from({ length: SLICES }, (_, n) => sharding.getShardId(EntityId.make(String(n)), "default"))
     let held = ""
     const follow = Effect.suspend(() => {
@@ -61,13 +66,35 @@ export const SlicePlacementLive = Layer.scopedDiscard(
             held = key
             return Effect.logInfo("webhook slices held").pipe(Effect.annotateLogs({ slices: now.size }))
           })
-        )
+        ),
+        Effect.zipRight(readiness.markReady("cluster"))
       )
     })
     yield* Effect.forkScoped(
       Effect.repeat(
         follow.pipe(Effect.catchAllCause((cause) => Effect.logWarning("webhook slices not followed", cause))),
         Schedule.spaced(Duration.millis(FOLLOW_MS))
+      )
+    )
+  })
+)
+
+/**
+ * A runner joins the cluster once its market is loaded: building the market keeps the event loop
+ * busy for seconds at a time, and a runner whose shard-lock renewals miss their deadline drops
+ * every shard (seen with three processes starting on two cores). Its `/readyz` waits for the join
+ * (`cluster`) as well as the market.
+ */
+export const RunnerPlacementLive = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const readiness = yield* Readiness
+    yield* readiness.require("cluster")
+    const context = yield* Effect.context<Alerts | Readiness | AppConfig | SqlClient.SqlClient>()
+    yield* Effect.forkScoped(
+      readiness.await("market_snapshot").pipe(
+        Effect.zipRight(Layer.launch(SlicePlacementLive.pipe(Layer.provide(ClusterRunnerLive)))),
+        Effect.provide(context),
+        Effect.catchAllCause((cause) => Effect.logError("the runner could not join the cluster", cause))
       )
     )
   })

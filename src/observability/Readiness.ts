@@ -5,9 +5,9 @@
  */
 import { Deferred, Effect, Ref } from "effect"
 
-export type ReadinessCondition = "migrations" | "market_snapshot"
+export type ReadinessCondition = "migrations" | "market_snapshot" | "cluster"
 
-const ALL: ReadonlyArray<ReadinessCondition> = ["migrations", "market_snapshot"]
+const ALL: ReadonlyArray<ReadinessCondition> = ["migrations", "market_snapshot", "cluster"]
 
 export class Readiness extends Effect.Service<Readiness>()("vigil/Readiness", {
   effect: Effect.gen(function* () {
