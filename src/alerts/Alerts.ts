@@ -16,18 +16,7 @@
  * written. `evaluated` tells `POST /admin/refresh` when a snapshot has been
  * evaluated and its fires queued.
  */
-import {
-  Cause,
-  Clock,
-  Duration,
-  Effect,
-  Metric,
-  MetricBoundaries,
-  Option,
-  Schedule,
-  Stream,
-  SubscriptionRef
-} from "effect"
+import { Cause, Clock, Effect, Metric, MetricBoundaries, Option, Stream, SubscriptionRef } from "effect"
 import { DeliveryWake } from "../delivery/wake.js"
 import { Market } from "../market/Market.js"
 import type { Snapshot } from "../market/snapshot.js"
@@ -43,12 +32,11 @@ import { newId } from "./ids.js"
 import { ColumnChanges } from "./incremental.js"
 import { SlicesPlaced } from "./ownership.js"
 import { type PairCounts, Pairs } from "./pairs.js"
+import { answerRefreshRequests } from "./refreshRequests.js"
 import { ScopeRows } from "./scopes.js"
 import { SLICES, Slice, TickSteps } from "./slice.js"
 import { TickerIds } from "./tickerIds.js"
 
-/** how often an evaluating process looks for refreshes asked for through API processes (ms) */
-export const REFRESH_POLL_MS = 250
 /** webhook rows read per query when the evaluator picks up changes (all of them at start) */
 const SYNC_PAGE = 2_000
 
@@ -462,31 +450,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
       start.pipe(Effect.catchAllCause((cause) => Effect.logError("webhook evaluator stopped", cause)))
     )
 
-    /**
-     * Refreshes asked for through an API process (`VIGIL_ROLE=api`, `POST /admin/refresh`): every
-     * evaluating process refreshes its market; each that evaluated the refresh records it for the
-     * slices it holds (all of them under the lease), and the API process answers once every slice
-     * has been evaluated for its request. A request made before this process started is answered
-     * once at start (its slices may be ones nobody else holds).
-     */
-    let handled = 0
-    /** the slices evaluated for `handled` (a runner that takes slices afterwards evaluates those too) */
-    let marked = new Set<number>()
-    const held = () => (owned === "all" ? Array.from({ length: SLICES }, (_, n) => n) : [...owned])
-    const answerRefresh = Effect.gen(function* () {
-      // before the migrations ran the table is not there: nothing to answer yet
-      const wanted = yield* Effect.orElseSucceed(stateStore.refreshRequested, () => handled)
-      if (wanted === 0 || (wanted <= handled && held().every((n) => marked.has(n)))) return
-      const snapshot = yield* market.refreshNow
-      const r = yield* awaitEvaluated(snapshot.asOf).pipe(Effect.timeout(Duration.seconds(60)))
-      if (!r.ok || r.skipped === true) return
-      const slicesNow = held()
-      yield* stateStore.markRefreshed(wanted, slicesNow)
-      if (wanted > handled) marked = new Set()
-      handled = wanted
-      for (const n of slicesNow) marked.add(n)
-    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("a requested refresh was not answered", cause)))
-    yield* Effect.forkScoped(Effect.repeat(answerRefresh, Schedule.spaced(Duration.millis(REFRESH_POLL_MS))))
+    yield* Effect.forkScoped(answerRefreshRequests({ store: stateStore, market, awaitEvaluated, held: () => owned }))
 
     return {
       evaluate,
