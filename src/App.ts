@@ -21,6 +21,7 @@ import { DeliveryTransport } from "./delivery/transport.js"
 import { DeliveryWake } from "./delivery/wake.js"
 import { DeliveryWorker } from "./delivery/worker.js"
 import { Fatal } from "./Fatal.js"
+import { FollowTicksLive } from "./market/followTicks.js"
 import { Market } from "./market/Market.js"
 import { type Tickers, TickersLive } from "./market/tickers/index.js"
 import { jsonLinesLogger } from "./observability/logSink.js"
@@ -34,6 +35,7 @@ import { ImportedBars } from "./store/importedBars.js"
 import { runMigrations } from "./store/migrate.js"
 import { RedisLive } from "./store/Redis.js"
 import { Rules } from "./store/rules.js"
+import { Ticks } from "./store/ticks.js"
 import { Universes } from "./store/universes.js"
 import { Webhooks } from "./store/webhooks.js"
 
@@ -77,10 +79,14 @@ const RunnerAlertsLive = RunnerPlacementLive.pipe(
   Layer.provide(Layer.succeed(SlicesPlaced, true))
 )
 
-/** The stores and services every role reads (over the database, Redis and the readiness gate). */
-const foundation = <A, E, R>(tickers: Layer.Layer<Tickers>, top: Layer.Layer<A, E, R>) =>
+/**
+ * The stores and services every role reads (over the database, Redis and the readiness gate).
+ * `followTicks`: the market refreshes to the ticks in the store (a split deployment), not on its
+ * own clock.
+ */
+const foundation = <A, E, R>(tickers: Layer.Layer<Tickers>, top: Layer.Layer<A, E, R>, followTicks: boolean) =>
   top.pipe(
-    Layer.provide(Market.Default),
+    Layer.provide(followTicks ? Market.Default.pipe(Layer.provide(FollowTicksLive)) : Market.Default),
     Layer.provide(RateLimiterLive),
     Layer.provide(
       Layer.mergeAll(
@@ -92,6 +98,7 @@ const foundation = <A, E, R>(tickers: Layer.Layer<Tickers>, top: Layer.Layer<A, 
         Rules.Default,
         Webhooks.Default,
         EvaluatorState.Default,
+        Ticks.Default,
         Deliveries.Default,
         Cursors.layer,
         CustomSignalsLive
@@ -110,11 +117,15 @@ const foundation = <A, E, R>(tickers: Layer.Layer<Tickers>, top: Layer.Layer<A, 
 const roleLayer = (role: Role, tickers: Layer.Layer<Tickers>) => {
   switch (role) {
     case "all":
-      return foundation(tickers, ServerLive.pipe(Layer.provideMerge(AlertsLive)))
+      return foundation(tickers, ServerLive.pipe(Layer.provideMerge(AlertsLive)), false)
     case "api":
-      return foundation(tickers, ServerLive.pipe(Layer.provideMerge(Layer.merge(AlertsClient, DeliveryWake.Default))))
+      return foundation(
+        tickers,
+        ServerLive.pipe(Layer.provideMerge(Layer.merge(AlertsClient, DeliveryWake.Default))),
+        true
+      )
     case "runner":
-      return foundation(tickers, RunnerServerLive.pipe(Layer.provideMerge(RunnerAlertsLive)))
+      return foundation(tickers, RunnerServerLive.pipe(Layer.provideMerge(RunnerAlertsLive)), true)
   }
 }
 

@@ -16,13 +16,25 @@
  * written. `evaluated` tells `POST /admin/refresh` when a snapshot has been
  * evaluated and its fires queued.
  */
-import { Cause, Clock, Effect, Metric, MetricBoundaries, Option, Stream, SubscriptionRef } from "effect"
+import {
+  Cause,
+  Clock,
+  Duration,
+  Effect,
+  Metric,
+  MetricBoundaries,
+  Option,
+  Schedule,
+  Stream,
+  SubscriptionRef
+} from "effect"
 import { DeliveryWake } from "../delivery/wake.js"
 import { Market } from "../market/Market.js"
 import type { Snapshot } from "../market/snapshot.js"
 import { registerScrapeGauge } from "../observability/scrapeGauges.js"
 import type { CompiledQuery } from "../query/index.js"
 import { EvaluatorState } from "../store/evaluatorState.js"
+import { type Tick, Ticks } from "../store/ticks.js"
 import { type Cadence, effectiveLastEvaluated, type WebhookRecord, Webhooks } from "../store/webhooks.js"
 import { actorRestarts, actorsAlive, actorsRestarting, type FaultHook, WebhookActor } from "./actor.js"
 import { configOf, Interner, stateOf } from "./actorConfig.js"
@@ -32,10 +44,13 @@ import { newId } from "./ids.js"
 import { ColumnChanges } from "./incremental.js"
 import { SlicesPlaced } from "./ownership.js"
 import { type PairCounts, Pairs } from "./pairs.js"
-import { answerRefreshRequests } from "./refreshRequests.js"
+import { awaitSlices } from "./refreshAnswer.js"
 import { ScopeRows } from "./scopes.js"
 import { SLICES, Slice, TickSteps } from "./slice.js"
 import { TickerIds } from "./tickerIds.js"
+
+/** how often a runner looks for slices it took since the last tick (ms) */
+const CATCH_UP_MS = 200
 
 /** webhook rows read per query when the evaluator picks up changes (all of them at start) */
 const SYNC_PAGE = 2_000
@@ -71,10 +86,10 @@ export interface EvaluationResult {
   readonly ok: boolean
   readonly evaluated: number
   readonly fires: number
-  /** another instance holds the evaluator lease and evaluated this refresh */
-  readonly skipped?: boolean
   /** why the evaluation failed (ok false) */
   readonly error?: string
+  /** a refresh answered for every slice: the slices that had not evaluated it in time (ok false) */
+  readonly behind?: ReadonlyArray<number>
   /** wall time of each phase (ms) and counts, for metrics and the benchmark */
   readonly phases?: {
     readonly sync: number
@@ -96,6 +111,8 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
     const webhooks = yield* Webhooks
     const stateStore = yield* EvaluatorState
     const wake = yield* DeliveryWake
+    const placed = Option.isSome(yield* Effect.serviceOption(SlicesPlaced))
+    const ticks = placed ? Option.getOrUndefined(yield* Effect.serviceOption(Ticks)) : undefined
     const actors = new Map<string, WebhookActor>()
     const slices = new Map<number, Slice>()
     /** actors waiting out a restart backoff */
@@ -112,8 +129,10 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
     let loaded = false
     let fault: FaultHook | undefined
     let lastForget = 0
-    /** every actor's state is the stored one (false after a tick another instance evaluated) */
+    /** every actor's state is the stored one (false after another instance wrote states during a tick) */
     let inSync = true
+    /** slices taken since the last tick: evaluated against the current tick without waiting for the next */
+    let taken = false
     const lastCadence = new Map<Cadence, number>()
     const evaluated = yield* SubscriptionRef.make<EvaluationResult>({ asOf: 0, ok: true, evaluated: 0, fires: 0 })
     const lock = yield* Effect.makeSemaphore(1)
@@ -176,9 +195,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
      * the slices this process evaluates: every one (under the evaluator lease), or those the
      * cluster gave it (`own`; a runner starts with none)
      */
-    let owned: ReadonlySet<number> | "all" = Option.isSome(yield* Effect.serviceOption(SlicesPlaced))
-      ? new Set<number>()
-      : "all"
+    let owned: ReadonlySet<number> | "all" = placed ? new Set<number>() : "all"
     const owns = (slice: number) => owned === "all" || owned.has(slice)
 
     /**
@@ -278,7 +295,12 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
         if (due.length > 0) yield* reload(due)
       })
 
-    const evaluateSnapshot = (snapshot: Snapshot) =>
+    /**
+     * One tick: `tick` is the stored tick the snapshot was refreshed to (slices placed by the
+     * cluster), which says the cadences due and is recorded for the slices held; without it (one
+     * process holding every slice) the cadences due are decided here.
+     */
+    const evaluateSnapshot = (snapshot: Snapshot, tick: Tick | undefined) =>
       Effect.gen(function* () {
         const started = performance.now()
         yield* sync
@@ -300,10 +322,11 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
         yield* restartDue(now)
         const due = new Set<Cadence>()
         let dueBits = 0
+        const heldNow = owned === "all" ? undefined : [...owned]
         for (let i = 0; i < CADENCES.length; i++) {
           const c = CADENCES[i]!
           if (!lastCadence.has(c)) lastCadence.set(c, now)
-          if (isDue(c, lastCadence.get(c), now)) {
+          if (tick === undefined ? isDue(c, lastCadence.get(c), now) : tick.due.includes(c)) {
             due.add(c)
             dueBits |= 1 << i
           }
@@ -338,7 +361,19 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
           fires,
           commitMs
         } = yield* commitOutcomes(
-          { store: stateStore, ids, actorOf: (id) => actors.get(id), snapshot, now, due: [...due], writer: instanceId },
+          {
+            store: stateStore,
+            ids,
+            actorOf: (id) => actors.get(id),
+            snapshot,
+            now,
+            due: [...due],
+            writer: instanceId,
+            sliceTick:
+              tick === undefined || heldNow === undefined
+                ? undefined
+                : { seq: tick.seq, asOf: tick.asOf, slices: heldNow }
+          },
           steps.outcomes,
           (c) =>
             Effect.gen(function* () {
@@ -390,9 +425,9 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
       })
 
     /** Evaluates one snapshot (serialized); a failure is logged and reported, its changes retried next tick. */
-    const evaluate = (snapshot: Snapshot): Effect.Effect<EvaluationResult> =>
+    const evaluate = (snapshot: Snapshot, tick?: Tick): Effect.Effect<EvaluationResult> =>
       lock.withPermits(1)(
-        evaluateSnapshot(snapshot).pipe(
+        evaluateSnapshot(snapshot, tick).pipe(
           Effect.catchAllCause((cause) =>
             Effect.logError("webhook evaluation failed", cause).pipe(
               Effect.zipRight(Metric.increment(evaluationFailures)),
@@ -410,27 +445,26 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
       )
 
     /**
-     * Several instances: on its own refreshes only the holder of the
-     * `evaluator` lease evaluates (renewed every tick, taken over when it
-     * lapses); the others skip and resynchronize their actors from the store
-     * before they next evaluate. Optimistic writes (`state_seq`) keep each
-     * transition fired once even when two instances evaluate at once.
+     * Each published snapshot: one process holding every slice evaluates it; a runner evaluates
+     * the snapshots of refresh ticks (its market follows them) for the slices the cluster gave it.
      */
-    const leaseMs = Math.max(3 * market.refreshInterval, 15_000)
-    const holdsLease = Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      return yield* stateStore.acquireLease("evaluator", instanceId, now, now + leaseMs)
-    }).pipe(Effect.orElseSucceed(() => false))
+    const onSnapshot = (snapshot: Snapshot) => {
+      if (!placed) return evaluate(snapshot)
+      const tick = market.tickOf(snapshot)
+      if (tick === undefined) return Effect.void
+      taken = false
+      return evaluate(snapshot, tick)
+    }
 
-    const onSnapshot = (snapshot: Snapshot) =>
-      Effect.gen(function* () {
-        // a runner evaluates the slices the cluster gave it; otherwise the lease holder evaluates all
-        if (owned !== "all" || (yield* holdsLease)) return yield* evaluate(snapshot)
-        inSync = false
-        const skipped: EvaluationResult = { asOf: snapshot.asOf, ok: true, evaluated: 0, fires: 0, skipped: true }
-        yield* SubscriptionRef.set(evaluated, skipped)
-        return skipped
-      })
+    /** slices taken since the last tick evaluate the current one now (a moved slice misses no tick) */
+    const catchUp = Effect.suspend(() => {
+      if (!taken) return Effect.void
+      const snapshot = market.latestNow()
+      const tick = snapshot === undefined ? undefined : market.tickOf(snapshot)
+      if (snapshot === undefined || tick === undefined) return Effect.void
+      taken = false
+      return evaluate(snapshot, tick)
+    })
 
     /** waits until a snapshot at or after `asOf` has been evaluated; its result */
     const awaitEvaluated = (asOf: number) =>
@@ -450,20 +484,17 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
       start.pipe(Effect.catchAllCause((cause) => Effect.logError("webhook evaluator stopped", cause)))
     )
 
-    yield* Effect.forkScoped(answerRefreshRequests({ store: stateStore, market, awaitEvaluated, held: () => owned }))
+    if (placed) yield* Effect.forkScoped(Effect.repeat(catchUp, Schedule.spaced(Duration.millis(CATCH_UP_MS))))
 
     return {
       evaluate,
       awaitEvaluated,
       /**
-       * After this process's market published `snapshot` (`POST /admin/refresh`): its evaluation.
-       * When another instance holds the evaluator lease it is evaluated here anyway (each
-       * transition still fires once).
+       * After this process's market published `snapshot` (`POST /admin/refresh`): its evaluation
+       * here, or — slices placed by the cluster — every slice's, whichever runner holds it.
        */
       afterRefresh: (snapshot: Snapshot): Effect.Effect<EvaluationResult> =>
-        Effect.flatMap(awaitEvaluated(snapshot.asOf), (r) =>
-          r.skipped === true ? evaluate(snapshot) : Effect.succeed(r)
-        ),
+        ticks === undefined ? awaitEvaluated(snapshot.asOf) : awaitSlices(ticks, market, snapshot),
       /** applies a webhook row changed through this instance now (others pick changes up on the next tick) */
       changed: (w: WebhookRecord) => lock.withPermits(1)(Effect.zipRight(apply(w, false), gauges)),
       /** picks up every webhook change from the store now */
@@ -487,8 +518,9 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
               // the actors of the slices kept are loaded (a first load reads only theirs)
               yield* sync
             } else if (slices !== "all" && before !== "all") {
-              const taken = [...slices].filter((n) => !before.has(n))
-              for (const w of yield* stateStore.sliceWebhooks(taken)) yield* apply(w, false)
+              const gained = [...slices].filter((n) => !before.has(n))
+              for (const w of yield* stateStore.sliceWebhooks(gained)) yield* apply(w, false)
+              if (gained.length > 0) taken = true
             }
             yield* gauges
           })

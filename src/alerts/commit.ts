@@ -10,13 +10,16 @@
  * write carries its own guard, so grouping slices costs no safety, and a
  * tick on which most webhooks change (a first evaluation: ~300 MB of
  * payloads with 100,000 webhooks) never holds more than one transaction's
- * payloads at once.
+ * payloads at once. The tick is recorded for the slices evaluated with the
+ * last transaction: a runner that dies between two leaves its slices behind
+ * that tick, and their next holder evaluates it again — the states already
+ * written are the ones it loads, so nothing fires twice.
  */
 import { Effect } from "effect"
 import { newEventId } from "../delivery/signing.js"
 import type { Snapshot } from "../market/snapshot.js"
 import type { NewDelivery } from "../store/deliveries.js"
-import type { EvaluatorState, MatchChange } from "../store/evaluatorState.js"
+import type { EvaluatorState, MatchChange, SliceTick } from "../store/evaluatorState.js"
 import type { Cadence } from "../store/webhooks.js"
 import type { Outcome, WebhookActor } from "./actor.js"
 import { newDeliveryId } from "./ids.js"
@@ -40,6 +43,8 @@ export interface CommitInput {
   readonly due: ReadonlyArray<Cadence>
   /** the state writer (see `EvaluatorState.stateWriter`) */
   readonly writer: string
+  /** the stored tick evaluated, recorded for the slices held with the tick's last transaction */
+  readonly sliceTick?: SliceTick | undefined
 }
 
 /** One stored transaction's result, for the actors. */
@@ -130,7 +135,15 @@ export const commitOutcomes = <E, R>(
         })
       }
       const built = performance.now()
-      const { written, writerSeq } = yield* input.store.commitTick(now, input.due, changes, deliveries, input.writer)
+      const last = next >= outcomes.length
+      const { written, writerSeq } = yield* input.store.commitTick(
+        now,
+        input.due,
+        changes,
+        deliveries,
+        input.writer,
+        last ? input.sliceTick : undefined
+      )
       commitMs += performance.now() - built
       yield* stored({ outcomes: chunk, written, deltasAfter, writerSeq })
       changed += changes.length

@@ -1,27 +1,31 @@
 /**
  * Runners share the webhook slices through @effect/cluster (`VIGIL_ROLE=runner`).
  *
- * The cluster does the placement and nothing else: runners register in PostgreSQL
- * (`SqlRunnerStorage`, tables `cluster_*`), each computes the shard assignment over the runners
- * (a hash ring) and holds its shards with lock rows (`cluster_locks`, renewed every 2 s, taken
- * over 6 s after their last renewal); slice `n` lives on the shard of entity id `n`. Every 200 ms a runner asks which slices' shards it holds and hands the set to `Alerts.own`,
- * which loads the slices it gained from the store and drops those it lost. Ticks are not cluster
- * messages: each message costs ~0.25 ms of CPU, 1,024 of them per tick as much as the evaluation
- * itself (docs/scaling.md); a runner evaluates the slices it holds on its own refreshes.
+ * The cluster places, and runs one singleton: runners register in PostgreSQL (`SqlRunnerStorage`,
+ * tables `cluster_*`), each computes the shard assignment over the runners (a hash ring) and holds
+ * its shards with lock rows (`cluster_locks`, renewed every 2 s, taken over 6 s after their last
+ * renewal); slice `n` lives on the shard of entity id `n`. Every 200 ms a runner asks which slices'
+ * shards it holds and hands the set to `Alerts.own`, which loads the slices it gained from the
+ * store and drops those it lost. The refresh tick is a cluster `Singleton` (`tickDriver.ts`) that
+ * writes each tick to the store; runners read it there rather than receive it as messages: each
+ * message costs ~0.25 ms of CPU, 1,024 of them per tick as much as the evaluation itself
+ * (docs/scaling.md).
  *
- * Failover (measured, docs/scaling.md): lock expiration 6 s, lock refresh 2 s, health check 5 s,
- * assignments refreshed every second — a `SIGKILL`ed runner's slices were held again 5.2 s later,
- * a `SIGTERM`ed one's 4.3 s later. The transport listens on `RUNNER_HOST:RUNNER_PORT`, given
+ * Failover (measured, docs/scaling.md): lock expiration 6 s, lock refresh 2 s, health check 2 s,
+ * assignments refreshed every second. The transport listens on `RUNNER_HOST:RUNNER_PORT`, given
  * explicitly (the cluster's own configuration would read `HOST`/`PORT`, Vigil's HTTP settings).
  */
-import { EntityId, RunnerAddress, Sharding } from "@effect/cluster"
+import { EntityId, RunnerAddress, Sharding, Singleton } from "@effect/cluster"
 import { NodeClusterSocket } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
-import { Duration, Effect, Layer, Option, Schedule } from "effect"
+import { Duration, Effect, Layer, Metric, Option, Schedule } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import { Readiness } from "../observability/Readiness.js"
+import type { Ticks } from "../store/ticks.js"
+import type { Webhooks } from "../store/webhooks.js"
 import { Alerts } from "./Alerts.js"
 import { SLICES } from "./slice.js"
+import { singletonHere, tickDriver } from "./tickDriver.js"
 
 /** how often a runner compares the slices it holds with the cluster's assignment (ms) */
 const FOLLOW_MS = 200
@@ -79,6 +83,9 @@ const SlicePlacementLive = Layer.scopedDiscard(
   })
 )
 
+/** The refresh tick, one fiber cluster-wide (`tickDriver.ts`). */
+const TickSingletonLive = Singleton.make("vigil-refresh-tick", tickDriver)
+
 /**
  * A runner joins the cluster once its market is loaded: building the market keeps the event loop
  * busy for seconds at a time, and a runner whose shard-lock renewals miss their deadline drops
@@ -89,10 +96,14 @@ export const RunnerPlacementLive = Layer.scopedDiscard(
   Effect.gen(function* () {
     const readiness = yield* Readiness
     yield* readiness.require("cluster")
-    const context = yield* Effect.context<Alerts | Readiness | AppConfig | SqlClient.SqlClient>()
+    // 0 until the singleton starts here (every runner shows where it runs)
+    yield* Metric.set(singletonHere, 0)
+    const context = yield* Effect.context<Alerts | Readiness | AppConfig | SqlClient.SqlClient | Ticks | Webhooks>()
     yield* Effect.forkScoped(
       readiness.await("market_snapshot").pipe(
-        Effect.zipRight(Layer.launch(SlicePlacementLive.pipe(Layer.provide(ClusterRunnerLive)))),
+        Effect.zipRight(
+          Layer.launch(Layer.merge(SlicePlacementLive, TickSingletonLive).pipe(Layer.provide(ClusterRunnerLive)))
+        ),
         Effect.provide(context),
         Effect.catchAllCause((cause) => Effect.logError("the runner could not join the cluster", cause))
       )

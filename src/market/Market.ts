@@ -1,8 +1,10 @@
 /**
  * The market as a service: builds the history in the background at start
  * (the HTTP server answers meanwhile, `/readyz` 503), then refreshes on every
- * REFRESH_INTERVAL of the Effect Clock and publishes each new immutable
- * snapshot. Refreshes, manual refreshes and imports are serialized.
+ * REFRESH_INTERVAL of the Effect Clock — or, in a split deployment, to the
+ * `as_of` of every refresh tick in the store (`followTicks.ts`) — and
+ * publishes each new immutable snapshot. Refreshes, manual refreshes and
+ * imports are serialized.
  */
 
 import { readFileSync } from "node:fs"
@@ -25,7 +27,9 @@ import { writeLogLine } from "../observability/logSink.js"
 import { Readiness } from "../observability/Readiness.js"
 import { NewDatabase } from "../store/Database.js"
 import { ImportedBars } from "../store/importedBars.js"
+import type { Tick } from "../store/ticks.js"
 import { type ImportSummary, MarketData } from "./engine/MarketData.js"
+import { FollowTicks, TICK_POLL_MS, TICK_WAIT_MS } from "./followTicks.js"
 import type { Snapshot } from "./snapshot.js"
 import { CsvBarParser, type ParsedBar } from "./sources/csvBars.js"
 import type { MarketSource } from "./sources/MarketSource.js"
@@ -65,6 +69,12 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
     const current = yield* SubscriptionRef.make<Option.Option<Snapshot>>(Option.none())
     let market: MarketData | undefined
     const lock = yield* Effect.makeSemaphore(1)
+    const following = Option.getOrUndefined(yield* Effect.serviceOption(FollowTicks))
+    /** the tick each snapshot published for one was refreshed to (following ticks) */
+    const tickOf = new WeakMap<Snapshot, Tick>()
+    let lastTick: Tick | undefined
+    /** the last import (`market_imports`) this market holds (following ticks) */
+    let importsApplied = 0
 
     // counts publications; moved *after* the new snapshot is visible, so a reader that saw the
     // same count before and after reading the snapshot read that count's snapshot (or a newer one)
@@ -107,6 +117,10 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
     const newDatabase = Option.getOrElse(yield* Effect.serviceOption(NewDatabase), () => false)
 
     const build = Effect.gen(function* () {
+      if (following !== undefined) {
+        // read before the bars: an import logged meanwhile is applied again, harmlessly
+        importsApplied = yield* readiness.await("migrations").pipe(Effect.zipRight(following.importsVersion))
+      }
       const imported: ReadonlyMap<string, ReadonlyArray<ParsedBar>> = newDatabase
         ? new Map()
         : yield* readiness.await("migrations").pipe(Effect.zipRight(importedBars.loadAll))
@@ -175,6 +189,76 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
       return snapshot
     })
 
+    /**
+     * Following ticks: applies the imports logged up to the tick's, then refreshes to its `as_of`
+     * and publishes (undefined when this market is already past it: built after it was issued).
+     */
+    const advance = (tick: Tick) =>
+      Effect.gen(function* () {
+        const md = market
+        if (md === undefined || following === undefined) return undefined
+        lastTick = tick
+        if (tick.imports > importsApplied) {
+          const tickers = yield* following.importedSince(importsApplied, tick.imports)
+          const bars = yield* importedBars.load([...tickers])
+          yield* Effect.try(() => md.importBars(bars, Math.max(tick.asOf, md.latest.asOf))).pipe(
+            Effect.catchAll((e) =>
+              Effect.logWarning("imported bars could not be applied").pipe(
+                Effect.annotateLogs({ error: String(e.error), tickers: [...tickers] })
+              )
+            )
+          )
+          importsApplied = tick.imports
+        }
+        if (tick.asOf < md.latest.asOf) return undefined
+        const started = performance.now()
+        const snapshot = tick.asOf === md.latest.asOf ? md.latest : md.refresh(tick.asOf)
+        yield* Metric.update(refreshDuration, (performance.now() - started) / 1000)
+        tickOf.set(snapshot, tick)
+        yield* publish(snapshot)
+        return snapshot
+      })
+
+    /** following ticks: a new tick in the store → the market refreshed to it → published */
+    const followLoop = (ticks: NonNullable<typeof following>) =>
+      Stream.fromSchedule(Schedule.spaced(Duration.millis(TICK_POLL_MS))).pipe(
+        Stream.mapEffect(() =>
+          lock
+            .withPermits(1)(
+              Effect.gen(function* () {
+                const tick = yield* ticks.latest
+                if (tick !== undefined && tick.seq > (lastTick?.seq ?? 0)) yield* advance(tick)
+              })
+            )
+            .pipe(Effect.catchAllCause((cause) => Effect.logError("market refresh to a tick failed", cause)))
+        ),
+        Stream.runDrain
+      )
+
+    /**
+     * Following ticks, a refresh asked for here: a request the tick singleton answers with its next
+     * tick; the snapshot once this market has refreshed to that tick (or a later one).
+     */
+    const requestTick = (ticks: NonNullable<typeof following>) =>
+      Effect.gen(function* () {
+        if (market === undefined) return yield* new MarketNotReady({ message: "the market is still loading" })
+        const request = yield* ticks.requestRefresh(yield* Clock.currentTimeMillis)
+        const deadline = (yield* Clock.currentTimeMillis) + TICK_WAIT_MS
+        while ((lastTick?.request ?? 0) < request) {
+          if ((yield* Clock.currentTimeMillis) > deadline) {
+            return yield* new MarketNotReady({
+              message: `no refresh tick answered within ${TICK_WAIT_MS / 1000} s: is a runner (VIGIL_ROLE=runner) running?`
+            })
+          }
+          yield* Effect.sleep(Duration.millis(TICK_POLL_MS / 2))
+        }
+        return published ?? market.latest
+      }).pipe(
+        Effect.catchTag("SqlError", (e) =>
+          Effect.fail(new MarketNotReady({ message: `the refresh could not be asked for: ${e.message}` }))
+        )
+      )
+
     // the ingest pipeline: ticks paced by the Clock → a refreshed snapshot → published
     const refreshLoop = Stream.fromSchedule(Schedule.spaced(config.refreshInterval)).pipe(
       Stream.mapEffect(() =>
@@ -189,7 +273,7 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
     )
 
     yield* build.pipe(
-      Effect.zipRight(refreshLoop),
+      Effect.zipRight(following === undefined ? refreshLoop : followLoop(following)),
       Effect.catchAllCause((cause) =>
         Effect.logError("market failed", cause).pipe(Effect.zipRight(Deferred.fail(fatal, new Error("market failed"))))
       ),
@@ -215,13 +299,16 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
       /** the loaded market data (history reads) */
       data: ready,
       /** applies one refresh now and answers once its snapshot is published */
-      refreshNow: lock.withPermits(1)(applyRefresh),
+      refreshNow: following === undefined ? lock.withPermits(1)(applyRefresh) : requestTick(following),
+      /** the refresh tick `snapshot` was refreshed to (following ticks; undefined otherwise) */
+      tickOf: (snapshot: Snapshot): Tick | undefined => tickOf.get(snapshot),
       /** validates, stores and applies imported bars (all or nothing) */
       importBars: (byTicker: ReadonlyMap<string, ReadonlyArray<ParsedBar>>) =>
         lock.withPermits(1)(
           Effect.gen(function* () {
             const md = yield* ready
-            const now = yield* Clock.currentTimeMillis
+            // following ticks the market stays at its tick's as_of (the next tick moves it on)
+            const now = following === undefined ? yield* Clock.currentTimeMillis : md.latest.asOf
             yield* Effect.try({
               try: () => md.validateImport(byTicker, now),
               catch: (e) => new ImportRejected({ message: (e as Error).message })

@@ -1,9 +1,9 @@
 /**
  * The evaluator's state in the store: what changed since its last sync, the
- * match states it writes each tick (with their fires, in one transaction),
- * its lease, the universes its webhooks are scoped to. Kept apart from the
- * webhook resource (webhooks.ts) because the next issue rebuilds the
- * evaluator on @effect/cluster: this interface is what it replaces.
+ * match states it writes each tick (with their fires and its slices' tick,
+ * in one transaction), the universes its webhooks are scoped to. Kept apart
+ * from the webhook resource (webhooks.ts): the evaluator (`src/alerts`)
+ * reads and writes here, the API there.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -41,6 +41,13 @@ export const encodeDelta = (added: ReadonlyArray<string>, removed: ReadonlyArray
   for (const n of added) if (!DELTA_SAFE.test(n)) return undefined
   for (const n of removed) if (!DELTA_SAFE.test(n)) return undefined
   return `${added.length > 0 ? `;>${added.join(",")}` : ""}${removed.length > 0 ? `;<${removed.join(",")}` : ""}`
+}
+
+/** The tick a commit records for the slices it evaluated (`slice_ticks`, migration 0015). */
+export interface SliceTick {
+  readonly seq: number
+  readonly asOf: number
+  readonly slices: ReadonlyArray<number>
 }
 
 export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/EvaluatorState", {
@@ -94,7 +101,8 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
      * One evaluation tick, in one transaction: records the tick for its
      * cadences, writes the changed match sets (only where the webhook is
      * still active and armed as the change assumed) and enqueues the fires
-     * of the webhooks written. With `writer` (an evaluator instance), a commit
+     * of the webhooks written, and with `sliceTick` the tick its slices
+     * evaluated. With `writer` (an evaluator instance), a commit
      * that writes states also bumps the state writer's counter (`stateWriter`).
      * Returns the ids written and the counter's new value.
      */
@@ -103,9 +111,17 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
       cadences: ReadonlyArray<Cadence>,
       changes: ReadonlyArray<MatchChange>,
       deliveries: ReadonlyArray<NewDelivery>,
-      writer?: string
+      writer?: string,
+      sliceTick?: SliceTick
     ) =>
       Effect.gen(function* () {
+        // the slices' last committed tick, with the last of the tick's transactions
+        if (sliceTick !== undefined && sliceTick.slices.length > 0) {
+          yield* sql`INSERT INTO slice_ticks (slice, seq, as_of)
+            SELECT s, ${sliceTick.seq}, ${sliceTick.asOf} FROM unnest(${sliceTick.slices}::int[]) AS s
+            ON CONFLICT (slice) DO UPDATE SET seq = EXCLUDED.seq, as_of = EXCLUDED.as_of
+              WHERE slice_ticks.seq < EXCLUDED.seq`
+        }
         const nowS = Math.floor(evaluatedAt / 1000)
         // the state writer's counter, bumped under its row lock (see `stateWriter`)
         let writerSeq: number | undefined
@@ -178,19 +194,6 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
         return { written: new Set<string>(rows[0]?.written ?? []), writerSeq }
       }).pipe(sql.withTransaction)
 
-    /**
-     * Takes or renews the lease `name` for `holder` until `until` (epoch ms);
-     * true when `holder` holds it (it was free, expired, or already its own).
-     */
-    const acquireLease = (name: string, holder: string, now: number, until: number) =>
-      Effect.map(
-        sql<{ holder: string }>`INSERT INTO leases (name, holder, until) VALUES (${name}, ${holder}, ${until})
-          ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, until = EXCLUDED.until
-            WHERE leases.until < ${now} OR leases.holder = EXCLUDED.holder
-          RETURNING holder`,
-        (rows) => rows.length > 0
-      )
-
     /** The stored match state of webhooks (to resynchronize actors whose write lost a race). */
     const states = (ids: ReadonlyArray<string>) =>
       ids.length === 0
@@ -250,50 +253,11 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
       (rows) => ({ active: Number(rows[0]?.n ?? 0), version: Number(rows[0]?.v ?? 0) })
     )
 
-    /**
-     * Refreshes asked for by API processes that evaluate nothing themselves (`VIGIL_ROLE=api`):
-     * a counter in `leases` (`refresh_request`); each evaluator that evaluated a refresh made
-     * after a request records it for the slices it holds (`slice_refreshes`), and the request is
-     * answered once every slice has.
-     */
-    const requestRefresh = (now: number) =>
-      Effect.map(
-        sql<{
-          until: number | string
-        }>`INSERT INTO leases (name, holder, until) VALUES ('refresh_request', 'api', ${now})
-          ON CONFLICT (name) DO UPDATE SET until = GREATEST(leases.until + 1, EXCLUDED.until)
-          RETURNING until`,
-        (rows) => Number(rows[0]!.until)
-      )
-    const refreshRequested = Effect.map(
-      sql<{ until: number | string }>`SELECT until FROM leases WHERE name = 'refresh_request'`,
-      (rows) => Number(rows[0]?.until ?? 0)
-    )
-    /** records that the slices `slices` were evaluated for the request `request` */
-    const markRefreshed = (request: number, slices: ReadonlyArray<number>) =>
-      slices.length === 0
-        ? Effect.void
-        : sql`INSERT INTO slice_refreshes (slice, request) SELECT s, ${request} FROM unnest(${slices}::int[]) AS s
-            ON CONFLICT (slice) DO UPDATE SET request = GREATEST(slice_refreshes.request, EXCLUDED.request)`.pipe(
-            Effect.asVoid
-          )
-    /** the slices not yet evaluated for the request `request` */
-    const slicesBehind = (request: number, slices: number) =>
-      Effect.map(
-        sql<{ n: number | string }>`SELECT count(*) AS n FROM slice_refreshes WHERE request >= ${request}`,
-        (rows) => slices - Number(rows[0]?.n ?? 0)
-      )
-
     return {
-      requestRefresh,
-      refreshRequested,
-      markRefreshed,
-      slicesBehind,
       changedSince,
       sliceWebhooks,
       existing,
       commitTick,
-      acquireLease,
       stateWriter,
       universeDigests,
       universesVersion,

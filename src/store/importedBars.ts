@@ -41,28 +41,35 @@ export class ImportedBars extends Effect.Service<ImportedBars>()("vigil/Imported
                 AS t(d, o, h, l, c, v)`
           }
         }
+        // logged, so every process that follows ticks applies it before its next one (migration 0015)
+        const tickers = [...byTicker.keys()]
+        if (tickers.length > 0) {
+          yield* sql`INSERT INTO market_imports (tickers, created_at) VALUES (${tickers}::text[], ${now})`
+        }
       }).pipe(sql.withTransaction)
 
-    /** every imported bar, grouped by ticker, dates ascending */
-    const loadAll = Effect.gen(function* () {
-      const rows = yield* sql<{
-        ticker: string
-        date: string
-        open: number
-        high: number
-        low: number
-        close: number
-        volume: number
-      }>`SELECT ticker, date, open, high, low, close, volume FROM imported_bars ORDER BY ticker, date`
-      const out = new Map<string, Array<StoredBar>>()
-      for (const r of rows) {
-        const list = out.get(r.ticker) ?? []
-        list.push(r)
-        out.set(r.ticker, list)
-      }
-      return out as ReadonlyMap<string, ReadonlyArray<StoredBar>>
-    })
+    /** every imported bar (of `tickers` only, when given), grouped by ticker, dates ascending */
+    const load = (tickers?: ReadonlyArray<string>) =>
+      Effect.gen(function* () {
+        const rows = yield* sql<{
+          ticker: string
+          date: string
+          open: number
+          high: number
+          low: number
+          close: number
+          volume: number
+        }>`SELECT ticker, date, open, high, low, close, volume FROM imported_bars
+        ${tickers === undefined ? sql`` : sql`WHERE ticker = ANY(${tickers}::text[])`} ORDER BY ticker, date`
+        const out = new Map<string, Array<StoredBar>>()
+        for (const r of rows) {
+          const list = out.get(r.ticker) ?? []
+          list.push(r)
+          out.set(r.ticker, list)
+        }
+        return out as ReadonlyMap<string, ReadonlyArray<StoredBar>>
+      })
 
-    return { replace, loadAll } as const
+    return { replace, loadAll: load(), load } as const
   })
 }) {}

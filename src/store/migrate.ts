@@ -19,6 +19,7 @@ import universeMemberships from "./migrations/0011_universe_memberships.js"
 import webhooksActive from "./migrations/0012_webhooks_active.js"
 import webhookSlices from "./migrations/0013_webhook_slices.js"
 import sliceRefreshes from "./migrations/0014_slice_refreshes.js"
+import ticks from "./migrations/0015_ticks.js"
 
 export const migrations = {
   "0001_accounts": accounts,
@@ -34,7 +35,8 @@ export const migrations = {
   "0011_universe_memberships": universeMemberships,
   "0012_webhooks_active": webhooksActive,
   "0013_webhook_slices": webhookSlices,
-  "0014_slice_refreshes": sliceRefreshes
+  "0014_slice_refreshes": sliceRefreshes,
+  "0015_ticks": ticks
 }
 
 export const runMigrations = Migrator.make({})({

@@ -1,13 +1,17 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Fiber, Layer, Stream, TestClock } from "effect"
+import { Context, Deferred, Duration, Effect, Fiber, Layer, Stream, TestClock } from "effect"
 import { AppConfig } from "../../src/config/AppConfig.js"
 import { Fatal } from "../../src/Fatal.js"
-import { Market } from "../../src/market/Market.js"
+import { FollowTicksLive } from "../../src/market/followTicks.js"
+import { Market, type MarketNotReady } from "../../src/market/Market.js"
+import type { Snapshot } from "../../src/market/snapshot.js"
+import type { ParsedBar } from "../../src/market/sources/csvBars.js"
 import { loadTickers, makeTickerDirectory, Tickers } from "../../src/market/tickers/index.js"
 import { Readiness } from "../../src/observability/Readiness.js"
 import { pgliteLayer } from "../../src/store/Database.js"
 import { ImportedBars } from "../../src/store/importedBars.js"
 import { runMigrations } from "../../src/store/migrate.js"
+import { Ticks } from "../../src/store/ticks.js"
 
 const subset = makeTickerDirectory(
   loadTickers().filter((t, i) => i % 400 === 0 || t.ticker === "AAPL" || t.ticker === "BTC-USD")
@@ -70,5 +74,92 @@ describe("Market service", () => {
       expect(result._tag).toBe("Left")
       if (result._tag === "Left") expect(result.left._tag).toBe("MarketNotReady")
     }).pipe(Effect.provide(MarketTest))
+  )
+})
+
+describe("Market service following the refresh ticks in the store (a split deployment)", () => {
+  it.live(
+    "both refresh to each tick's as_of, and an import through one reaches the other by the next tick",
+    () =>
+      Effect.gen(function* () {
+        const fatal = yield* Deferred.make<never, Error>()
+        const config = AppConfig.layerWith({ refreshInterval: Duration.seconds(60), historyDays: 20, marketSeed: 3 })
+        const db = yield* Layer.build(
+          Layer.effectDiscard(runMigrations).pipe(Layer.provideMerge(pgliteLayer(undefined)))
+        )
+        const ticks = Context.get(
+          yield* Layer.build(Ticks.Default.pipe(Layer.provide(Layer.succeedContext(db)))),
+          Ticks
+        )
+        const market = () =>
+          Effect.gen(function* () {
+            const ctx = yield* Layer.build(
+              Market.Default.pipe(
+                Layer.provide(FollowTicksLive),
+                Layer.provide(Ticks.Default),
+                Layer.provideMerge(Readiness.Default),
+                Layer.provide(ImportedBars.Default),
+                Layer.provide(Layer.succeedContext(db)),
+                Layer.provide(Layer.succeed(Tickers, subset)),
+                Layer.provide(Layer.succeed(Fatal, fatal)),
+                Layer.provide(config)
+              )
+            )
+            const readiness = Context.get(ctx, Readiness)
+            yield* readiness.markReady("migrations")
+            yield* readiness.await("market_snapshot")
+            return Context.get(ctx, Market)
+          })
+        const a = yield* market()
+        const b = yield* market()
+        const startA = (yield* a.latest).asOf
+        const startB = (yield* b.latest).asOf
+
+        // a tick after both were built: both refresh to exactly its as_of
+        const asOf = Math.max(startA, startB) + 60_000
+        const tick = yield* ticks.issue({ asOf, due: ["realtime"], imports: 0, request: 0 }, asOf)
+        expect(tick?.seq).toBe(1)
+        // a second singleton issuing the same tick (a move) issues nothing
+        expect(yield* ticks.issue({ asOf, due: ["realtime"], imports: 0, request: 0 }, asOf)).toBeUndefined()
+        const reached = (m: Market, at: number): Effect.Effect<Snapshot, MarketNotReady> =>
+          Effect.flatMap(m.latest, (s) =>
+            s.asOf >= at ? Effect.succeed(s) : Effect.zipRight(Effect.sleep("20 millis"), reached(m, at))
+          )
+        const [sa, sb] = [yield* reached(a, asOf), yield* reached(b, asOf)]
+        expect([sa.asOf, sb.asOf]).toEqual([asOf, asOf])
+        expect(a.tickOf(sa)?.seq).toBe(1)
+        const price = (s: Snapshot) => {
+          const col = s.columns.get("price")
+          if (col?.kind !== "numeric") throw new Error("price column")
+          return [...col.values]
+        }
+        expect(price(sb)).toEqual(price(sa))
+
+        // an import through a (stored, logged, applied there) reaches b with the next tick
+        const date = "2026-11-18"
+        const bar: ParsedBar = { ticker: "AAPL", date, open: 100, high: 123.5, low: 99, close: 123.45, volume: 1_000 }
+        yield* a.importBars(new Map<string, ReadonlyArray<ParsedBar>>([["AAPL", [bar]]]))
+        expect((yield* a.data).rowAsOf("AAPL", date)?.values.price).toBeCloseTo(123.45, 9)
+        expect((yield* b.data).rowAsOf("AAPL", date)?.values.price).not.toBeCloseTo(123.45, 9)
+        const next = yield* ticks.issue(
+          { asOf: asOf + 60_000, due: ["realtime"], imports: yield* ticks.importsVersion, request: 0 },
+          asOf + 60_000
+        )
+        expect(next?.imports).toBe(1)
+        const [na, nb] = [yield* reached(a, asOf + 60_000), yield* reached(b, asOf + 60_000)]
+        expect((yield* b.data).rowAsOf("AAPL", date)?.values.price).toBeCloseTo(123.45, 9)
+        expect(price(nb)).toEqual(price(na))
+
+        // a refresh asked for through a following market is the next tick (issued here by hand)
+        const asked = yield* Effect.fork(b.refreshNow)
+        let request = 0
+        while (request === 0) {
+          yield* Effect.sleep("10 millis")
+          request = yield* ticks.refreshRequested
+        }
+        yield* ticks.issue({ asOf: asOf + 90_000, due: ["realtime"], imports: 1, request }, asOf + 90_000)
+        expect((yield* Fiber.join(asked)).asOf).toBe(asOf + 90_000)
+      }).pipe(Effect.scoped),
+    120_000
   )
 })

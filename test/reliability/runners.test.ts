@@ -5,15 +5,19 @@
  * - The cluster splits the 1,024 slices between the runners; each evaluates and delivers its own
  *   webhooks, and `POST /admin/refresh` through the API process answers once every slice has
  *   been evaluated: every webhook fires once.
- * - After a runner's `SIGKILL` the other holds every slice within 15 s (the time is printed), and
- *   a new transition of every webhook — those that were on the killed runner too — fires once.
+ * - Refreshes are ticks in the store: `POST /admin/refresh` answers with the as_of of the tick every
+ *   slice committed (`slice_ticks`), the one the API process's market refreshed to.
+ * - After a runner's `SIGKILL` the other holds every slice, and every slice has evaluated a tick
+ *   issued after the kill, within 15 s (measured from the kill to the answer of a refresh asked
+ *   for at once; printed); a new transition of every webhook — those that were on the killed
+ *   runner too — fires once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort } from "../support/freePort.js"
 import { type LocalReceiver, startReceiver } from "../support/receiver.js"
 import { admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
 import { DATABASE_URL, NEEDS_BOTH, REDIS_URL } from "../support/servers.js"
-import { privateSchema } from "./support/database.js"
+import { type Inspector, privateSchema } from "./support/database.js"
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -31,10 +35,12 @@ describe.skipIf(DATABASE_URL === undefined || REDIS_URL === undefined)(
     let runners: Array<RunningServer>
     let receiver: LocalReceiver
     let drop: () => Promise<void>
+    let db: Inspector
 
     beforeAll(async () => {
       const schema = await privateSchema(DATABASE_URL!, "runners")
       drop = schema.drop
+      db = await schema.inspector()
       receiver = await startReceiver()
       const env = {
         DATABASE_URL: schema.serviceUrl,
@@ -61,6 +67,7 @@ describe.skipIf(DATABASE_URL === undefined || REDIS_URL === undefined)(
       const running = (runners ?? []).filter((r) => r.process.exitCode === null && r.process.signalCode === null)
       await Promise.all([apiServer?.stop(), ...running.map((r) => r.stop())])
       await receiver?.close()
+      await db?.close()
       await drop?.()
     })
 
@@ -99,27 +106,38 @@ describe.skipIf(DATABASE_URL === undefined || REDIS_URL === undefined)(
 
       const refreshed = await admin(apiServer, "POST", "/admin/refresh")
       expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200)
+      // the tick the refresh was: every slice committed it, at the as_of the API answered
+      const [tick] = await db.query("SELECT seq, as_of FROM ticks ORDER BY seq DESC LIMIT 1")
+      expect(new Date(Number(tick.as_of)).toISOString()).toBe(refreshed.body.as_of)
+      const [slices] = await db.query("SELECT count(*)::int AS n, min(seq)::int AS lo FROM slice_ticks")
+      expect(slices).toEqual({ n: 1024, lo: Number(tick.seq) })
       await settle(WEBHOOKS)
       expect(events().sort()).toEqual([...ids].sort())
       const alive = await Promise.all(runners.map((r) => gauge(r, "webhook_actors_alive")))
       expect(alive[0]! + alive[1]!).toBe(WEBHOOKS)
       expect(Math.min(...alive)).toBeGreaterThan(0)
 
-      // SIGKILL one: the other holds every slice again, within 15 s
+      // SIGKILL one (whichever runs the tick singleton): a refresh asked for at once is answered
+      // once the other has taken every slice and evaluated a tick issued after the kill — ≤ 15 s
+      const singleton = await Promise.all(runners.map((r) => gauge(r, "refresh_tick_singleton")))
+      expect(singleton[0]! + singleton[1]!).toBe(1)
       const killed = Date.now()
       const exited = new Promise((resolve) => runners[1]!.process.once("exit", resolve))
       runners[1]!.process.kill("SIGKILL")
       await exited
-      let takeover = Number.NaN
-      while (Date.now() - killed < 30_000) {
-        if ((await gauge(runners[0]!, "webhook_slices_held")) === 1024) {
-          takeover = Date.now() - killed
-          break
-        }
-        await sleep(100)
-      }
-      console.log(`[runners] slices held again by the other runner ${takeover} ms after SIGKILL`)
-      expect(takeover).toBeLessThanOrEqual(15_000)
+      const [before] = await db.query("SELECT max(seq)::int AS seq FROM ticks")
+      const answered = await admin(apiServer, "POST", "/admin/refresh")
+      const failover = Date.now() - killed
+      console.log(
+        `[runners] every slice evaluated a new tick ${failover} ms after SIGKILL` +
+          ` (the killed runner ran the tick singleton: ${singleton[1] === 1})`
+      )
+      expect(answered.status, JSON.stringify(answered.body)).toBe(200)
+      expect(failover).toBeLessThanOrEqual(15_000)
+      expect(await gauge(runners[0]!, "webhook_slices_held")).toBe(1024)
+      expect(await gauge(runners[0]!, "refresh_tick_singleton")).toBe(1)
+      const [after] = await db.query("SELECT min(seq)::int AS seq FROM slice_ticks")
+      expect(after.seq).toBeGreaterThan(before.seq)
       expect(await gauge(runners[0]!, "webhook_actors_alive")).toBe(WEBHOOKS)
 
       // a new transition of every webhook (disable + enable clears the stored set) fires once

@@ -71,9 +71,17 @@ export const refreshMarket = () =>
     // answers once every realtime webhook was evaluated against this snapshot and its fires queued
     const evaluated = yield* alerts.afterRefresh(snapshot).pipe(Effect.timeout(Duration.seconds(60)))
     if (!evaluated.ok) {
+      const behind = evaluated.behind
       return yield* new ServiceUnavailable({
-        message: "the refresh was applied but webhook evaluation failed; it is retried on the next refresh",
-        details: { retry_after: 5 }
+        message:
+          behind === undefined
+            ? `the refresh was applied but webhook evaluation failed (${evaluated.error ?? "unknown"}); it is retried on the next refresh`
+            : `the refresh was applied but ${behind.length} webhook slices have not evaluated it yet (${behind
+                .slice(0, 20)
+                .join(
+                  ", "
+                )}${behind.length > 20 ? ", …" : ""}): a runner may be starting or gone; their next holder evaluates it`,
+        details: { retry_after: 5, ...(behind === undefined ? {} : { slices_behind: behind }) }
       })
     }
     return { as_of: new Date(snapshot.asOf).toISOString() }

@@ -1,0 +1,83 @@
+/**
+ * The refresh tick: one fiber cluster-wide (a cluster `Singleton`, started by
+ * the runner that holds its shard) decides each tick and stores it
+ * (`ticks`): its `as_of` (this fiber's Clock), the cadences due on it, the
+ * last import it includes, the last refresh request it answers. Every
+ * process that follows ticks refreshes its market to it (`FollowTicks`), and
+ * every runner evaluates its slices against that snapshot, recording the
+ * tick per slice with its states — so a tick's identity is in the store:
+ * a singleton that moves carries on from the last stored tick, a slice that
+ * moves from its last committed one.
+ *
+ * A tick is issued every REFRESH_INTERVAL, and at once when a refresh is
+ * asked for (`POST /admin/refresh` through any process). Ticks are not
+ * cluster messages: a message costs ~0.25 ms of CPU and each of 1,024
+ * slices would need one (docs/scaling.md); runners read the tick row.
+ */
+import { Clock, Duration, Effect, Metric, Schedule } from "effect"
+import { AppConfig } from "../config/AppConfig.js"
+import { TICK_POLL_MS } from "../market/followTicks.js"
+import { type Tick, Ticks } from "../store/ticks.js"
+import { type Cadence, Webhooks } from "../store/webhooks.js"
+import { CADENCES, isDue } from "./cadence.js"
+
+/** how often the retention job runs (ms) */
+const PRUNE_EVERY_MS = 3_600_000
+
+export const ticksIssued = Metric.counter("refresh_ticks_issued_total", {
+  description: "Refresh ticks issued by the tick singleton (in the process that runs it)",
+  incremental: true
+})
+export const singletonHere = Metric.gauge("refresh_tick_singleton", {
+  description: "1 in the process that runs the refresh-tick singleton, 0 elsewhere"
+})
+
+/** The cadences due on a tick at `now`, given when each was last due (a cadence never due waits for its next instant). */
+export const dueAt = (last: Map<Cadence, number>, now: number): ReadonlyArray<Cadence> =>
+  CADENCES.filter((c) => {
+    if (!last.has(c)) last.set(c, now)
+    return isDue(c, last.get(c), now)
+  })
+
+/** The singleton's loop (runs until interrupted: its runner stops or gives its shard up). */
+export const tickDriver = Effect.gen(function* () {
+  const ticks = yield* Ticks
+  const webhooks = yield* Webhooks
+  const interval = Duration.toMillis((yield* AppConfig).refreshInterval)
+  // when each cadence was last due: the stored ticks, or what earlier versions recorded
+  const last = new Map<Cadence, number>(yield* webhooks.ticks)
+  for (const [c, at] of yield* ticks.lastDue) if (at > (last.get(c) ?? Number.NEGATIVE_INFINITY)) last.set(c, at)
+  let latest: Tick | undefined = yield* ticks.latest
+  let pruned = 0
+  yield* Metric.set(singletonHere, 1)
+  yield* Effect.logInfo("refresh tick singleton started").pipe(Effect.annotateLogs({ after_tick: latest?.seq ?? 0 }))
+
+  const step = Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const requested = yield* ticks.refreshRequested
+    const dueNow = latest === undefined || now - latest.asOf >= interval || requested > latest.request
+    if (dueNow && now > (latest?.asOf ?? Number.NEGATIVE_INFINITY)) {
+      const next = new Map(last)
+      const due = dueAt(next, now)
+      const issued = yield* ticks.issue(
+        { asOf: now, due, imports: yield* ticks.importsVersion, request: requested },
+        now
+      )
+      if (issued !== undefined) {
+        for (const c of due) next.set(c, now)
+        for (const [c, at] of next) last.set(c, at)
+        yield* Metric.increment(ticksIssued)
+      }
+      latest = issued ?? (yield* ticks.latest)
+    }
+    if (now - pruned >= PRUNE_EVERY_MS) {
+      pruned = now
+      const gone = yield* ticks.prune(now)
+      if (gone.ticks + gone.messages > 0) yield* Effect.logInfo("pruned ticks").pipe(Effect.annotateLogs(gone))
+    }
+  }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("refresh tick not issued", cause)))
+
+  yield* Effect.repeat(step, Schedule.spaced(Duration.millis(TICK_POLL_MS))).pipe(
+    Effect.ensuring(Metric.set(singletonHere, 0))
+  )
+})
