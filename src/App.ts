@@ -112,12 +112,18 @@ const foundation = <A, E, R>(tickers: Layer.Layer<Tickers>, top: Layer.Layer<A, 
  * What a process runs, by `VIGIL_ROLE` (operator contract): `all` the HTTP API, the evaluator
  * with its actors and the delivery workers; `api` the HTTP API alone (runners pick up its
  * changes from the store, `AlertsClient`); `runner` the evaluator and the delivery workers,
- * with only the probes and metrics on PORT.
+ * with only the probes and metrics on PORT. On PostgreSQL (`shared`) an `all` process is also a
+ * cluster runner, so any number of them share the webhook slices; on the embedded store it holds
+ * them all and refreshes on its own clock.
  */
-const roleLayer = (role: Role, tickers: Layer.Layer<Tickers>) => {
+const roleLayer = (role: Role, shared: boolean, tickers: Layer.Layer<Tickers>) => {
   switch (role) {
     case "all":
-      return foundation(tickers, ServerLive.pipe(Layer.provideMerge(AlertsLive)), false)
+      // on PostgreSQL a runner too (several `all` processes share the slices, as runners do); on
+      // the embedded store the one process holds every slice
+      return shared
+        ? foundation(tickers, ServerLive.pipe(Layer.provideMerge(RunnerAlertsLive)), true)
+        : foundation(tickers, ServerLive.pipe(Layer.provideMerge(AlertsLive)), false)
     case "api":
       return foundation(
         tickers,
@@ -134,7 +140,9 @@ const roleLayer = (role: Role, tickers: Layer.Layer<Tickers>) => {
  * tests that run the service in their own process may give a smaller one.
  */
 export const appOver = (tickers: Layer.Layer<Tickers>) =>
-  Layer.unwrapEffect(Effect.map(AppConfig, (config) => roleLayer(config.role, tickers)))
+  Layer.unwrapEffect(
+    Effect.map(AppConfig, (config) => roleLayer(config.role, Option.isSome(config.databaseUrl), tickers))
+  )
 
 export const AppLive = appOver(TickersLive)
 

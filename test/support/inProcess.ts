@@ -25,7 +25,7 @@ import { appConfig, describeConfigError } from "../../src/config/AppConfig.js"
 import { Tickers } from "../../src/market/tickers/index.js"
 import { setLogDestination } from "../../src/observability/logSink.js"
 import { sampleDirectory } from "./sampleTickers.js"
-import { newDataDir, serviceVariables } from "./server.js"
+import { newDataDir, runnerTransport, serviceVariables } from "./server.js"
 
 export interface Service {
   readonly url: string
@@ -57,7 +57,7 @@ export const startService = async (
   options: ServiceOptions = {}
 ): Promise<Service> => {
   const dataDir = env.DATA_DIR ?? newDataDir(env)
-  const variables = new Map(Object.entries(serviceVariables(dataDir, env)))
+  const variables = new Map(Object.entries({ ...serviceVariables(dataDir, env), ...(await runnerTransport(env)) }))
   const config = await Effect.runPromise(
     appConfig.pipe(
       Effect.withConfigProvider(ConfigProvider.fromMap(variables)),

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import { freePort } from "./freePort.js"
 
 /** A running service, in a child process (`startServer`) or in the test's own (inProcess.ts). */
 export interface Reachable {
@@ -61,15 +62,30 @@ export const serviceVariables = (dataDir: string, env: Record<string, string>): 
   ...env
 })
 
+/**
+ * A service on PostgreSQL joins the cluster as a runner (VIGIL_ROLE all or runner): a free port
+ * for its transport unless the test gives one (several run at once on this machine).
+ */
+export const runnerTransport = async (env: Record<string, string>): Promise<Record<string, string>> =>
+  env.DATABASE_URL && env.VIGIL_ROLE !== "api" && env.RUNNER_PORT === undefined
+    ? { RUNNER_PORT: String(await freePort()) }
+    : {}
+
 export const startServer = async (
   env: Record<string, string> = {},
   timeoutMs = 60_000,
   options: StartOptions = {}
 ): Promise<RunningServer> => {
   const dataDir = env.DATA_DIR ?? newDataDir(env)
+  const transport = await runnerTransport(env)
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...serviceVariables(dataDir, env) },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      ...serviceVariables(dataDir, env),
+      ...transport
+    },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""
