@@ -18,12 +18,11 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { performance } from "node:perf_hooks"
-import pg from "pg"
-import { loadTickers } from "../src/market/tickers/index.js"
 import { ADMIN_TOKEN, startServer, waitReady } from "../test/support/server.js"
 import { benchArgs } from "./support/args.js"
-import { conditionMaker, wholeMarketMaker } from "./support/conditions.js"
 import { withPgSchema } from "./support/pgSchema.js"
+import { quantile, seededRandom } from "./support/stats.js"
+import { insertWebhookMix } from "./support/webhookMix.js"
 
 const args = benchArgs()
 const N = Number(args.get("webhooks") ?? 100_000)
@@ -35,16 +34,7 @@ const IDLE = Number(args.get("idle") ?? 0)
 const SNAPSHOT_DIR = process.env.BENCH_HEAP_SNAPSHOT
 const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 
-let seed = 11
-const rand = () => {
-  seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff
-  return seed / 0x7fffffff
-}
-const pick = <A>(xs: ReadonlyArray<A>) => xs[Math.floor(rand() * xs.length)]!
-const quantile = (xs: ReadonlyArray<number>, q: number) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN
-}
+const rand = seededRandom(11)
 const ms = (x: number) => `${x.toFixed(0)} ms`
 const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`
 
@@ -158,57 +148,7 @@ const run = async (url: string) => {
     )
 
     // the webhooks, inserted by SQL (as the evaluator bench does)
-    const db = new pg.Client({ connectionString: url })
-    await db.connect()
-    const tickers = loadTickers().map((t) => t.ticker)
-    const condition = conditionMaker(rand)
-    const wholeMarket = wholeMarketMaker(rand, condition)
-    const accounts = Array.from({ length: Math.max(1, Math.round(N / 100)) }, (_, k) => `acc_b${k}`)
-    await db.query(
-      `INSERT INTO accounts (id, plan, created_at, updated_at) SELECT id, 'enterprise', 1, 1 FROM unnest($1::text[]) AS id`,
-      [accounts]
-    )
-    const ids: Array<string> = []
-    const accs: Array<string> = []
-    const qs: Array<string> = []
-    const universes: Array<string | null> = []
-    const pool = Array.from({ length: 2_000 }, condition)
-    const whole = new Set<string>()
-    for (let k = 0; k < N; k++) {
-      ids.push(`wh_b${k}`)
-      accs.push(accounts[k % accounts.length]!)
-      if (k < N * 0.6) {
-        qs.push(`ticker = '${pick(tickers)}' AND (${condition()})`)
-        universes.push(null)
-      } else if (k < N * 0.9) {
-        qs.push(pick(pool))
-        universes.push(rand() < 0.6 ? "top_100" : "top_10")
-      } else {
-        let q: string
-        do q = wholeMarket()
-        while (whole.has(q))
-        whole.add(q)
-        qs.push(q)
-        universes.push(null)
-      }
-    }
-    const now = Date.now()
-    for (let from = 0; from < N; from += 10_000) {
-      const to = from + 10_000
-      await db.query(
-        `INSERT INTO webhooks (id, account_id, name, q, universe_id, cadence, channel, fields, status,
-           origin_type, origin_condition, created_at, updated_at, armed_at)
-         SELECT w.id, w.a, w.id, w.q, w.u, 'realtime', 'in_app', ARRAY['rsi_14'], 'active', 'query', w.q,
-           ${Math.floor(now / 1000)}, ${Math.floor(now / 1000)}, ${now}
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS w(id, a, q, u)`,
-        [ids.slice(from, to), accs.slice(from, to), qs.slice(from, to), universes.slice(from, to)]
-      )
-      await db.query(
-        `INSERT INTO webhook_states (webhook_id, armed_at) SELECT id, ${now} FROM unnest($1::text[]) AS id`,
-        [ids.slice(from, to)]
-      )
-    }
-    await db.end()
+    await insertWebhookMix(url, N, rand)
     console.log(`${N.toLocaleString("en-US")} webhooks inserted`)
 
     // the first refresh picks them up (actors start) and evaluates every one: each fires its matches

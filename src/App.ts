@@ -6,7 +6,7 @@
  * thread while the market loads (a new database holds no imported bars, so the
  * market need not wait for it); `/readyz` still waits for both.
  */
-import { Deferred, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { Deferred, Effect, Layer, Logger, LogLevel, Option, Redacted, RuntimeFlags, RuntimeFlagsPatch } from "effect"
 import { Accounts } from "./accounts/Accounts.js"
 import { AuthChangesLive } from "./accounts/authChanges.js"
 import { Alerts } from "./alerts/Alerts.js"
@@ -162,6 +162,8 @@ export const runApp = (config: AppConfigShape, app: Layer.Layer<never, unknown, 
   }).pipe(
     // spans are made for nobody (no tracer exports them): @effect/sql opens one per statement
     Effect.withTracerEnabled(false),
+    // Effect's fiber metrics (effect_fiber_started, _active, _successes, _failures, _lifetimes) on /metrics
+    Effect.withRuntimeFlagsPatch(RuntimeFlagsPatch.enable(RuntimeFlags.RuntimeMetrics)),
     Logger.withMinimumLogLevel(levels[config.logLevel]),
     Effect.provide(jsonLinesLogger)
   )

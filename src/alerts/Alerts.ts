@@ -306,7 +306,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
         yield* sync
         // another instance wrote match states since the actors' states were known to be the stored
         // ones (it evaluated a tick too): every actor takes its stored state first
-        const writer = yield* stateStore.stateWriter
+        const writer = owned === "all" ? yield* stateStore.stateWriter : undefined
         // (slices placed by the cluster are written by their holder alone: nothing to reload)
         if (owned === "all" && (!inSync || writer?.holder !== known?.holder || writer?.seq !== known?.seq)) {
           yield* reload([...actors.keys()])
@@ -368,7 +368,7 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
             snapshot,
             now,
             due: [...due],
-            writer: instanceId,
+            writer: owned === "all" ? instanceId : undefined,
             sliceTick:
               tick === undefined || heldNow === undefined
                 ? undefined

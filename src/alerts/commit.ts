@@ -41,8 +41,11 @@ export interface CommitInput {
   readonly now: number
   /** the cadences this tick evaluated (their tick time is recorded with the first transaction) */
   readonly due: ReadonlyArray<Cadence>
-  /** the state writer (see `EvaluatorState.stateWriter`) */
-  readonly writer: string
+  /**
+   * the state writer (see `EvaluatorState.stateWriter`) of a process holding every slice;
+   * undefined for a runner (its slices are its own: no counter row for runners to contend on)
+   */
+  readonly writer: string | undefined
   /** the stored tick evaluated, recorded for the slices held with the tick's last transaction */
   readonly sliceTick?: SliceTick | undefined
 }

@@ -115,14 +115,18 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
       sliceTick?: SliceTick
     ) =>
       Effect.gen(function* () {
-        // the slices' last committed tick, with the last of the tick's transactions
-        if (sliceTick !== undefined && sliceTick.slices.length > 0) {
-          yield* sql`INSERT INTO slice_ticks (slice, seq, as_of)
-            SELECT s, ${sliceTick.seq}, ${sliceTick.asOf} FROM unnest(${sliceTick.slices}::int[]) AS s
-            ON CONFLICT (slice) DO UPDATE SET seq = EXCLUDED.seq, as_of = EXCLUDED.as_of
-              WHERE slice_ticks.seq < EXCLUDED.seq`
-        }
         const nowS = Math.floor(evaluatedAt / 1000)
+        // the slices' last committed tick, last in the last of the tick's transactions
+        const recordSlices =
+          sliceTick === undefined || sliceTick.slices.length === 0
+            ? Effect.void
+            : sql`INSERT INTO slice_ticks (slice, seq, as_of, committed_at)
+            SELECT s, ${sliceTick.seq}, ${sliceTick.asOf}, (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+            FROM unnest(${sliceTick.slices}::int[]) AS s
+            ON CONFLICT (slice) DO UPDATE SET seq = EXCLUDED.seq, as_of = EXCLUDED.as_of,
+              committed_at = EXCLUDED.committed_at,
+              missed = slice_ticks.missed + GREATEST(EXCLUDED.seq - slice_ticks.seq - 1, 0)
+              WHERE slice_ticks.seq < EXCLUDED.seq`.pipe(Effect.asVoid)
         // the state writer's counter, bumped under its row lock (see `stateWriter`)
         let writerSeq: number | undefined
         if (writer !== undefined && changes.length > 0) {
@@ -140,6 +144,7 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
             : undefined
         if (changes.length === 0) {
           if (ticks !== undefined) yield* ticks
+          yield* recordSlices
           return { written: new Set<string>(), writerSeq }
         }
         // each change appends its delta to the state row (or writes the set in full): a short row,
@@ -191,6 +196,7 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
             WHERE d.webhook_id IN (SELECT id FROM written)
             RETURNING 1)
           SELECT (SELECT array_agg(id) FROM written) AS written, (SELECT count(*) FROM queued) AS queued`
+        yield* recordSlices
         return { written: new Set<string>(rows[0]?.written ?? []), writerSeq }
       }).pipe(sql.withTransaction)
 

@@ -118,6 +118,11 @@ export class Ticks extends Effect.Service<Ticks>()("vigil/Ticks", {
       (rows) => new Map(rows.map((r) => [Number(r.slice), { seq: Number(r.seq), asOf: Number(r.as_of) }] as const))
     )
 
+    /** ticks skipped by slices, summed over every slice (a tick issued while nobody held a slice) */
+    const missed = Effect.map(sql<{ n: number | string | null }>`SELECT sum(missed) AS n FROM slice_ticks`, (rows) =>
+      Number(rows[0]?.n ?? 0)
+    )
+
     /** the last import logged (0: none) */
     const importsVersion = Effect.map(
       sql<{ v: number | string | null }>`SELECT max(seq) AS v FROM market_imports`,
@@ -167,6 +172,7 @@ export class Ticks extends Effect.Service<Ticks>()("vigil/Ticks", {
       refreshRequested,
       slicesBehind,
       sliceTicks,
+      missed,
       importsVersion,
       importedSince,
       prune

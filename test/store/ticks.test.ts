@@ -88,6 +88,10 @@ for (const backend of backends()) {
           expect(yield* ticks.slicesBehind(second!.seq, 5)).toEqual([3, 4])
           expect(yield* ticks.slicesBehind(1, 5)).toEqual([4])
           expect((yield* ticks.sliceTicks).get(2)).toEqual({ seq: 2, asOf: t0 + 1_000 })
+          // a slice that commits tick 5 after tick 2 missed two
+          expect(yield* ticks.missed).toBe(0)
+          yield* store.commitTick(t0, [], [], [], undefined, { seq: 5, asOf: t0 + 4_000, slices: [0] })
+          expect(yield* ticks.missed).toBe(2)
 
           // imports are logged with their tickers
           const bars = yield* ImportedBars

@@ -19,7 +19,15 @@ export default Effect.gen(function* () {
     request bigint NOT NULL,
     created_at bigint NOT NULL
   )`
-  yield* sql`CREATE TABLE slice_ticks (slice smallint PRIMARY KEY, seq bigint NOT NULL, as_of bigint NOT NULL)`
+  // missed: ticks the slice skipped (issued while no runner held it), summed over its life;
+  // committed_at: the database's clock (epoch ms) when its runner committed the tick
+  yield* sql`CREATE TABLE slice_ticks (
+    slice smallint PRIMARY KEY,
+    seq bigint NOT NULL,
+    as_of bigint NOT NULL,
+    missed bigint NOT NULL DEFAULT 0,
+    committed_at bigint NOT NULL
+  )`
   yield* sql`CREATE TABLE market_imports (
     seq bigserial PRIMARY KEY,
     tickers text[] NOT NULL,

@@ -92,6 +92,9 @@ describe("webhook subscriptions and delivery over HTTP", () => {
     expect(Number(/^webhook_slice_evaluation_duration_seconds_count (\d+)$/m.exec(after)?.[1])).toBeGreaterThanOrEqual(
       1
     )
+    // Effect's own fiber metrics
+    expect(Number(/^effect_fiber_started(?:\{[^}]*\})? (\d+)$/m.exec(after)?.[1])).toBeGreaterThan(0)
+    expect(after).toMatch(/^effect_fiber_active(?:\{[^}]*\})? \d+$/m)
     const first = receiver.at("/t1")[0]!
     const event = verify(sub.body.signing_secret, first)
     expect(event.type).toBe("webhook.fired")

@@ -41,18 +41,36 @@
  *    same `q` (and universe) through `POST /v2/scan` on the snapshot the last
  *    refresh evaluated (the last run uses a 1 h refresh interval, so the
  *    snapshot stays put while it scans).
+ *
+ * With `runners` (`npm run proof:cluster`, test/reliability/cluster.test.ts) the same run goes on
+ * a cluster (support/topology.ts): an API process, which the driver talks to and which is never
+ * killed, and runners on a fresh database; the kills are of runners — while a refresh is being
+ * evaluated, the runner running the refresh-tick singleton, or any — SIGKILL or SIGTERM, each
+ * restarted, and each measured: until the others hold every slice (handover), until every slice
+ * has committed a tick issued after the signal (failover), the slice-ticks skipped meanwhile, and
+ * how soon the restarted runner holds slices again. Checked on top: SIGKILL failover ≤ 15 s,
+ * SIGTERM handover ≤ 5 s with no tick missed, every restarted runner taking slices back.
  */
 import { rmSync } from "node:fs"
-import { admin, newDataDir, type RunningServer, startServer, waitReady } from "../../support/server.js"
-import { embeddedInspector, type Inspector, privateSchema } from "./database.js"
+import { admin, newDataDir } from "../../support/server.js"
+import { embeddedInspector, type Inspector, privateDatabase, privateSchema } from "./database.js"
 import { type Receiver, startReceiver } from "./receiver.js"
+import { clusterOf, type RunnerKill, singleService } from "./topology.js"
 
 export interface CrashOptions {
   readonly store: "postgres" | "embedded"
-  /** for `postgres`: the server to make a private schema on */
+  /** for `postgres`: the server to make a private schema (a database, for a cluster) on */
   readonly databaseUrl?: string
   readonly webhooks: number
   readonly kills: number
+  /**
+   * `proof:cluster`: an API process and this many runners on a fresh PostgreSQL database; the
+   * `kills` SIGKILL runners, `sigterms` more stop one gracefully, each restarted
+   */
+  readonly runners?: number
+  readonly sigterms?: number
+  /** the Redis the cluster's processes share (API processes need one) */
+  readonly redisUrl?: string
   readonly historyDays?: number
   readonly log?: (line: string) => void
   /** keep the schema / data directory for inspection */
@@ -82,6 +100,13 @@ export interface CrashReport {
   readonly duplicateTransitions: number
   readonly drainMs: number
   readonly recomputed: number
+  /** the cluster run: each kill of a runner, the ticks issued, the ticks slices skipped */
+  readonly cluster?: {
+    readonly runners: number
+    readonly kills: ReadonlyArray<RunnerKill>
+    readonly ticks: number
+    readonly ticksMissed: number
+  }
   readonly checks: ReadonlyArray<{ readonly name: string; readonly passed: boolean; readonly detail: string }>
   readonly violations: ReadonlyArray<string>
 }
@@ -178,7 +203,13 @@ const must = (r: Http, what: string, status = 200) => {
 export const runCrashSafety = async (options: CrashOptions): Promise<CrashReport> => {
   const log = options.log ?? (() => {})
   const receiver: Receiver = await startReceiver({ failFirst: 0.1, maxDelayMs: 40 })
-  const pgSchema = options.store === "postgres" ? await privateSchema(options.databaseUrl ?? "", "crash") : undefined
+  const runners = options.runners ?? 0
+  const pgSchema =
+    options.store !== "postgres"
+      ? undefined
+      : runners > 0
+        ? await privateDatabase(options.databaseUrl ?? "", "cluster_proof")
+        : await privateSchema(options.databaseUrl ?? "", "crash")
   const dataDir = newDataDir(pgSchema === undefined ? {} : { DATABASE_URL: pgSchema.serviceUrl })
   const baseEnv: Record<string, string> = {
     DATA_DIR: dataDir,
@@ -186,39 +217,34 @@ export const runCrashSafety = async (options: CrashOptions): Promise<CrashReport
     REFRESH_INTERVAL: "2s",
     WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
     WEBHOOK_RETRY_SCHEDULE: RETRY_SCHEDULE,
-    ...(pgSchema === undefined ? {} : { DATABASE_URL: pgSchema.serviceUrl })
+    ...(pgSchema === undefined ? {} : { DATABASE_URL: pgSchema.serviceUrl }),
+    ...(options.redisUrl === undefined ? {} : { REDIS_URL: options.redisUrl })
   }
-  let server: RunningServer | undefined
+  const single = runners > 0 ? undefined : singleService(baseEnv)
+  const cluster = runners > 0 && pgSchema !== undefined ? clusterOf(baseEnv, runners, pgSchema.inspector) : undefined
+  const topology = (single ?? cluster)!
+  const server = () => topology.api()
   const violations: Array<string> = []
   const violate = (what: string) => {
     if (violations.length < 200) violations.push(what)
   }
-  const start = async (env: Record<string, string> = {}) => {
-    const s = await startServer({ ...baseEnv, ...env }, 300_000)
-    await waitReady(s, 300_000)
-    return s
-  }
-  const stopGracefully = async () => {
-    if (server !== undefined) await server.stop()
-    server = undefined
-  }
 
   try {
     // ---- setup: migrations, the audit triggers, the account, universes, webhooks ----------------
-    server = await start()
+    await topology.start()
     if (pgSchema !== undefined) {
       const db = await pgSchema.inspector()
       for (const statement of AUDIT_SQL) await db.query(statement)
       await db.close()
     } else {
-      await stopGracefully()
+      await topology.stop()
       const db = await embeddedInspector(dataDir)
       for (const statement of AUDIT_SQL) await db.query(statement)
       await db.close()
-      server = await start()
+      await topology.start()
     }
-    const url = () => server!.url
-    const key = must(await admin(server, "POST", "/admin/accounts", { plan: "scale" }), "create account", 201)
+    const url = () => server()!.url
+    const key = must(await admin(server()!, "POST", "/admin/accounts", { plan: "scale" }), "create account", 201)
       .api_key as string
 
     const scanAll = async (q: string, universe: string | undefined, fields?: string) => {
@@ -334,7 +360,7 @@ export const runCrashSafety = async (options: CrashOptions): Promise<CrashReport
     const disabled = new Set<string>()
     const driver = (async () => {
       while (!stopDriver) {
-        const s = server
+        const s = server()
         if (s === undefined) {
           await sleep(100)
           continue
@@ -376,29 +402,41 @@ export const runCrashSafety = async (options: CrashOptions): Promise<CrashReport
       const deadline = Date.now() + timeoutMs
       while (!cond() && Date.now() < deadline) await sleep(2)
     }
-    for (let k = 0; k < options.kills; k++) {
+    const runnerKills: Array<RunnerKill> = []
+    const sigterms = cluster === undefined ? 0 : (options.sigterms ?? 0)
+    const total = options.kills + sigterms
+    let termsLeft = sigterms
+    for (let k = 0; k < total; k++) {
       await sleep(rand(1_000, 3_000))
       const mode = k % 3
       if (mode === 0) {
         await waitUntil(() => refreshing, 10_000)
         await sleep(rand(0, 250))
-      } else if (mode === 1) {
+      } else if (mode === 1 && cluster === undefined) {
         await waitUntil(() => receiver.inFlight() > 0, 10_000)
       } else {
         await sleep(rand(0, 2_000))
       }
       if (refreshing) killsDuringRefresh++
       if (receiver.inFlight() > 0) killsWithDeliveries++
-      const victim = server!
-      server = undefined
-      const exited = new Promise((r) => victim.process.once("exit", r))
-      victim.process.kill("SIGKILL")
-      await exited
-      const t0 = Date.now()
-      server = await start()
-      restartTimes.push(Date.now() - t0)
+      if (single !== undefined) {
+        const ms = await single.kill()
+        restartTimes.push(ms)
+        log(
+          `kill ${k + 1}/${options.kills} (${["evaluation", "delivery", "random"][mode]}) — ${receiver.posts.length} POSTs so far, restarted in ${ms} ms`
+        )
+        continue
+      }
+      // a runner: mid-evaluation, the one running the tick singleton, or any; SIGTERMs spread out
+      const signal = termsLeft > 0 && (k % 3 === 2 || total - k <= termsLeft) ? "SIGTERM" : "SIGKILL"
+      if (signal === "SIGTERM") termsLeft--
+      const holder = mode === 1 ? await cluster!.singletonRunner() : -1
+      const victim = holder >= 0 ? holder : Math.floor(Math.random() * runners)
+      const r = await cluster!.kill(victim, signal, ["evaluation", "singleton", "random"][mode]!)
+      runnerKills.push(r)
+      restartTimes.push(r.restartMs)
       log(
-        `kill ${k + 1}/${options.kills} (${["evaluation", "delivery", "random"][mode]}) — ${receiver.posts.length} POSTs so far, restarted in ${Date.now() - t0} ms`
+        `${signal} ${k + 1}/${total} of runner ${victim} (${r.mode}${r.singleton ? ", it ran the tick singleton" : ""}): slices all held elsewhere after ${r.handoverMs} ms, every slice evaluated a new tick after ${r.failoverMs} ms, ${r.ticksMissed} slice-ticks missed; restarted in ${r.restartMs} ms, slices held ${r.takeBackMs} ms after joining (${r.takenBack})`
       )
     }
     const lastKill = Date.now()
@@ -406,11 +444,11 @@ export const runCrashSafety = async (options: CrashOptions): Promise<CrashReport
     await driver
 
     // ---- the end: a last evaluated refresh on a frozen snapshot, the recomputation, the drain ----------
-    await stopGracefully()
-    server = await start({ REFRESH_INTERVAL: "1h" })
+    await topology.stop()
+    await topology.start({ REFRESH_INTERVAL: "1h" })
     let final: Http | undefined
     for (let i = 0; i < 10; i++) {
-      final = await admin(server, "POST", "/admin/refresh")
+      final = await admin(server()!, "POST", "/admin/refresh")
       if (final.status === 200) break
       await sleep(2_000)
     }
@@ -470,10 +508,18 @@ export const runCrashSafety = async (options: CrashOptions): Promise<CrashReport
       )
     }
     await sleep(500)
-    await stopGracefully()
+    await topology.stop()
 
     // ---- the store and the receiver's log ------------------------------------------------------------
     const db: Inspector = pgSchema !== undefined ? await pgSchema.inspector() : await embeddedInspector(dataDir)
+    const tickFigures =
+      cluster === undefined
+        ? undefined
+        : (
+            await db.query<{ ticks: number; missed: number }>(
+              "SELECT (SELECT count(*)::int FROM ticks) AS ticks, (SELECT coalesce(sum(missed), 0)::int FROM slice_ticks) AS missed"
+            )
+          )[0]!
     const deliveries = await db.query<{
       id: string
       webhook_id: string
@@ -653,7 +699,8 @@ export const runCrashSafety = async (options: CrashOptions): Promise<CrashReport
         name: "stored match sets equal a recomputation",
         passed: mismatched === 0 && final?.status === 200,
         detail: `${recomputed - mismatched}/${recomputed} active webhooks equal`
-      }
+      },
+      ...(cluster === undefined ? [] : clusterChecks(runnerKills))
     ]
     return {
       store: options.store,
@@ -677,20 +724,54 @@ export const runCrashSafety = async (options: CrashOptions): Promise<CrashReport
       duplicateTransitions,
       drainMs,
       recomputed,
+      ...(cluster === undefined || tickFigures === undefined
+        ? {}
+        : { cluster: { runners, kills: runnerKills, ticks: tickFigures.ticks, ticksMissed: tickFigures.missed } }),
       checks,
       violations
     }
   } finally {
-    if (server !== undefined) {
-      server.process.kill("SIGKILL")
-      await new Promise((r) => (server!.process.exitCode !== null ? r(null) : server!.process.once("exit", r)))
-    }
+    await topology.destroy()
     await receiver.close()
     if (!options.keep) {
       await pgSchema?.drop().catch(() => {})
       rmSync(dataDir, { recursive: true, force: true })
     } else log(`kept: ${pgSchema?.schema ?? ""} ${dataDir}`)
   }
+}
+
+const within = (xs: ReadonlyArray<number>, bound: number) => xs.every((x) => Number.isFinite(x) && x <= bound)
+const range = (xs: ReadonlyArray<number>) =>
+  xs.length === 0 ? "none" : `${Math.min(...xs)}–${Math.max(...xs)} ms (median ${median(xs)})`
+
+/** Issue 15, item 5: the failover figures the cluster proof holds the runners to. */
+const clusterChecks = (kills: ReadonlyArray<RunnerKill>) => {
+  const killed = kills.filter((k) => k.signal === "SIGKILL")
+  const termed = kills.filter((k) => k.signal === "SIGTERM")
+  return [
+    {
+      name: "after a runner's SIGKILL every slice evaluates a new tick within 15 s",
+      passed: within(
+        killed.map((k) => k.failoverMs),
+        15_000
+      ),
+      detail: `${killed.length} SIGKILLs: ${range(killed.map((k) => k.failoverMs))}`
+    },
+    {
+      name: "a runner's SIGTERM hands its slices over within 5 s, no tick missed",
+      passed:
+        within(
+          termed.map((k) => k.handoverMs),
+          5_000
+        ) && termed.every((k) => k.ticksMissed === 0),
+      detail: `${termed.length} SIGTERMs: handover ${range(termed.map((k) => k.handoverMs))}, slice-ticks missed ${termed.map((k) => k.ticksMissed).join(", ") || "none"}`
+    },
+    {
+      name: "a restarted runner takes its share back",
+      passed: kills.every((k) => Number.isFinite(k.takeBackMs) && k.takenBack > 0),
+      detail: `slices held ${range(kills.map((k) => k.takeBackMs))} after joining the cluster, ${kills.map((k) => k.takenBack).join(", ")} slices`
+    }
+  ]
 }
 
 export const formatReport = (r: CrashReport): string =>
@@ -700,6 +781,15 @@ export const formatReport = (r: CrashReport): string =>
     `evaluator state writes ${r.stateWrites}; fires (delivery rows) ${r.fires} carrying ${r.transitions} transitions`,
     `receiver: ${r.posts} POSTs, ${r.distinctIds} distinct webhook-ids, ${r.redeliveredIds} ids received more than once (same id), ${r.injected503} answered 503 on purpose; highest attempt ${r.maxAttempt}`,
     `duplicate transitions (two event ids): ${r.duplicateTransitions}; drain after the last refresh ${(r.drainMs / 1000).toFixed(1)} s; recomputed ${r.recomputed} match sets`,
+    ...(r.cluster === undefined
+      ? []
+      : [
+          `cluster: ${r.cluster.runners} runners and an API process; ${r.cluster.ticks} ticks, ${r.cluster.ticksMissed} slice-ticks missed in all (ticks issued while a killed runner's slices had no holder)`,
+          ...r.cluster.kills.map(
+            (k, i) =>
+              `  ${i + 1}. ${k.signal} (${k.mode}${k.singleton ? ", ran the singleton" : ""}): handover ${k.handoverMs} ms, new tick everywhere ${k.failoverMs} ms, missed ${k.ticksMissed}, restart ${k.restartMs} ms, share back ${k.takeBackMs} ms after joining (${k.takenBack} slices)`
+          )
+        ]),
     ...r.checks.map((c) => `${c.passed ? "PASS" : "FAIL"}  ${c.name}: ${c.detail}`),
     ...(r.violations.length === 0 ? [] : ["violations:", ...r.violations.slice(0, 50).map((v) => `  - ${v}`)])
   ].join("\n")

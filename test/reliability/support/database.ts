@@ -20,30 +20,52 @@ export const withSearchPath = (url: string, schema: string) => {
   return u.toString()
 }
 
+/** Runs one statement on `url` with a connection of its own. */
+const onServer = async (url: string, statement: string) => {
+  const c = new pg.Client({ connectionString: url })
+  await c.connect()
+  try {
+    await c.query(statement)
+  } finally {
+    await c.end()
+  }
+}
+
+/** An inspector over a connection of its own to `url`. */
+const inspectorOf = async (url: string): Promise<Inspector> => {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  client.on("error", () => {})
+  return {
+    query: async (text, params) => (await client.query(text, params as Array<unknown> | undefined)).rows,
+    close: () => client.end()
+  }
+}
+
 /** A fresh schema on `url`: the DATABASE_URL for the service, an inspector, and `drop`. */
 export const privateSchema = async (url: string, prefix: string) => {
   const schema = `${prefix}_${randomBytes(5).toString("hex")}`
-  const admin = new pg.Client({ connectionString: url })
-  await admin.connect()
-  await admin.query(`CREATE SCHEMA ${schema}`)
-  await admin.end()
+  await onServer(url, `CREATE SCHEMA ${schema}`)
   const serviceUrl = withSearchPath(url, schema)
-  const inspector = async (): Promise<Inspector> => {
-    const client = new pg.Client({ connectionString: serviceUrl })
-    await client.connect()
-    client.on("error", () => {})
-    return {
-      query: async (text, params) => (await client.query(text, params as Array<unknown> | undefined)).rows,
-      close: () => client.end()
-    }
-  }
-  const drop = async () => {
-    const c = new pg.Client({ connectionString: url })
-    await c.connect()
-    await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-    await c.end()
-  }
+  const inspector = () => inspectorOf(serviceUrl)
+  const drop = () => onServer(url, `DROP SCHEMA IF EXISTS ${schema} CASCADE`)
   return { schema, serviceUrl, inspector, drop }
+}
+
+/**
+ * A fresh database on the server of `url` (created here, dropped after, with whatever sessions are
+ * still open on it): the DATABASE_URL for the services, an inspector, and `drop`. For proofs that
+ * run a whole cluster: its tables (`cluster_*`, the service's) start empty and go with it.
+ */
+export const privateDatabase = async (url: string, prefix: string) => {
+  const name = `${prefix}_${randomBytes(5).toString("hex")}`
+  await onServer(url, `CREATE DATABASE ${name}`)
+  const u = new URL(url)
+  u.pathname = `/${name}`
+  const serviceUrl = u.toString()
+  const inspector = () => inspectorOf(serviceUrl)
+  const drop = () => onServer(url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  return { schema: name, serviceUrl, inspector, drop }
 }
 
 /** The embedded store of a stopped service (DATA_DIR), opened with PGlite. */
