@@ -132,6 +132,7 @@ const main = async () => {
     console.log(
       `${n} runner${n === 1 ? "" : "s"}: first refresh ${ms(r.firstMs)}; tick (singleton → last slice commit) p50 ${ms(quantile(r.tick, 0.5))}, p99 ${ms(quantile(r.tick, 0.99))}; refresh as answered p50 ${ms(quantile(r.refresh, 0.5))}, p99 ${ms(quantile(r.refresh, 0.99))}; CPU per tick over the runners ${r.cpuPerTick.toFixed(3)} s`
     )
+    console.log(`  ticks: ${r.tick.map((t) => t.toFixed(0)).join(", ")} ms`)
     for (const [i, x] of r.rss.entries()) {
       console.log(
         `  runner ${i + 1}: ${x.webhooks.toLocaleString("en-US")} webhooks, rss ${mib(x.now)} (highest ${mib(x.peak)})`

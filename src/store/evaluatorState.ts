@@ -250,14 +250,18 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
               AS k(account_id, id) ON u.account_id = k.account_id AND u.id = k.id`
 
     /**
-     * Whether any webhook changed after `version` or went away: the active count and the highest
-     * version (one cheap query instead of comparing every id).
+     * Whether any webhook changed after `version` or went away: the active count (of the slices
+     * `slices` only, when given: a runner's) and the highest version (one cheap query instead of
+     * comparing every id).
      */
-    const activeSummary = Effect.map(
-      sql<{ n: number | string; v: number | string | null }>`SELECT
-          (SELECT count(*) FROM webhooks WHERE status = 'active') AS n, (SELECT max(version) FROM webhooks) AS v`,
-      (rows) => ({ active: Number(rows[0]?.n ?? 0), version: Number(rows[0]?.v ?? 0) })
-    )
+    const activeSummary = (slices?: ReadonlyArray<number>) =>
+      Effect.map(
+        sql<{ n: number | string; v: number | string | null }>`SELECT
+          (SELECT count(*) FROM webhooks WHERE status = 'active'
+            ${slices === undefined ? sql`` : sql`AND slice = ANY(${slices}::int[])`}) AS n,
+          (SELECT max(version) FROM webhooks) AS v`,
+        (rows) => ({ active: Number(rows[0]?.n ?? 0), version: Number(rows[0]?.v ?? 0) })
+      )
 
     return {
       changedSince,
