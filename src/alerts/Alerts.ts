@@ -37,6 +37,29 @@ const evaluationFailures = Metric.counter("webhook_evaluation_failures_total", {
   incremental: true
 })
 
+/** a tick that took longer than this is logged with its phases (ms) */
+const SLOW_TICK_MS = 1_000
+
+const logIfSlow = (r: EvaluationResult) => {
+  const p = r.phases!
+  const total = p.sync + p.evaluate + p.diff + p.persist
+  if (total < SLOW_TICK_MS) return Effect.void
+  return Effect.logWarning("slow webhook tick").pipe(
+    Effect.annotateLogs({
+      as_of: new Date(r.asOf).toISOString(),
+      ms: Math.round(total),
+      sync_ms: Math.round(p.sync),
+      evaluate_ms: Math.round(p.evaluate),
+      diff_ms: Math.round(p.diff),
+      persist_ms: Math.round(p.persist),
+      commit_ms: Math.round(p.commit),
+      stepped: p.messaged,
+      changed: p.changed,
+      fires: r.fires
+    })
+  )
+}
+
 export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
   scoped: Effect.gen(function* () {
     const market = yield* Market
@@ -78,7 +101,8 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
               } satisfies EvaluationResult)
             )
           ),
-          Effect.tap((r) => SubscriptionRef.set(evaluated, r))
+          Effect.tap((r) => SubscriptionRef.set(evaluated, r)),
+          Effect.tap((r: EvaluationResult) => (r.phases === undefined ? Effect.void : logIfSlow(r)))
         )
       )
 
