@@ -168,7 +168,14 @@ export class Roster {
     for (let page = 0; ; page++) {
       const changed = yield* this.store.changedSince(cursor, SYNC_PAGE, page === 0)
       this.loaded = true
-      for (const w of changed) yield* this.apply(w)
+      // the full rows of those this process evaluates and holds no actor of that version for
+      const wanted: Array<string> = []
+      for (const k of changed) {
+        if (k.version > this.version) this.version = k.version
+        if (k.status !== "active" || !this.owns(k.slice)) this.stop(k.id)
+        else if (this.actors.get(k.id)?.version !== k.version) wanted.push(k.id)
+      }
+      if (wanted.length > 0) for (const w of yield* this.store.states(wanted)) yield* this.apply(w)
       if (changed.length > 0) cursor = changed[changed.length - 1]!.version
       any ||= changed.length > 0
       if (changed.length < SYNC_PAGE) break

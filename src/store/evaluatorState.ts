@@ -43,6 +43,14 @@ export const encodeDelta = (added: ReadonlyArray<string>, removed: ReadonlyArray
   return `${added.length > 0 ? `;>${added.join(",")}` : ""}${removed.length > 0 ? `;<${removed.join(",")}` : ""}`
 }
 
+/** What a sync reads of each changed webhook first (`changedSince`). */
+export interface WebhookKey {
+  readonly id: string
+  readonly version: number
+  readonly status: string
+  readonly slice: number
+}
+
 /** The tick a commit records for the slices it evaluated (`slice_ticks`, migration 0015). */
 export interface SliceTick {
   readonly seq: number
@@ -56,17 +64,18 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
 
     /**
      * The webhooks changed after `version` (all when 0), for the evaluator, in version order: at
-     * most `limit` of them, so a start with 100,000 webhooks reads them a page at a time instead
-     * of holding every full row at once. Every tick asks: the highest version first (an index
-     * probe), so a tick with no change reads no row. `repair` (the first page of a sync) first
-     * gives a state row to any webhook inserted without one (by hand): the evaluator writes
-     * states there.
+     * most `limit` of them, keys only (id, version, status, slice) — the evaluator reads the full
+     * rows of those it has no actor for or whose actor is older (`states`), so a sync that reads
+     * rows again (see `Roster.sync`) costs a few bytes per row. Every tick asks: the highest
+     * version first (an index probe), so a tick with no change reads no row. `repair` (the first
+     * page of a sync) first gives a state row to any webhook inserted without one (by hand): the
+     * evaluator writes states there.
      */
     const changedSince = (version: number, limit: number, repair: boolean) =>
       Effect.gen(function* () {
         if (version > 0) {
           const top = yield* sql<{ v: number | string | null }>`SELECT max(version) AS v FROM webhooks`
-          if (Number(top[0]?.v ?? 0) <= version) return [] as Array<WebhookRecord>
+          if (Number(top[0]?.v ?? 0) <= version) return [] as Array<WebhookKey>
         }
         if (repair) {
           yield* sql`INSERT INTO webhook_states (webhook_id, armed_at)
@@ -74,9 +83,13 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
             WHERE w.version > ${version} AND NOT EXISTS (SELECT 1 FROM webhook_states s WHERE s.webhook_id = w.id)
             ON CONFLICT (webhook_id) DO NOTHING`
         }
-        const rows = yield* sql<WebhookRow>`SELECT * FROM webhook_records WHERE version > ${version}
-          ORDER BY version LIMIT ${limit}`
-        return rows.map(toRecord)
+        const rows = yield* sql<{
+          id: string
+          version: number | string
+          status: string
+          slice: number
+        }>`SELECT id, version, status, slice FROM webhooks WHERE version > ${version} ORDER BY version LIMIT ${limit}`
+        return rows.map((r): WebhookKey => ({ id: r.id, version: Number(r.version), status: r.status, slice: r.slice }))
       })
 
     /** The active webhooks of the slices `slices` (a runner taking them), with their stored states. */

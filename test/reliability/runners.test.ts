@@ -121,6 +121,11 @@ describe.skipIf(DATABASE_URL === undefined || REDIS_URL === undefined)(
       // once the other has taken every slice and evaluated a tick issued after the kill — ≤ 15 s
       const singleton = await Promise.all(runners.map((r) => gauge(r, "refresh_tick_singleton")))
       expect(singleton[0]! + singleton[1]!).toBe(1)
+      // the cluster's own gauges agree: shards held by each, the singleton in one
+      const shards = await Promise.all(runners.map((r) => gauge(r, "effect_cluster_shards")))
+      expect(Math.min(...shards)).toBeGreaterThan(0)
+      const singletons = await Promise.all(runners.map((r) => gauge(r, "effect_cluster_singletons")))
+      expect(singletons.map((n) => n > 0)).toEqual(singleton.map((n) => n === 1))
       const killed = Date.now()
       const exited = new Promise((resolve) => runners[1]!.process.once("exit", resolve))
       runners[1]!.process.kill("SIGKILL")
