@@ -18,8 +18,10 @@ import type { Pairs } from "./pairs.js"
 import { SLICES, Slice } from "./slice.js"
 import type { TickerIds } from "./tickerIds.js"
 
-/** webhook rows read per query when the evaluator picks up changes (all of them at start) */
-const SYNC_PAGE = 2_000
+/** changed webhooks' keys read per query when the evaluator picks up changes (all of them at start) */
+const SYNC_PAGE = 20_000
+/** full webhook rows read per query (a start reads every held one) */
+const ROWS_PAGE = 2_000
 
 const slicesOwned = Metric.gauge("webhook_slices_owned", {
   description: "Webhook slices with at least one actor in this process"
@@ -175,7 +177,9 @@ export class Roster {
         if (k.status !== "active" || !this.owns(k.slice)) this.stop(k.id)
         else if (this.actors.get(k.id)?.version !== k.version) wanted.push(k.id)
       }
-      if (wanted.length > 0) for (const w of yield* this.store.states(wanted)) yield* this.apply(w)
+      for (let from = 0; from < wanted.length; from += ROWS_PAGE) {
+        for (const w of yield* this.store.states(wanted.slice(from, from + ROWS_PAGE))) yield* this.apply(w)
+      }
       if (changed.length > 0) cursor = changed[changed.length - 1]!.version
       any ||= changed.length > 0
       if (changed.length < SYNC_PAGE) break

@@ -433,14 +433,14 @@ for (const backend of backends()) {
     )
 
     it.scoped(
-      "a start reads webhooks a page at a time: every one of several pages gets an actor and fires once",
+      "a start reads full webhook rows a page at a time: every one of several pages gets an actor and fires once",
       () =>
         Effect.gen(function* () {
           const sql = yield* SqlClient.SqlClient
           yield* sql`INSERT INTO accounts (id, plan, created_at, updated_at) VALUES ('acc_a', 'enterprise', 1, 1)`
           yield* TestClock.setTime(Date.UTC(2026, 10, 23, 12))
-          // more than two pages (SYNC_PAGE is 2,000), inserted by hand: without their state rows,
-          // which the first page's read gives them
+          // more than two pages of rows (ROWS_PAGE is 2,000; their keys fit one page of 20,000),
+          // inserted by hand: without their state rows, which the first page's read gives them
           const n = 4_321
           const ids = Array.from({ length: n }, (_, k) => `wh_p${k}`)
           const qs = ids.map((_, k) => (k % 2 === 0 ? "price > 10" : `price > ${10 + (k % 7)}`))
