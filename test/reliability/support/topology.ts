@@ -175,6 +175,10 @@ export const clusterOf = (baseEnv: Record<string, string>, runners: number, db: 
         const restartMs = Date.now() - r0
         // it joins the cluster once its market is loaded, and is ready once it holds slices: from the
         // join to its first slices, read from its own log lines
+        // (its log lines come through a pipe: they may arrive after its /readyz answer)
+        for (let waited = 0; waited < 5_000 && !restarted.logs().includes('"webhook slices held"'); waited += 50) {
+          await sleep(50)
+        }
         const takeBackMs = stamp(restarted.logs(), "webhook slices held") - stamp(restarted.logs(), "market ready")
         if (Number.isNaN(takeBackMs)) {
           const lines = restarted.logs().split("\n")
