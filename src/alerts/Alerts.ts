@@ -86,9 +86,9 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
     )
 
     /** Evaluates one snapshot (serialized); a failure is logged and reported, its changes retried next tick. */
-    const evaluate = (snapshot: Snapshot, tick?: Tick): Effect.Effect<EvaluationResult> =>
+    const evaluate = (snapshot: Snapshot, tick?: Tick, only?: ReadonlySet<number>): Effect.Effect<EvaluationResult> =>
       lock.withPermits(1)(
-        evaluator.evaluate(snapshot, tick).pipe(
+        evaluator.evaluate(snapshot, tick, only).pipe(
           Effect.catchAllCause((cause) =>
             Effect.logError("webhook evaluation failed", cause).pipe(
               Effect.zipRight(Metric.increment(evaluationFailures)),
@@ -118,15 +118,20 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
       return evaluate(snapshot, tick)
     }
 
-    /** slices taken since the last tick evaluate the current one now (a moved slice misses no tick) */
-    const catchUp = Effect.suspend(() => {
-      if (!roster.taken) return Effect.void
+    /**
+     * Slices taken since the last tick that had not committed it evaluate it now: a moved slice
+     * misses no tick, and one whose last holder committed it does not evaluate it again.
+     */
+    const catchUp = Effect.gen(function* () {
+      if (!roster.taken || ticks === undefined) return
       const snapshot = market.latestNow()
       const tick = snapshot === undefined ? undefined : market.tickOf(snapshot)
-      if (snapshot === undefined || tick === undefined) return Effect.void
+      if (snapshot === undefined || tick === undefined) return
       roster.taken = false
-      return evaluate(snapshot, tick)
-    })
+      const stored = yield* ticks.sliceTicks
+      const behind = new Set((roster.heldList() ?? []).filter((n) => (stored.get(n)?.seq ?? 0) < tick.seq))
+      if (behind.size > 0) yield* evaluate(snapshot, tick, behind)
+    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("taken slices not caught up", cause)))
 
     /** waits until a snapshot at or after `asOf` has been evaluated; its result */
     const awaitEvaluated = (asOf: number) =>

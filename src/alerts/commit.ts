@@ -46,8 +46,8 @@ export interface CommitInput {
    * undefined for a runner (its slices are its own: no counter row for runners to contend on)
    */
   readonly writer: string | undefined
-  /** the stored tick evaluated, recorded for the slices held with the tick's last transaction */
-  readonly sliceTick?: SliceTick | undefined
+  /** the stored tick evaluated: it fences every transaction, and the last records it for the slices */
+  readonly sliceTick?: Omit<SliceTick, "record"> | undefined
 }
 
 /** One stored transaction's result, for the actors. */
@@ -145,7 +145,7 @@ export const commitOutcomes = <E, R>(
         changes,
         deliveries,
         input.writer,
-        last ? input.sliceTick : undefined
+        input.sliceTick === undefined ? undefined : { ...input.sliceTick, record: last }
       )
       commitMs += performance.now() - built
       yield* stored({ outcomes: chunk, written, deltasAfter, writerSeq })

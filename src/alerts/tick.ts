@@ -90,9 +90,10 @@ export class TickEvaluator {
   /**
    * One tick: `tick` is the stored tick the snapshot was refreshed to (slices placed by the
    * cluster), which says the cadences due and is recorded for the slices held; without it (one
-   * process holding every slice) the cadences due are decided here.
+   * process holding every slice) the cadences due are decided here. `only`: step those slices
+   * alone (slices taken since the tick that had not committed it).
    */
-  evaluate(snapshot: Snapshot, tick: Tick | undefined) {
+  evaluate(snapshot: Snapshot, tick: Tick | undefined, only?: ReadonlySet<number>) {
     const { roster, store, instanceId } = this
     const { pairs, ids, actors } = roster
     return Effect.gen(this, function* () {
@@ -120,7 +121,7 @@ export class TickEvaluator {
       yield* roster.restartDue(now)
       const due = new Set<Cadence>()
       let dueBits = 0
-      const held = roster.heldList()
+      const held = only === undefined ? roster.heldList() : [...only]
       for (let i = 0; i < CADENCES.length; i++) {
         const c = CADENCES[i]!
         if (!this.lastCadence.has(c)) this.lastCadence.set(c, now)
@@ -140,6 +141,7 @@ export class TickEvaluator {
 
       const steps = new TickSteps()
       for (const slice of roster.slices.values()) {
+        if (only !== undefined && !only.has(slice.number)) continue
         const begun = performance.now()
         slice.step(due, dueBits, this.fault, now, steps)
         yield* Metric.update(sliceDuration, (performance.now() - begun) / 1000)

@@ -10,7 +10,10 @@
  * moves from its last committed one.
  *
  * A tick is issued every REFRESH_INTERVAL, and at once when a refresh is
- * asked for (`POST /admin/refresh` through any process). Ticks are not
+ * asked for (`POST /admin/refresh` through any process) — once every slice
+ * has committed the previous tick, or `TICK_WAIT_FOR_SLICES_MS` after it was
+ * issued: a slice handed between runners misses no tick, a dead runner's
+ * slices do not hold the others back. Ticks are not
  * cluster messages: a message costs ~0.25 ms of CPU and each of 1,024
  * slices would need one (docs/scaling.md); runners read the tick row.
  */
@@ -20,6 +23,14 @@ import { TICK_POLL_MS } from "../market/followTicks.js"
 import { type Tick, Ticks } from "../store/ticks.js"
 import { type Cadence, Webhooks } from "../store/webhooks.js"
 import { CADENCES, isDue } from "./cadence.js"
+import { SLICES } from "./slice.js"
+
+/**
+ * how long a due tick waits for every slice to have committed the previous one (ms): a slice
+ * between two runners (a graceful handover: ~2 s) misses no tick; a runner that died (its slices
+ * unheld until its locks expire, ~6 s) does not stop the others' ticks for longer than this
+ */
+export const TICK_WAIT_FOR_SLICES_MS = 4_000
 
 /** how often the retention job runs (ms) */
 const PRUNE_EVERY_MS = 3_600_000
@@ -56,7 +67,13 @@ export const tickDriver = Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
     const requested = yield* ticks.refreshRequested
     const dueNow = latest === undefined || now - latest.asOf >= interval || requested > latest.request
-    if (dueNow && now > (latest?.asOf ?? Number.NEGATIVE_INFINITY)) {
+    // the previous tick committed by every slice first (bounded): no slice skips a tick it could evaluate
+    const waiting =
+      dueNow &&
+      latest !== undefined &&
+      now - latest.asOf < TICK_WAIT_FOR_SLICES_MS &&
+      (yield* ticks.slicesBehind(latest.seq, SLICES)).length > 0
+    if (dueNow && !waiting && now > (latest?.asOf ?? Number.NEGATIVE_INFINITY)) {
       const next = new Map(last)
       const due = dueAt(next, now)
       const issued = yield* ticks.issue(

@@ -51,11 +51,17 @@ export interface WebhookKey {
   readonly slice: number
 }
 
-/** The tick a commit records for the slices it evaluated (`slice_ticks`, migration 0015). */
+/**
+ * The stored tick a commit belongs to (`slice_ticks`, migration 0015): a state is written only
+ * where the webhook's slice has not committed this tick or a later one (another runner that held
+ * the slice during a move), and with `record` (the tick's last transaction) the slices evaluated
+ * record it.
+ */
 export interface SliceTick {
   readonly seq: number
   readonly asOf: number
   readonly slices: ReadonlyArray<number>
+  readonly record: boolean
 }
 
 export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/EvaluatorState", {
@@ -114,8 +120,9 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
      * One evaluation tick, in one transaction: records the tick for its
      * cadences, writes the changed match sets (only where the webhook is
      * still active and armed as the change assumed) and enqueues the fires
-     * of the webhooks written, and with `sliceTick` the tick its slices
-     * evaluated. With `writer` (an evaluator instance), a commit
+     * of the webhooks written, fenced by `sliceTick` (a slice another runner
+     * already committed this tick for is not written again) and recording it
+     * for the slices evaluated. With `writer` (an evaluator instance), a commit
      * that writes states also bumps the state writer's counter (`stateWriter`).
      * Returns the ids written and the counter's new value.
      */
@@ -131,7 +138,7 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
         const nowS = Math.floor(evaluatedAt / 1000)
         // the slices' last committed tick, last in the last of the tick's transactions
         const recordSlices =
-          sliceTick === undefined || sliceTick.slices.length === 0
+          sliceTick === undefined || !sliceTick.record || sliceTick.slices.length === 0
             ? Effect.void
             : sql`INSERT INTO slice_ticks (slice, seq, as_of, committed_at)
             SELECT s, ${sliceTick.seq}, ${sliceTick.asOf}, (extract(epoch FROM clock_timestamp()) * 1000)::bigint
@@ -193,7 +200,12 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
               ${changes.map((c) => c.fired)}::boolean[])
               AS i(id, armed_at, state_seq, whole, body, fired)
             WHERE s.webhook_id = i.id AND s.armed_at = i.armed_at AND s.state_seq = i.state_seq
-              AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = i.id AND w.status = 'active' AND w.armed_at = i.armed_at)
+              AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = i.id AND w.status = 'active' AND w.armed_at = i.armed_at
+                ${
+                  sliceTick === undefined
+                    ? sql``
+                    : sql`AND NOT EXISTS (SELECT 1 FROM slice_ticks t WHERE t.slice = w.slice AND t.seq >= ${sliceTick.seq})`
+                })
             RETURNING s.webhook_id AS id),
           queued AS (
             INSERT INTO deliveries (id, webhook_id, account_id, event, event_id, channel, target_url, test, payload,

@@ -83,15 +83,51 @@ for (const backend of backends()) {
 
           // slices answer with their commit; an older tick never overwrites a newer one
           const store = yield* EvaluatorState
-          yield* store.commitTick(t0, [], [], [], undefined, { seq: 2, asOf: t0 + 1_000, slices: [0, 1, 2] })
-          yield* store.commitTick(t0, [], [], [], undefined, { seq: 1, asOf: t0, slices: [2, 3] })
+          yield* store.commitTick(t0, [], [], [], undefined, {
+            seq: 2,
+            asOf: t0 + 1_000,
+            slices: [0, 1, 2],
+            record: true
+          })
+          yield* store.commitTick(t0, [], [], [], undefined, { seq: 1, asOf: t0, slices: [2, 3], record: true })
           expect(yield* ticks.slicesBehind(second!.seq, 5)).toEqual([3, 4])
           expect(yield* ticks.slicesBehind(1, 5)).toEqual([4])
           expect((yield* ticks.sliceTicks).get(2)).toEqual({ seq: 2, asOf: t0 + 1_000 })
           // a slice that commits tick 5 after tick 2 missed two
           expect(yield* ticks.missed).toBe(0)
-          yield* store.commitTick(t0, [], [], [], undefined, { seq: 5, asOf: t0 + 4_000, slices: [0] })
+          yield* store.commitTick(t0, [], [], [], undefined, { seq: 5, asOf: t0 + 4_000, slices: [0], record: true })
           expect(yield* ticks.missed).toBe(2)
+
+          // the fence: a state is not written for a tick its slice already committed (another runner)
+          yield* sql`INSERT INTO accounts (id, plan, created_at, updated_at) VALUES ('acc_t', 'pro', 1, 1)`
+          yield* sql`INSERT INTO webhooks (id, account_id, name, q, universe_id, cadence, channel, fields, status,
+              origin_type, origin_condition, created_at, updated_at, armed_at)
+            VALUES ('wh_fence', 'acc_t', 'x', 'price > 1', NULL, 'realtime', 'in_app', ARRAY['rsi_14'], 'active',
+              'query', 'price > 1', 1, 1, 1)`
+          yield* sql`INSERT INTO webhook_states (webhook_id, armed_at) VALUES ('wh_fence', 1)`
+          const [{ slice }] = yield* sql<{ slice: number }>`SELECT slice FROM webhooks WHERE id = 'wh_fence'`
+          const change = (stateSeq: number) => ({
+            id: "wh_fence",
+            armedAt: 1,
+            stateSeq,
+            write: { _tag: "Full" as const, matchSet: "AAA" },
+            fired: false
+          })
+          yield* store.commitTick(t0, [], [], [], undefined, { seq: 7, asOf: t0, slices: [slice!], record: true })
+          const fenced = yield* store.commitTick(t0, [], [change(0)], [], undefined, {
+            seq: 7,
+            asOf: t0,
+            slices: [slice!],
+            record: false
+          })
+          expect([...fenced.written]).toEqual([])
+          const unfenced = yield* store.commitTick(t0, [], [change(0)], [], undefined, {
+            seq: 8,
+            asOf: t0,
+            slices: [slice!],
+            record: true
+          })
+          expect([...unfenced.written]).toEqual(["wh_fence"])
 
           // imports are logged with their tickers
           const bars = yield* ImportedBars
