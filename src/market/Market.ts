@@ -197,7 +197,6 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
       Effect.gen(function* () {
         const md = market
         if (md === undefined || following === undefined) return undefined
-        lastTick = tick
         if (tick.imports > importsApplied) {
           const tickers = yield* following.importedSince(importsApplied, tick.imports)
           const bars = yield* importedBars.load([...tickers])
@@ -210,6 +209,8 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
           )
           importsApplied = tick.imports
         }
+        // seen once its imports are applied: a failed read of the import log retries this tick
+        lastTick = tick
         if (tick.asOf < md.latest.asOf) return undefined
         const started = performance.now()
         const snapshot = tick.asOf === md.latest.asOf ? md.latest : md.refresh(tick.asOf)

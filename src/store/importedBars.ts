@@ -51,15 +51,7 @@ export class ImportedBars extends Effect.Service<ImportedBars>()("vigil/Imported
     /** every imported bar (of `tickers` only, when given), grouped by ticker, dates ascending */
     const load = (tickers?: ReadonlyArray<string>) =>
       Effect.gen(function* () {
-        const rows = yield* sql<{
-          ticker: string
-          date: string
-          open: number
-          high: number
-          low: number
-          close: number
-          volume: number
-        }>`SELECT ticker, date, open, high, low, close, volume FROM imported_bars
+        const rows = yield* sql<StoredBar>`SELECT ticker, date, open, high, low, close, volume FROM imported_bars
         ${tickers === undefined ? sql`` : sql`WHERE ticker = ANY(${tickers}::text[])`} ORDER BY ticker, date`
         const out = new Map<string, Array<StoredBar>>()
         for (const r of rows) {
