@@ -643,6 +643,7 @@ const delivery = Effect.gen(function* () {
         id: `dlv_${k}`,
         webhookId: `wh_${k % WEBHOOKS}`,
         accountId: `acc_${(k % WEBHOOKS) % 10}`,
+        event: "webhook.fired",
         eventId: `msg_${k}`,
         channel: "webhook",
         targetUrl: urls[(k % WEBHOOKS) % urls.length]!,
@@ -706,7 +707,9 @@ const delivery = Effect.gen(function* () {
             armedAt: now,
             stateSeq: stateSeq.get(f.webhookId) ?? 0,
             write: { _tag: "Full", matchSet: ["AAPL"] },
-            fired: true
+            fired: true,
+            eventSeq: 0,
+            memory: ""
           })),
           fires
         )

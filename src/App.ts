@@ -11,6 +11,7 @@ import { Accounts } from "./accounts/Accounts.js"
 import { AuthChangesLive } from "./accounts/authChanges.js"
 import { Alerts } from "./alerts/Alerts.js"
 import { AlertsClient } from "./alerts/client.js"
+import { EventRetentionLive } from "./alerts/eventRetention.js"
 import { SlicesPlaced } from "./alerts/ownership.js"
 import { RunnerPlacementLive } from "./alerts/placement.js"
 import { Cursors } from "./api/cursor.js"
@@ -37,6 +38,7 @@ import { RedisLive } from "./store/Redis.js"
 import { Rules } from "./store/rules.js"
 import { Ticks } from "./store/ticks.js"
 import { Universes } from "./store/universes.js"
+import { WebhookEvents } from "./store/webhookEvents.js"
 import { Webhooks } from "./store/webhooks.js"
 
 const MigrationsLive = Layer.scopedDiscard(
@@ -69,7 +71,7 @@ const PushGatewayLive = Layer.unwrapEffect(
   )
 )
 
-const AlertsLive = Layer.mergeAll(Alerts.Default, DeliveryWorker.Default).pipe(
+const AlertsLive = Layer.mergeAll(Alerts.Default, DeliveryWorker.Default, EventRetentionLive).pipe(
   Layer.provideMerge(Layer.mergeAll(DeliveryWake.Default, DeliveryTransport.layer, PushGatewayLive))
 )
 
@@ -100,6 +102,7 @@ const foundation = <A, E, R>(tickers: Layer.Layer<Tickers>, top: Layer.Layer<A, 
         EvaluatorState.Default,
         Ticks.Default,
         Deliveries.Default,
+        WebhookEvents.Default,
         Cursors.layer,
         CustomSignalsLive
       )

@@ -22,7 +22,10 @@
  * stored state before its next step. Its neighbours and its slice go on.
  */
 import { Metric } from "effect"
-import type { Cadence, Channel } from "../store/webhooks.js"
+import type { Cadence, Channel, FiringOptions } from "../store/webhooks.js"
+import { type Memory, type NumberedEvent, nextWake, numberEvents, stepFiring } from "./firing/machine.js"
+import { firesOnExit } from "./firing/options.js"
+import type { Pair } from "./pairs.js"
 import { addedIds, EMPTY } from "./tickerIds.js"
 
 /** What one actor reports for one tick. */
@@ -32,29 +35,41 @@ export interface Outcome {
   readonly stateSeq: number
   /** the ticker ids matching now, ascending */
   readonly matchSet: Int32Array
-  /** ticker ids that newly match (empty: no fire) */
+  /** ticker ids that came into the set */
   readonly added: Int32Array
-  /** ticker ids that no longer match */
+  /** ticker ids that left the set */
   readonly removed: Int32Array
   /** deltas stored on top of the last full write of the set (the store decides how to write the new one) */
   readonly deltas: number
-  /** the set differs from `last_match_set` (something to store) */
+  /** the state differs from the stored one (something to store) */
   readonly changed: boolean
+  /** the events of this step, numbered after the stored sequence */
+  readonly events: ReadonlyArray<NumberedEvent>
+  /** the sequence after them */
+  readonly eventSeq: number
+  /** the per-ticker memory after the step (undefined: the options keep none) */
+  readonly memory: ReadonlyMap<number, Memory> | undefined
 }
 
 /** The message an actor may fail on: a tick's matches for its predicate and scope. */
 export interface Evaluate {
   readonly _tag: "Evaluate"
   readonly matched: Int32Array
+  /** the matches of its `clear_q` in its scope (undefined: it has none) */
+  readonly clear: Int32Array | undefined
 }
 
 export interface ActorState {
   armedAt: number
   stateSeq: number
-  /** sorted ticker ids */
+  /** sorted ticker ids: the tickers inside (those matching, with the default options) */
   lastSet: Int32Array
   /** deltas stored on top of the last full write of the set */
   deltas: number
+  /** the sequence of the webhook's last event */
+  eventSeq: number
+  /** per-ticker memory of the alert machine (empty without pending, cooldown or repeat) */
+  memory: ReadonlyMap<number, Memory>
 }
 
 /**
@@ -71,6 +86,11 @@ export interface ActorConfig {
   /** the delivery target shown on records (`displayTarget`): never a secret */
   readonly target: string
   readonly fields: ReadonlyArray<string>
+  readonly firing: FiringOptions
+  /** the options are the defaults: the plain diff of match sets (`isPlain`) */
+  readonly plain: boolean
+  /** epoch ms until which its events are not delivered (the feed still has them), or null */
+  readonly snoozedUntil: number | null
 }
 
 export const actorsAlive = Metric.gauge("webhook_actors_alive", { description: "Webhook actors running" })
@@ -88,21 +108,64 @@ export const restartDelayMs = (n: number): number => Math.min(100 * 2 ** n, 30_0
 /** Test hook: a function that may throw while an actor handles a message (crash injection). */
 export type FaultHook = (id: string, message: Evaluate) => void
 
-/** Diffs a tick's matches with an actor's state. */
-export const diff = (id: string, state: ActorState, matched: Int32Array): Outcome => {
-  const added = addedIds(state.lastSet, matched)
-  const changed = added.length > 0 || matched.length !== state.lastSet.length
+/**
+ * Steps an actor's state with a tick's matches at `now`: the plain diff of match sets for the
+ * default options (fired = newly matching), else the alert machine (`firing/machine.ts`).
+ */
+export const diff = (id: string, config: ActorConfig, state: ActorState, message: Evaluate, now: number): Outcome => {
+  const matched = message.matched
+  const suppressed = config.snoozedUntil !== null && now < config.snoozedUntil
+  if (config.plain || (config.firing.clearQ === null && !needsMemoryOf(config, state))) {
+    const added = addedIds(state.lastSet, matched)
+    const changed = added.length > 0 || matched.length !== state.lastSet.length
+    const removed = changed ? addedIds(matched, state.lastSet) : EMPTY
+    const fired = config.firing.fireOn === "exit" ? EMPTY : added
+    const cleared = firesOnExit(config.firing) ? removed : EMPTY
+    const events =
+      fired.length + cleared.length === 0
+        ? NO_EVENTS
+        : numberEvents({ state: undefined!, fired, repeated: EMPTY, cleared, changed }, state.eventSeq, suppressed)
+    return {
+      id,
+      armedAt: state.armedAt,
+      stateSeq: state.stateSeq,
+      matchSet: matched,
+      added,
+      removed,
+      deltas: state.deltas,
+      changed,
+      events,
+      eventSeq: events.length === 0 ? state.eventSeq : events[events.length - 1]!.sequence,
+      memory: undefined
+    }
+  }
+  const step = stepFiring(config.firing, { inside: state.lastSet, memory: state.memory }, matched, message.clear, now)
+  const next = step.state.inside
+  const changed = step.changed
+  const events = numberEvents(step, state.eventSeq, suppressed)
   return {
     id,
     armedAt: state.armedAt,
     stateSeq: state.stateSeq,
-    matchSet: matched,
-    added,
-    removed: changed ? addedIds(matched, state.lastSet) : EMPTY,
+    matchSet: next,
+    added: changed ? addedIds(state.lastSet, next) : EMPTY,
+    removed: changed ? addedIds(next, state.lastSet) : EMPTY,
     deltas: state.deltas,
-    changed
+    changed,
+    events,
+    eventSeq: events.length === 0 ? state.eventSeq : events[events.length - 1]!.sequence,
+    memory: step.state.memory
   }
 }
+
+const NO_EVENTS: ReadonlyArray<NumberedEvent> = []
+
+/** the options keep per-ticker memory, or the state still holds some (options changed since) */
+const needsMemoryOf = (config: ActorConfig, state: ActorState): boolean =>
+  state.memory.size > 0 ||
+  config.firing.pendingMs > 0 ||
+  config.firing.cooldownMs > 0 ||
+  config.firing.repeatMs !== null
 
 export class WebhookActor {
   /** undefined while restarting: the stored state is loaded again once `retryAt` has passed */
@@ -115,6 +178,12 @@ export class WebhookActor {
   retryAt = 0
   /** the version of the webhook row its configuration was made from */
   version = 0
+  /** its `clear_q`'s pair (same scope), evaluated on the ticks it is due */
+  clearPair: Pair | undefined = undefined
+  /** the clear result it is known to hold (with `synced`) */
+  syncedClear: Int32Array | undefined = undefined
+  /** epoch ms from which its memory may cause an event with unchanged matches (a pending entry, a repeat) */
+  wakeAt = Number.POSITIVE_INFINITY
 
   constructor(
     readonly id: string,
@@ -124,6 +193,7 @@ export class WebhookActor {
     state: ActorState
   ) {
     this.state = state
+    this.wakeAt = nextWake(config.firing, state.memory)
   }
 
   /**
@@ -135,7 +205,7 @@ export class WebhookActor {
     if (state === undefined) return { failed: new Error("actor restarting") }
     try {
       fault?.(this.id, message)
-      const outcome = diff(this.id, state, message.matched)
+      const outcome = diff(this.id, this.config, state, message, now)
       this.restarts = 0
       return outcome
     } catch (defect) {
@@ -152,18 +222,40 @@ export class WebhookActor {
     this.restarts++
   }
 
-  /** the tick's new set was stored (under the sequence it was diffed at) */
-  adopt(armedAt: number, stateSeq: number, matchSet: Int32Array, deltas: number): void {
+  /** the tick's new state was stored (under the sequence it was diffed at) */
+  adopt(o: Outcome, deltas: number): void {
     const state = this.state
-    if (state === undefined || armedAt !== state.armedAt || stateSeq !== state.stateSeq) return
-    state.lastSet = matchSet
+    if (state === undefined || o.armedAt !== state.armedAt || o.stateSeq !== state.stateSeq) return
+    state.lastSet = o.matchSet
     state.stateSeq++
     state.deltas = deltas
+    state.eventSeq = o.eventSeq
+    if (o.memory !== undefined) state.memory = o.memory
+    this.wakeAt = nextWake(this.config.firing, state.memory)
+  }
+
+  /** takes a new configuration (an edit of its row): its memory may fall due at another time */
+  reconfigure(config: ActorConfig): void {
+    this.config = config
+    if (this.state !== undefined) this.wakeAt = nextWake(config.firing, this.state.memory)
   }
 
   /** takes the stored state (a restart, an enable, a write by another instance) */
   reset(state: ActorState): void {
     this.state = state
     this.synced = undefined
+    this.syncedClear = undefined
+    this.wakeAt = nextWake(this.config.firing, state.memory)
+  }
+
+  /**
+   * It holds the result of a tick with these matches at `now`: a plain actor when it holds them;
+   * one with other options also when it holds its `clear_q`'s matches and its memory has nothing
+   * due (a pending entry, a repeat).
+   */
+  upToDate(matched: Int32Array, now: number): boolean {
+    if (this.synced !== matched) return false
+    if (this.config.plain) return true
+    return (this.clearPair === undefined || this.syncedClear === this.clearPair.result) && now < this.wakeAt
   }
 }

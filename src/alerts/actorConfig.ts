@@ -4,6 +4,8 @@
  */
 import type { WebhookRecord } from "../store/webhooks.js"
 import type { ActorConfig, ActorState } from "./actor.js"
+import { decodeMemory, type Memory } from "./firing/machine.js"
+import { DEFAULT_FIRING, isPlain } from "./firing/options.js"
 import { displayTarget } from "./ids.js"
 import type { TickerIds } from "./tickerIds.js"
 
@@ -48,13 +50,23 @@ export const configOf = (w: WebhookRecord, interner: Interner): ActorConfig => (
   cadence: interner.of(w.cadence),
   channel: interner.of(w.channel),
   target: interner.of(displayTarget(w)),
-  fields: interner.list(w.fields)
+  fields: interner.list(w.fields),
+  firing: isPlain(w.firing) ? PLAIN : w.firing,
+  plain: isPlain(w.firing),
+  snoozedUntil: w.snoozedUntil
 })
+
+/** one copy of the default options for every webhook that has them */
+const PLAIN = DEFAULT_FIRING
 
 /** the stored match state of a row, as an actor holds it */
 export const stateOf = (w: WebhookRecord, ids: TickerIds): ActorState => ({
   armedAt: w.armedAt,
   stateSeq: w.stateSeq,
   lastSet: ids.sortedIds(w.lastMatchSet),
-  deltas: w.matchDeltas
+  deltas: w.matchDeltas,
+  eventSeq: w.eventSeq,
+  memory: w.memory === "" ? NO_MEMORY : decodeMemory(w.memory, (name) => ids.idOf(name))
 })
+
+const NO_MEMORY: ReadonlyMap<number, Memory> = new Map()

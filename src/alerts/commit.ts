@@ -19,9 +19,10 @@ import { Effect } from "effect"
 import { newEventId } from "../delivery/signing.js"
 import type { Snapshot } from "../market/snapshot.js"
 import type { NewDelivery } from "../store/deliveries.js"
-import type { EvaluatorState, MatchChange, SliceTick } from "../store/evaluatorState.js"
+import type { EvaluatorState, MatchChange, NewEvent, SliceTick } from "../store/evaluatorState.js"
 import type { Cadence } from "../store/webhooks.js"
 import type { Outcome, WebhookActor } from "./actor.js"
+import { encodeMemory } from "./firing/machine.js"
 import { newDeliveryId } from "./ids.js"
 import { FireRenderer } from "./payload.js"
 import type { TickerIds } from "./tickerIds.js"
@@ -91,6 +92,7 @@ export const commitOutcomes = <E, R>(
       const chunk: Array<Outcome> = []
       const changes: Array<MatchChange> = []
       const deliveries: Array<NewDelivery> = []
+      const events: Array<NewEvent> = []
       const deltasAfter = new Map<string, number>()
       let bytes = 0
       while (next < outcomes.length && chunk.length < COMMIT_CHUNK && bytes < COMMIT_BYTES) {
@@ -100,7 +102,7 @@ export const commitOutcomes = <E, R>(
         const actor = input.actorOf(o.id)
         if (actor === undefined) continue
         chunk.push(o)
-        const fired = o.added.length > 0
+        const fired = o.events.some((e) => e.type === "webhook.fired")
         // a few changed tickers go into the stored delta; the whole set is written again after
         // MAX_DELTAS deltas, or when the change is as big as the set (a first evaluation)
         const full = o.deltas >= MAX_DELTAS || 2 * (o.added.length + o.removed.length) >= o.matchSet.length + 8
@@ -112,30 +114,49 @@ export const commitOutcomes = <E, R>(
           write: full
             ? { _tag: "Full", matchSet: matchSet() }
             : { _tag: "Delta", added: ids.namesOf(o.added), removed: ids.namesOf(o.removed), matchSet },
-          fired
+          fired,
+          eventSeq: o.eventSeq,
+          memory: o.memory === undefined ? "" : encodeMemory(o.memory, (id) => ids.nameOf(id))
         })
         deltasAfter.set(o.id, full ? 0 : o.deltas + 1)
-        if (!fired) continue
         const w = actor.config
-        const payload = renderer.render({
-          webhookId: o.id,
-          name: w.name,
-          q: w.q,
-          added: ids.namesOf(o.added),
-          fields: w.fields
-        })
-        bytes += payload.length
-        deliveries.push({
-          id: newDeliveryId(now),
-          webhookId: o.id,
-          accountId: w.accountId,
-          eventId: newEventId(),
-          channel: w.channel,
-          targetUrl: w.target,
-          test: false,
-          payload,
-          dueAt: now
-        })
+        for (const e of o.events) {
+          const payload = renderer.render({
+            webhookId: o.id,
+            name: w.name,
+            q: w.q,
+            added: ids.namesOf(e.tickers),
+            fields: w.fields,
+            place: {
+              type: e.type,
+              sequence: e.sequence,
+              dataAsOf: input.snapshot.asOf,
+              repeated: e.repeated.length === 0 ? undefined : new Set(ids.namesOf(e.repeated))
+            }
+          })
+          bytes += payload.length
+          events.push({
+            webhookId: o.id,
+            sequence: e.sequence,
+            type: e.type,
+            dataAsOf: input.snapshot.asOf,
+            suppressed: e.suppressed,
+            body: payload
+          })
+          if (e.suppressed) continue
+          deliveries.push({
+            id: newDeliveryId(now),
+            webhookId: o.id,
+            accountId: w.accountId,
+            event: e.type,
+            eventId: newEventId(),
+            channel: w.channel,
+            targetUrl: w.target,
+            test: false,
+            payload,
+            dueAt: now
+          })
+        }
       }
       const built = performance.now()
       const last = next >= outcomes.length
@@ -145,12 +166,13 @@ export const commitOutcomes = <E, R>(
         changes,
         deliveries,
         input.writer,
-        input.sliceTick === undefined ? undefined : { ...input.sliceTick, record: last }
+        input.sliceTick === undefined ? undefined : { ...input.sliceTick, record: last },
+        events
       )
       commitMs += performance.now() - built
       yield* stored({ outcomes: chunk, written, deltasAfter, writerSeq })
       changed += changes.length
-      fires += deliveries.filter((d) => written.has(d.webhookId)).length
+      fires += deliveries.filter((d) => d.event === "webhook.fired" && written.has(d.webhookId)).length
     } while (next < outcomes.length)
     return { changes: changed, fires, commitMs }
   })

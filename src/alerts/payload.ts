@@ -9,7 +9,7 @@
  * (how many tickers newly matched) and `truncated`, so a huge first fire or
  * re-enable stays one readable event.
  */
-import type { FiredEvent, RowValue } from "../delivery/event.js"
+import type { AlertEvent, AlertEventType, RowValue } from "../delivery/event.js"
 import type { Snapshot } from "../market/snapshot.js"
 
 export const MAX_FIRE_ROWS = 100
@@ -49,10 +49,12 @@ export const fireOrder = (snapshot: Snapshot, tickers: ReadonlyArray<string>): A
     .map(([t]) => t)
 }
 
+/** The rows of an event; a ticker in `repeated` carries `repeat: true` (sent again, still inside). */
 export const firedRows = (
   snapshot: Snapshot,
   tickers: ReadonlyArray<string>,
-  fields: ReadonlyArray<string>
+  fields: ReadonlyArray<string>,
+  repeated?: ReadonlySet<string>
 ): Array<Record<string, RowValue>> => {
   const columns = eventColumns(fields)
   const out: Array<Record<string, RowValue>> = []
@@ -60,9 +62,20 @@ export const firedRows = (
     const r = snapshot.index.get(t)
     const row: Record<string, RowValue> = {}
     for (const c of columns) row[c] = r === undefined ? (c === "ticker" ? t : null) : cell(snapshot, c, r)
+    if (repeated?.has(t)) row["repeat"] = true
     out.push(row)
   }
   return out
+}
+
+/** Where an event stands in its webhook's feed (not on test pings). */
+export interface EventPlace {
+  readonly type: AlertEventType
+  readonly sequence: number
+  /** epoch ms of the market data evaluated */
+  readonly dataAsOf: number
+  /** tickers of a `webhook.fired` sent again */
+  readonly repeated?: ReadonlySet<string> | undefined
 }
 
 export const firedEvent = (args: {
@@ -75,16 +88,20 @@ export const firedEvent = (args: {
   readonly test: boolean
   /** epoch ms of the event */
   readonly now: number
-}): FiredEvent => {
-  const matches = firedRows(args.snapshot, args.added, args.fields)
+  /** the event's type, sequence and data time (a test ping has none: a `webhook.fired` without them) */
+  readonly place?: EventPlace | undefined
+}): AlertEvent => {
+  const place = args.place
+  const matches = firedRows(args.snapshot, args.added, args.fields, place?.repeated)
   return {
-    type: "webhook.fired",
+    type: place?.type ?? "webhook.fired",
     timestamp: new Date(args.now).toISOString(),
     data: {
       webhook_id: args.webhookId,
       name: args.name,
       q: args.q,
       as_of: new Date(args.snapshot.asOf).toISOString(),
+      ...(place === undefined ? {} : { data_as_of: new Date(place.dataAsOf).toISOString(), sequence: place.sequence }),
       test: args.test,
       match_count: args.added.length,
       truncated: args.added.length > matches.length,
@@ -94,7 +111,7 @@ export const firedEvent = (args: {
 }
 
 /**
- * Renders the `webhook.fired` bodies of one tick (the same text as
+ * Renders the event bodies of one tick (the same text as
  * `JSON.stringify(firedEvent(…))`), cheaply when thousands of webhooks fire:
  * each ticker's row is rendered once per column list and spliced into every
  * event that carries it, and the fire order comes from one ranking of the
@@ -103,14 +120,14 @@ export const firedEvent = (args: {
 export class FireRenderer {
   private rank: Int32Array | undefined
   private readonly rows = new Map<string, Array<string | undefined>>()
-  private readonly head: string
+  private readonly timestamp: string
   private readonly asOf: string
 
   constructor(
     private readonly snapshot: Snapshot,
     private readonly now: number
   ) {
-    this.head = `{"type":"webhook.fired","timestamp":${JSON.stringify(new Date(now).toISOString())},"data":{"webhook_id":`
+    this.timestamp = JSON.stringify(new Date(now).toISOString())
     this.asOf = JSON.stringify(new Date(snapshot.asOf).toISOString())
   }
 
@@ -126,16 +143,18 @@ export class FireRenderer {
     return this.rank
   }
 
-  /** the event's body: `added` are the newly matching tickers (any order) */
+  /** the event's body: `added` are its tickers (any order), `place` its type, sequence and data time */
   render(args: {
     readonly webhookId: string
     readonly name: string
     readonly q: string
     readonly added: ReadonlyArray<string>
     readonly fields: ReadonlyArray<string>
+    readonly place?: EventPlace | undefined
   }): string {
     const s = this.snapshot
     const rowsOf: Array<number> = []
+    const place = args.place
     for (const t of args.added) {
       const r = s.index.get(t)
       if (r === undefined || s.tickers[r] !== t) {
@@ -164,8 +183,12 @@ export class FireRenderer {
         json = JSON.stringify(row)
         cache[r] = json
       }
-      parts.push(json)
+      parts.push(place?.repeated?.has(s.tickers[r]!) ? `${json.slice(0, -1)},"repeat":true}` : json)
     }
-    return `${this.head}${JSON.stringify(args.webhookId)},"name":${JSON.stringify(args.name)},"q":${JSON.stringify(args.q)},"as_of":${this.asOf},"test":false,"match_count":${args.added.length},"truncated":${args.added.length > shown},"matches":[${parts.join(",")}]}}`
+    const where =
+      place === undefined
+        ? ""
+        : `,"data_as_of":${JSON.stringify(new Date(place.dataAsOf).toISOString())},"sequence":${place.sequence}`
+    return `{"type":"${place?.type ?? "webhook.fired"}","timestamp":${this.timestamp},"data":{"webhook_id":${JSON.stringify(args.webhookId)},"name":${JSON.stringify(args.name)},"q":${JSON.stringify(args.q)},"as_of":${this.asOf}${where},"test":false,"match_count":${args.added.length},"truncated":${args.added.length > shown},"matches":[${parts.join(",")}]}}`
   }
 }

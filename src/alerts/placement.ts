@@ -71,7 +71,8 @@ const SlicePlacementLive = Layer.scopedDiscard(
             return Effect.logInfo("webhook slices held").pipe(Effect.annotateLogs({ slices: now.size }))
           })
         ),
-        Effect.zipRight(readiness.markReady("cluster"))
+        Effect.zipRight(readiness.markReady("cluster")),
+        Effect.asVoid
       )
     })
     yield* Effect.forkScoped(

@@ -87,15 +87,23 @@ export class Roster {
     ]).pipe(Effect.asVoid)
   )
 
-  /** Puts an actor in its slice, in the group of its pair (none when its q does not compile). */
+  /**
+   * Puts an actor in its slice, in the group of its pair (none when its q does not compile), and
+   * joins its `clear_q`'s pair in the same scope (evaluated on the ticks it is due).
+   */
   private attach(actor: WebhookActor, compiled: CompiledQuery | undefined) {
     this.sliceFor(actor.slice).add(actor, compiled === undefined ? undefined : this.pairs.join(compiled, actor.config))
+    const clearQ = actor.config.firing.clearQ
+    const clear = clearQ === null || compiled === undefined ? undefined : this.pairs.compile(clearQ)
+    actor.clearPair = clear === undefined ? undefined : this.pairs.join(clear, { ...actor.config, q: clearQ! })
   }
 
   private detach(actor: WebhookActor) {
     const slice = this.sliceFor(actor.slice)
     const pair = slice.remove(actor)
     if (pair !== undefined) this.pairs.leave(pair, actor.config.cadence)
+    if (actor.clearPair !== undefined) this.pairs.leave(actor.clearPair, actor.config.cadence)
+    actor.clearPair = undefined
     if (slice.size === 0) this.slices.delete(slice.number)
   }
 
@@ -139,9 +147,11 @@ export class Roster {
         current.version = w.version
         const rearmed = current.state === undefined || current.state.armedAt !== w.armedAt
         this.detach(current)
-        current.config = configOf(w, this.interner)
+        current.reconfigure(configOf(w, this.interner))
         this.attach(current, compiled)
         if (rearmed) this.reset(current, w)
+        // its options may have changed: it is stepped on the next tick under them
+        else this.unsync(current)
         return Effect.void
       }
       this.interner.bound(4 * this.actors.size + 1_024)

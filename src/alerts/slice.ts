@@ -15,6 +15,7 @@ import type { Cadence } from "../store/webhooks.js"
 import type { FaultHook, Outcome, WebhookActor } from "./actor.js"
 import { CADENCES } from "./cadence.js"
 import { countCadence, type Pair } from "./pairs.js"
+import { EMPTY } from "./tickerIds.js"
 
 export const SLICES = 1_024
 
@@ -26,6 +27,8 @@ interface SliceGroup {
   cadenceBits: number
   /** every member is known to hold this result (`WebhookActor.synced`): none needs a step */
   syncedTo: Int32Array | undefined
+  /** members whose firing options are not the defaults: their state also moves with `clear_q` and time */
+  special: number
 }
 
 /** What a tick's steps produced over the slices stepped. */
@@ -54,10 +57,11 @@ export class Slice {
     if (pair === undefined) return
     let g = this.groups.get(pair)
     if (g === undefined) {
-      g = { pair, members: [], cadenceCounts: CADENCES.map(() => 0), cadenceBits: 0, syncedTo: undefined }
+      g = { pair, members: [], cadenceCounts: CADENCES.map(() => 0), cadenceBits: 0, syncedTo: undefined, special: 0 }
       this.groups.set(pair, g)
     }
     g.members.push(actor)
+    if (!actor.config.plain) g.special++
     countCadence(g, actor.config.cadence, 1)
     g.syncedTo = undefined
     this.groupOf.set(actor, g)
@@ -74,6 +78,7 @@ export class Slice {
       g.members[i] = g.members[g.members.length - 1]!
       g.members.pop()
     }
+    if (!actor.config.plain) g.special--
     countCadence(g, actor.config.cadence, -1)
     if (g.members.length === 0) this.groups.delete(g.pair)
     return g.pair
@@ -111,12 +116,17 @@ export class Slice {
           continue
         }
         out.evaluated++
-        if (actor.synced === matched) continue
+        if (actor.upToDate(matched, now)) continue
         if (actor.state === undefined) {
           all = false
           continue
         }
-        const r = actor.step({ _tag: "Evaluate", matched }, fault, now)
+        const clear = actor.clearPair?.result
+        const r = actor.step(
+          { _tag: "Evaluate", matched, clear: actor.clearPair === undefined ? undefined : (clear ?? EMPTY) },
+          fault,
+          now
+        )
         if ("failed" in r) {
           all = false
           out.failed.push({ actor, defect: r.failed })
@@ -124,10 +134,11 @@ export class Slice {
         }
         // provisional: undone (`unsync`) when the change is not stored
         actor.synced = matched
+        actor.syncedClear = clear
         out.stepped.push(actor)
         if (r.changed) out.outcomes.push(r)
       }
-      if (all) g.syncedTo = matched
+      if (all && g.special === 0) g.syncedTo = matched
     }
   }
 }

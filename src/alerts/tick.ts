@@ -184,7 +184,7 @@ export class TickEvaluator {
             for (const o of c.outcomes) {
               const actor = actors.get(o.id)
               if (actor === undefined) continue
-              if (c.written.has(o.id)) actor.adopt(o.armedAt, o.stateSeq, o.matchSet, c.deltasAfter.get(o.id) ?? 0)
+              if (c.written.has(o.id)) actor.adopt(o, c.deltasAfter.get(o.id) ?? 0)
               else {
                 unsync(actor)
                 lost.push(o.id)

@@ -33,15 +33,18 @@ export interface AppConfigShape {
   readonly signalFlagHistory: "eager" | "lazy"
   /** PUSH_GATEWAY_URL: where mobile pushes are POSTed; unset = the recording gateway (pushes kept in memory and logged) */
   readonly pushGatewayUrl: Option.Option<Redacted.Redacted<string>>
+  /** EVENT_RETENTION: how long each webhook's event feed keeps its events */
+  readonly eventRetention: Duration.Duration
   readonly replay: Option.Option<{ readonly file: string; readonly ticker: string | undefined; readonly start: string }>
 }
 
-/** Durations are written `<n><unit>` with unit ms, s, m or h (e.g. `500ms`, `2s`, `1m`, `6h`). */
+/** Durations are written `<n><unit>` with unit ms, s, m, h or d (e.g. `500ms`, `2s`, `1m`, `6h`, `30d`). */
 export const parseDuration = (text: string): Option.Option<Duration.Duration> => {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$/.exec(text)
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$/.exec(text)
   if (!m) return Option.none()
   const n = Number(m[1])
-  const millis = m[2] === "ms" ? n : m[2] === "s" ? n * 1000 : m[2] === "m" ? n * 60_000 : n * 3_600_000
+  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "ms" | "s" | "m" | "h" | "d"]
+  const millis = n * unit
   return millis > 0 && Number.isFinite(millis) ? Option.some(Duration.millis(millis)) : Option.none()
 }
 
@@ -145,6 +148,10 @@ const fields = Config.all({
     "eager" as const
   ),
   pushGatewayUrl: Config.option(urlWith("PUSH_GATEWAY_URL", ["http", "https"])),
+  eventRetention: Config.withDefault(
+    withForm("EVENT_RETENTION", "a duration such as 30d or 12h", parseDuration),
+    Duration.days(30)
+  ),
   replay: Config.option(
     Config.all({
       file: withForm("REPLAY_FILE", "the path of a daily bar CSV file", (raw) => Option.some(raw.trim())),
@@ -221,6 +228,7 @@ export class AppConfig extends Context.Tag("vigil/AppConfig")<AppConfig, AppConf
     minuteHistoryDays: 730,
     signalFlagHistory: "eager",
     pushGatewayUrl: Option.none(),
+    eventRetention: Duration.days(30),
     replay: Option.none(),
     ...overrides
   })

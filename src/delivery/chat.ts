@@ -17,6 +17,8 @@ export interface ChatEvent {
   readonly q: string
   readonly asOf: string
   readonly test: boolean
+  /** a `webhook.cleared`: the tickers no longer match (undefined: a `webhook.fired`) */
+  readonly cleared?: boolean | undefined
   readonly matchCount: number
   readonly rows: ReadonlyArray<Record<string, unknown>>
 }
@@ -69,7 +71,14 @@ export const chatMessage = (event: ChatEvent): { text: string } => {
   if (total === 0) return { text: `🔔 ${label}: no tickers newly match \`${q}\`\n${asOf}` }
   const listed = event.rows.slice(0, CHAT_MAX_LISTED).map(rowSummary)
   const more = total - listed.length
-  const head = `🔔 ${label}: ${total} ${total === 1 ? "ticker newly matches" : "tickers newly match"} \`${q}\``
+  const verb = event.cleared
+    ? total === 1
+      ? "ticker no longer matches"
+      : "tickers no longer match"
+    : total === 1
+      ? "ticker newly matches"
+      : "tickers newly match"
+  const head = `${event.cleared ? "✅" : "🔔"} ${label}: ${total} ${verb} \`${q}\``
   const list = listed.join(", ") + (more > 0 ? `, and ${more} more` : "")
   return { text: `${head} — ${list}\n${asOf}` }
 }

@@ -24,7 +24,7 @@ import { Readiness } from "../observability/Readiness.js"
 import { type AttemptResult, Deliveries, type DeliveryRecord } from "../store/deliveries.js"
 import { type WebhookRecord, Webhooks } from "../store/webhooks.js"
 import { chatMessage } from "./chat.js"
-import type { FiredEvent } from "./event.js"
+import type { AlertEvent } from "./event.js"
 import { classify, nextAttemptDelayMs, retryAfterHint, scheduleMillis } from "./outcome.js"
 import { PushGateway } from "./push.js"
 import { webhookHeaders } from "./signing.js"
@@ -79,7 +79,7 @@ const attemptsCounter = (channel: string, result: string) => {
 
 const nothing: PostResult = { status: null, retryAfterSeconds: null, error: null, durationMs: 0 }
 
-const summary = (event: FiredEvent) => {
+const summary = (event: AlertEvent) => {
   const tickers = event.data.matches.slice(0, 5).map((m) => String(m.ticker))
   const more = event.data.match_count - tickers.length
   return {
@@ -87,7 +87,7 @@ const summary = (event: FiredEvent) => {
     body:
       event.data.match_count === 0
         ? "Test notification"
-        : `${event.data.match_count} newly matching: ${tickers.join(", ")}${more > 0 ? ` and ${more} more` : ""}`
+        : `${event.data.match_count} ${event.type === "webhook.cleared" ? "no longer matching" : "newly matching"}: ${tickers.join(", ")}${more > 0 ? ` and ${more} more` : ""}`
   }
 }
 
@@ -121,13 +121,14 @@ export class DeliveryWorker extends Effect.Service<DeliveryWorker>()("vigil/Deli
         }
         case "chat": {
           if (w.chatUrl === null) return Effect.succeed({ ...nothing, error: "webhook has no chat_url" })
-          const event = JSON.parse(d.payload) as FiredEvent
+          const event = JSON.parse(d.payload) as AlertEvent
           const body = JSON.stringify(
             chatMessage({
               webhookName: event.data.name,
               q: event.data.q,
               asOf: event.data.as_of,
               test: event.data.test,
+              cleared: event.type === "webhook.cleared",
               matchCount: event.data.match_count,
               rows: event.data.matches
             })
@@ -135,7 +136,7 @@ export class DeliveryWorker extends Effect.Service<DeliveryWorker>()("vigil/Deli
           return transport.post(w.chatUrl, { "content-type": "application/json" }, body)
         }
         case "in_app": {
-          const event = JSON.parse(d.payload) as FiredEvent
+          const event = JSON.parse(d.payload) as AlertEvent
           const { title, body } = summary(event)
           return deliveries
             .addNotification(
@@ -156,7 +157,7 @@ export class DeliveryWorker extends Effect.Service<DeliveryWorker>()("vigil/Deli
             Effect.flatMap((device) => {
               if (device === undefined)
                 return Effect.succeed<PostResult>({ ...nothing, error: "device not registered" })
-              const event = JSON.parse(d.payload) as FiredEvent
+              const event = JSON.parse(d.payload) as AlertEvent
               const { title, body } = summary(event)
               return push.send(device.token, device.platform, {
                 title,

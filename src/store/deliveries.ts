@@ -15,6 +15,8 @@ export interface NewDelivery {
   readonly id: string
   readonly webhookId: string
   readonly accountId: string
+  /** `webhook.fired` or `webhook.cleared` */
+  readonly event: string
   readonly eventId: string
   readonly channel: Channel
   readonly targetUrl: string
@@ -29,14 +31,17 @@ export const insertDeliveries = (sql: SqlClient.SqlClient, deliveries: ReadonlyA
     ? Effect.void
     : sql`INSERT INTO deliveries (id, webhook_id, account_id, event, event_id, channel, target_url, test, payload,
           attempt, status, due_at, created_at)
-        SELECT d.id, d.webhook_id, d.account_id, 'webhook.fired', d.event_id, d.channel, d.target_url, d.test, d.payload,
+        SELECT d.id, d.webhook_id, d.account_id, d.event, d.event_id, d.channel, d.target_url, d.test, d.payload,
           0, 'pending', d.due_at, ${nowS}
         FROM unnest(${deliveries.map((d) => d.id)}::text[], ${deliveries.map((d) => d.webhookId)}::text[],
+          ${deliveries.map((d) => d.event)}::text[],
           ${deliveries.map((d) => d.accountId)}::text[], ${deliveries.map((d) => d.eventId)}::text[],
           ${deliveries.map((d) => d.channel)}::text[], ${deliveries.map((d) => d.targetUrl)}::text[],
           ${deliveries.map((d) => d.test)}::boolean[], ${deliveries.map((d) => d.payload)}::text[],
           ${deliveries.map((d) => d.dueAt)}::bigint[])
-          AS d(id, webhook_id, account_id, event_id, channel, target_url, test, payload, due_at)`.pipe(Effect.asVoid)
+          AS d(id, webhook_id, event, account_id, event_id, channel, target_url, test, payload, due_at)`.pipe(
+        Effect.asVoid
+      )
 
 import type { Channel } from "./webhooks.js"
 

@@ -30,7 +30,23 @@ export interface MatchChange {
         /** the new set in full, written instead when a symbol cannot go into a delta */
         readonly matchSet: () => ReadonlyArray<string> | string
       }
+  /** a `webhook.fired` event is among its events (its `last_fired` moves) */
   readonly fired: boolean
+  /** the sequence of its last event after this change */
+  readonly eventSeq: number
+  /** the alert machine's per-ticker memory after this change (`encodeMemory`) */
+  readonly memory: string
+}
+
+/** An event written to a webhook's feed (and delivered unless `suppressed`). */
+export interface NewEvent {
+  readonly webhookId: string
+  readonly sequence: number
+  readonly type: string
+  /** epoch ms of the market data evaluated */
+  readonly dataAsOf: number
+  readonly suppressed: boolean
+  readonly body: string
 }
 
 /** a ticker symbol that can be written into a delta (no separator in it) */
@@ -132,7 +148,9 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
       changes: ReadonlyArray<MatchChange>,
       deliveries: ReadonlyArray<NewDelivery>,
       writer?: string,
-      sliceTick?: SliceTick
+      sliceTick?: SliceTick,
+      /** the events of the webhooks written, for their feeds */
+      events: ReadonlyArray<NewEvent> = []
     ) =>
       Effect.gen(function* () {
         const nowS = Math.floor(evaluatedAt / 1000)
@@ -194,11 +212,14 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
               deltas = CASE WHEN i.whole THEN 0 ELSE s.deltas + 1 END,
               evaluated_at = ${evaluatedAt},
               fired_at = CASE WHEN i.fired THEN ${nowS} ELSE s.fired_at END,
-              state_seq = s.state_seq + 1
+              state_seq = s.state_seq + 1,
+              event_seq = i.event_seq,
+              memory = i.memory
             FROM unnest(${changes.map((c) => c.id)}::text[], ${changes.map((c) => c.armedAt)}::bigint[],
               ${changes.map((c) => c.stateSeq)}::bigint[], ${full}::boolean[], ${text}::text[],
-              ${changes.map((c) => c.fired)}::boolean[])
-              AS i(id, armed_at, state_seq, whole, body, fired)
+              ${changes.map((c) => c.fired)}::boolean[], ${changes.map((c) => c.eventSeq)}::bigint[],
+              ${changes.map((c) => c.memory)}::text[])
+              AS i(id, armed_at, state_seq, whole, body, fired, event_seq, memory)
             WHERE s.webhook_id = i.id AND s.armed_at = i.armed_at AND s.state_seq = i.state_seq
               AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = i.id AND w.status = 'active' AND w.armed_at = i.armed_at
                 ${
@@ -210,17 +231,28 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
           queued AS (
             INSERT INTO deliveries (id, webhook_id, account_id, event, event_id, channel, target_url, test, payload,
               attempt, status, due_at, created_at)
-            SELECT d.id, d.webhook_id, d.account_id, 'webhook.fired', d.event_id, d.channel, d.target_url, d.test,
+            SELECT d.id, d.webhook_id, d.account_id, d.event, d.event_id, d.channel, d.target_url, d.test,
               d.payload, 0, 'pending', d.due_at, ${nowS}
             FROM unnest(${d.map((x) => x.id)}::text[], ${d.map((x) => x.webhookId)}::text[],
+              ${d.map((x) => x.event)}::text[],
               ${d.map((x) => x.accountId)}::text[], ${d.map((x) => x.eventId)}::text[],
               ${d.map((x) => x.channel)}::text[], ${d.map((x) => x.targetUrl)}::text[],
               ${d.map((x) => x.test)}::boolean[], ${d.map((x) => x.payload)}::text[],
               ${d.map((x) => x.dueAt)}::bigint[])
-              AS d(id, webhook_id, account_id, event_id, channel, target_url, test, payload, due_at)
+              AS d(id, webhook_id, event, account_id, event_id, channel, target_url, test, payload, due_at)
             WHERE d.webhook_id IN (SELECT id FROM written)
+            RETURNING 1),
+          feed AS (
+            INSERT INTO webhook_events (webhook_id, sequence, type, created_at, data_as_of, suppressed, body)
+            SELECT e.webhook_id, e.sequence, e.type, ${evaluatedAt}, e.data_as_of, e.suppressed, e.body
+            FROM unnest(${events.map((x) => x.webhookId)}::text[], ${events.map((x) => x.sequence)}::bigint[],
+              ${events.map((x) => x.type)}::text[], ${events.map((x) => x.dataAsOf)}::bigint[],
+              ${events.map((x) => x.suppressed)}::boolean[], ${events.map((x) => x.body)}::text[])
+              AS e(webhook_id, sequence, type, data_as_of, suppressed, body)
+            WHERE e.webhook_id IN (SELECT id FROM written)
             RETURNING 1)
-          SELECT (SELECT array_agg(id) FROM written) AS written, (SELECT count(*) FROM queued) AS queued`
+          SELECT (SELECT array_agg(id) FROM written) AS written, (SELECT count(*) FROM queued) AS queued,
+            (SELECT count(*) FROM feed) AS feed`
         yield* recordSlices
         return { written: new Set<string>(rows[0]?.written ?? []), writerSeq }
       }).pipe(sql.withTransaction)

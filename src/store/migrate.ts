@@ -20,6 +20,7 @@ import webhooksActive from "./migrations/0012_webhooks_active.js"
 import webhookSlices from "./migrations/0013_webhook_slices.js"
 import sliceRefreshes from "./migrations/0014_slice_refreshes.js"
 import ticks from "./migrations/0015_ticks.js"
+import firing from "./migrations/0016_firing.js"
 
 export const migrations = {
   "0001_accounts": accounts,
@@ -36,7 +37,8 @@ export const migrations = {
   "0012_webhooks_active": webhooksActive,
   "0013_webhook_slices": webhookSlices,
   "0014_slice_refreshes": sliceRefreshes,
-  "0015_ticks": ticks
+  "0015_ticks": ticks,
+  "0016_firing": firing
 }
 
 export const runMigrations = Migrator.make({})({

@@ -22,6 +22,20 @@ import { makeGroupCommit } from "./groupCommit.js"
 export type Cadence = "realtime" | "hourly" | "exchange_open"
 export type Channel = "webhook" | "chat" | "in_app" | "mobile_push"
 export type WebhookStatus = "active" | "disabled"
+export type FireOn = "enter" | "exit" | "both"
+
+/** A subscription's firing options (issue 16; `src/alerts/firing/options.ts` has their rules). */
+export interface FiringOptions {
+  readonly fireOn: FireOn
+  /** ms a ticker must match on every evaluation before it enters (0: at once) */
+  readonly pendingMs: number
+  /** the frozen hysteresis condition, or null (a ticker leaves when `q` turns false) */
+  readonly clearQ: string | null
+  /** ms after a fire during which a re-entry is absorbed (0: none) */
+  readonly cooldownMs: number
+  /** ms between repeats of a ticker that stays inside, or null (no repeat) */
+  readonly repeatMs: number | null
+}
 
 export interface Origin {
   readonly type: "ticker" | "signal" | "query"
@@ -41,6 +55,7 @@ export interface WebhookConfig {
   readonly signingSecret: string | null
   readonly fields: ReadonlyArray<string>
   readonly origin: Origin
+  readonly firing: FiringOptions
 }
 
 export interface WebhookRecord extends WebhookConfig {
@@ -70,6 +85,12 @@ export interface WebhookRecord extends WebhookConfig {
   readonly stateSeq: number
   /** the evaluator's slice (0–1023, stored by the database: migration 0013) */
   readonly slice: number
+  /** epoch ms until which events are written to the feed but not delivered, or null */
+  readonly snoozedUntil: number | null
+  /** the sequence of the webhook's last event (0: none yet) */
+  readonly eventSeq: number
+  /** the alert machine's per-ticker memory (`encodeMemory`; empty without pending, cooldown or repeat) */
+  readonly memory: string
 }
 
 /** A row of the `webhook_records` view. */
@@ -106,6 +127,14 @@ export interface WebhookRow {
   created_seq: number | string
   state_seq: number | string
   slice: number | string
+  fire_on: FireOn
+  pending_for_ms: number | string
+  clear_q: string | null
+  cooldown_ms: number | string
+  repeat_interval_ms: number | string | null
+  snoozed_until: number | string | null
+  event_seq: number | string
+  memory: string
 }
 
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v))
@@ -158,7 +187,17 @@ export const toRecord = (r: WebhookRow): WebhookRecord => ({
   version: Number(r.version),
   seq: Number(r.created_seq),
   stateSeq: Number(r.state_seq),
-  slice: Number(r.slice)
+  slice: Number(r.slice),
+  firing: {
+    fireOn: r.fire_on,
+    pendingMs: Number(r.pending_for_ms),
+    clearQ: r.clear_q,
+    cooldownMs: Number(r.cooldown_ms),
+    repeatMs: num(r.repeat_interval_ms)
+  },
+  snoozedUntil: num(r.snoozed_until),
+  eventSeq: Number(r.event_seq),
+  memory: r.memory
 })
 
 export type CreateOutcome =
@@ -181,6 +220,7 @@ export interface WebhookPatch {
   readonly chatUrl?: string | null
   readonly cadence?: Cadence
   readonly fields?: ReadonlyArray<string>
+  readonly firing?: FiringOptions
 }
 
 /** The most creates committed in one transaction. */
@@ -258,7 +298,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
             fields: config.fields,
             origin_type: config.origin.type,
             origin_ref: config.origin.ref,
-            origin_condition: config.origin.condition
+            origin_condition: config.origin.condition,
+            fire_on: config.firing.fireOn,
+            pending_for_ms: config.firing.pendingMs,
+            clear_q: config.firing.clearQ,
+            cooldown_ms: config.firing.cooldownMs,
+            repeat_interval_ms: config.firing.repeatMs
           }))
         )
         // in the group's order, so `created_seq` orders them as they came
@@ -266,20 +311,22 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
             SELECT r.*, e.n FROM jsonb_array_elements(${input}::jsonb) WITH ORDINALITY AS e(v, n),
               jsonb_to_record(e.v) AS r(id text, account_id text, name text, q text, universe_id text, cadence text,
                 channel text, target_url text, chat_url text, device_id text, signing_secret text, fields jsonb,
-                origin_type text, origin_ref text, origin_condition text)),
+                origin_type text, origin_ref text, origin_condition text, fire_on text, pending_for_ms bigint,
+                clear_q text, cooldown_ms bigint, repeat_interval_ms bigint)),
           inserted AS (
             INSERT INTO webhooks (id, account_id, name, q, universe_id, cadence, channel, target_url, chat_url,
               device_id, signing_secret, fields, status, origin_type, origin_ref, origin_condition,
-              created_at, updated_at, armed_at)
+              fire_on, pending_for_ms, clear_q, cooldown_ms, repeat_interval_ms, created_at, updated_at, armed_at)
             SELECT id, account_id, name, q, universe_id, cadence, channel, target_url, chat_url, device_id,
               signing_secret, ARRAY(SELECT jsonb_array_elements_text(fields)), 'active', origin_type, origin_ref,
-              origin_condition, ${now}, ${now}, ${ms}
+              origin_condition, fire_on, pending_for_ms, clear_q, cooldown_ms, repeat_interval_ms,
+              ${now}, ${now}, ${ms}
             FROM input ORDER BY n
             RETURNING *),
           states AS (
             INSERT INTO webhook_states (webhook_id, armed_at) SELECT id, armed_at FROM inserted RETURNING webhook_id)
           SELECT inserted.*, '' AS match_base, '' AS match_delta, 0 AS match_deltas, 0 AS state_seq,
-            NULL::bigint AS state_evaluated_at, NULL::bigint AS last_fired
+            NULL::bigint AS state_evaluated_at, NULL::bigint AS last_fired, 0 AS event_seq, '' AS memory
           FROM inserted`
         const records = new Map(rows.map((r) => [r.id, toRecord(r)] as const))
         const tickRows = yield* ticks
@@ -349,6 +396,11 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
             chat_url = ${patch.chatUrl !== undefined ? patch.chatUrl : current.chatUrl},
             cadence = ${patch.cadence ?? current.cadence},
             fields = ${patch.fields ?? current.fields}::text[],
+            fire_on = ${(patch.firing ?? current.firing).fireOn},
+            pending_for_ms = ${(patch.firing ?? current.firing).pendingMs},
+            clear_q = ${(patch.firing ?? current.firing).clearQ},
+            cooldown_ms = ${(patch.firing ?? current.firing).cooldownMs},
+            repeat_interval_ms = ${(patch.firing ?? current.firing).repeatMs},
             updated_at = ${now}, version = nextval('webhook_version')
           WHERE account_id = ${accountId} AND id = ${id} RETURNING id`
         return rows.length === 0 ? undefined : yield* getById(id)
@@ -406,6 +458,16 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
         return rows.length === 0 ? undefined : yield* getById(id)
       }).pipe(sql.withTransaction)
 
+    /** Snoozes until `until` (epoch ms), or ends a snooze (null); undefined when the webhook does not exist. */
+    const snooze = (accountId: string, id: string, until: number | null) =>
+      Effect.gen(function* () {
+        const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+        const rows = yield* sql<{ id: string }>`UPDATE webhooks SET snoozed_until = ${until}, updated_at = ${now},
+            version = nextval('webhook_version')
+          WHERE account_id = ${accountId} AND id = ${id} RETURNING id`
+        return rows.length === 0 ? undefined : yield* getById(id)
+      }).pipe(sql.withTransaction)
+
     /**
      * A plan downgrade: keeps the `cap` oldest active webhooks and disables the
      * rest (most recently created first); configuration is kept. Returns the
@@ -441,6 +503,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
       enable,
       remove,
       rotateSecret,
+      snooze,
       enforceCap,
       ticks
     } as const

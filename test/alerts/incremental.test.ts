@@ -203,7 +203,7 @@ describe("stored match-set deltas", () => {
               const { written } = yield* stateStore.commitTick(
                 1_000 + seq,
                 ["realtime"],
-                [{ id: "wh_d", armedAt: w.armedAt, stateSeq: seq, write: c, fired: false }],
+                [{ id: "wh_d", armedAt: w.armedAt, stateSeq: seq, write: c, fired: false, eventSeq: 0, memory: "" }],
                 []
               )
               if (written.has("wh_d")) seq++

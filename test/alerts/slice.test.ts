@@ -3,8 +3,10 @@
  * slice and in the pair still step), restarts back off, adoption is guarded by the state sequence,
  * and groups known to hold their pair's matches are not stepped.
  */
+
 import { describe, expect, it } from "@effect/vitest"
-import { restartDelayMs, WebhookActor } from "../../src/alerts/actor.js"
+import { type Outcome, restartDelayMs, WebhookActor } from "../../src/alerts/actor.js"
+import { DEFAULT_FIRING } from "../../src/alerts/firing/options.js"
 import { Pairs } from "../../src/alerts/pairs.js"
 import { Slice, TickSteps } from "../../src/alerts/slice.js"
 import { EMPTY } from "../../src/alerts/tickerIds.js"
@@ -17,10 +19,20 @@ const config = (q: string, cadence: "realtime" | "hourly" = "realtime") => ({
   cadence,
   channel: "in_app" as const,
   target: "in_app",
-  fields: []
+  fields: [],
+  firing: DEFAULT_FIRING,
+  plain: true,
+  snoozedUntil: null
 })
 const actor = (id: string, q = "price > 10", cadence: "realtime" | "hourly" = "realtime") =>
-  new WebhookActor(id, 0, config(q, cadence), { armedAt: 1, stateSeq: 0, lastSet: EMPTY, deltas: 0 })
+  new WebhookActor(id, 0, config(q, cadence), {
+    armedAt: 1,
+    stateSeq: 0,
+    lastSet: EMPTY,
+    deltas: 0,
+    eventSeq: 0,
+    memory: new Map()
+  })
 
 const REALTIME = new Set(["realtime" as const])
 
@@ -58,7 +70,7 @@ describe("webhook actors and slices", () => {
     expect(waiting.evaluated).toBe(2)
 
     // reloaded, it fails again: the backoff doubles; a success resets it
-    bad.reset({ armedAt: 1, stateSeq: 0, lastSet: EMPTY, deltas: 0 })
+    bad.reset({ armedAt: 1, stateSeq: 0, lastSet: EMPTY, deltas: 0, eventSeq: 0, memory: new Map() })
     slice.step(
       REALTIME,
       1,
@@ -70,7 +82,7 @@ describe("webhook actors and slices", () => {
     )
     expect(bad.retryAt).toBe(2_000 + restartDelayMs(1))
     expect(restartDelayMs(1)).toBe(2 * restartDelayMs(0))
-    bad.reset({ armedAt: 1, stateSeq: 0, lastSet: EMPTY, deltas: 0 })
+    bad.reset({ armedAt: 1, stateSeq: 0, lastSet: EMPTY, deltas: 0, eventSeq: 0, memory: new Map() })
     const ok = new TickSteps()
     slice.step(REALTIME, 1, undefined, 3_000, ok)
     expect(ok.outcomes.map((o) => o?.id)).toEqual(["wh_bad"])
@@ -81,11 +93,24 @@ describe("webhook actors and slices", () => {
   it("adopts a committed set only under the sequence it was diffed at", () => {
     const a = actor("wh_a")
     const set = Int32Array.of(1)
-    a.adopt(1, 5, set, 0)
+    const diffed = (armedAt: number, stateSeq: number): Outcome => ({
+      id: "wh_a",
+      armedAt,
+      stateSeq,
+      matchSet: set,
+      added: set,
+      removed: EMPTY,
+      deltas: 0,
+      changed: true,
+      events: [],
+      eventSeq: 0,
+      memory: undefined
+    })
+    a.adopt(diffed(1, 5), 0)
     expect(a.state!.lastSet).toBe(EMPTY)
-    a.adopt(2, 0, set, 0)
+    a.adopt(diffed(2, 0), 0)
     expect(a.state!.lastSet).toBe(EMPTY)
-    a.adopt(1, 0, set, 3)
+    a.adopt(diffed(1, 0), 3)
     expect(a.state).toMatchObject({ lastSet: set, stateSeq: 1, deltas: 3 })
   })
 
@@ -102,7 +127,7 @@ describe("webhook actors and slices", () => {
     slice.step(REALTIME, 1, undefined, 0, first)
     expect(first.stepped.map((a) => a.id).sort()).toEqual(["wh_1", "wh_2"])
     expect(first.evaluated).toBe(2)
-    for (const o of first.outcomes) rt.find((a) => a.id === o!.id)!.adopt(o!.armedAt, o!.stateSeq, o!.matchSet, 0)
+    for (const o of first.outcomes) rt.find((a) => a.id === o!.id)!.adopt(o!, 0)
     // the same array: nobody is stepped again
     const second = new TickSteps()
     slice.step(REALTIME, 1, undefined, 0, second)

@@ -4,9 +4,11 @@
  * retry schedule to `permanent_failure` and disabling, Retry-After within
  * bounds, 410 Gone, test pings, and a restart in the middle of a delivery.
  */
+
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, Layer, Queue, Scope, TestClock } from "effect"
+import { DEFAULT_FIRING } from "../../src/alerts/firing/options.js"
 import { AppConfig } from "../../src/config/AppConfig.js"
 import { PushGateway } from "../../src/delivery/push.js"
 import { DeliveryTransport, type PostResult } from "../../src/delivery/transport.js"
@@ -59,7 +61,8 @@ const setup = Effect.gen(function* () {
       deviceId: null,
       signingSecret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
       fields: [],
-      origin: { type: "query", ref: null, condition: "price > 1" }
+      origin: { type: "query", ref: null, condition: "price > 1" },
+      firing: DEFAULT_FIRING
     },
     null
   )
@@ -74,6 +77,7 @@ const enqueue = (id: string, test = false) =>
         id,
         webhookId: "wh_test",
         accountId: "acc_w",
+        event: "webhook.fired",
         eventId: `msg_${id}`,
         channel: "webhook",
         targetUrl: "https://hooks.example.com/in",

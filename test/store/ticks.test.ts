@@ -111,7 +111,9 @@ for (const backend of backends()) {
             armedAt: 1,
             stateSeq,
             write: { _tag: "Full" as const, matchSet: "AAA" },
-            fired: false
+            fired: false,
+            eventSeq: 0,
+            memory: ""
           })
           yield* store.commitTick(t0, [], [], [], undefined, { seq: 7, asOf: t0, slices: [slice!], record: true })
           const fenced = yield* store.commitTick(t0, [], [change(0)], [], undefined, {

@@ -1,4 +1,5 @@
 /** Webhook configurations for storage tests. */
+import { DEFAULT_FIRING } from "../../src/alerts/firing/options.js"
 import type { WebhookConfig } from "../../src/store/webhooks.js"
 
 /** A realtime in-app webhook of a query, with no target, secret or universe. */
@@ -13,5 +14,6 @@ export const inAppConfig = (name: string, q: string, fields: ReadonlyArray<strin
   deviceId: null,
   signingSecret: null,
   fields,
-  origin: { type: "query", ref: null, condition: q }
+  origin: { type: "query", ref: null, condition: q },
+  firing: DEFAULT_FIRING
 })

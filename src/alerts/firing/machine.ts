@@ -24,8 +24,9 @@
  * default options this is exactly the plain diff of match sets: inside is
  * the set of tickers matching now, `fired` the ones that newly match.
  */
+import type { FiringOptions } from "../../store/webhooks.js"
 import { EMPTY } from "../tickerIds.js"
-import { type FiringOptions, firesOnEnter, firesOnExit, needsMemory } from "./options.js"
+import { firesOnEnter, firesOnExit, needsMemory } from "./options.js"
 
 /** What one ticker remembers beyond being inside or not (stored only when it differs from `NONE`). */
 export interface Memory {
@@ -237,6 +238,20 @@ export const stepFiring = (
     cleared: cleared.length === 0 ? EMPTY : Int32Array.from(cleared),
     changed
   }
+}
+
+/**
+ * The earliest time at which the memory can cause an event with unchanged matches: a pending
+ * ticker's entry, an inside ticker's repeat (infinity: none; the machine need not run again until
+ * the matches change).
+ */
+export const nextWake = (o: FiringOptions, memory: ReadonlyMap<number, Memory>): number => {
+  let at = Number.POSITIVE_INFINITY
+  for (const m of memory.values()) {
+    if (m.pendingSince !== null) at = Math.min(at, m.pendingSince + o.pendingMs)
+    if (o.repeatMs !== null && m.announced && m.sentAt !== null) at = Math.min(at, m.sentAt + o.repeatMs)
+  }
+  return at
 }
 
 /**

@@ -15,21 +15,9 @@
  * behaves exactly as before the options existed.
  */
 
-export type FireOn = "enter" | "exit" | "both"
+import type { FireOn, FiringOptions } from "../../store/webhooks.js"
 
 export const FIRE_ON: ReadonlyArray<FireOn> = ["enter", "exit", "both"]
-
-export interface FiringOptions {
-  readonly fireOn: FireOn
-  /** ms a ticker must match on every evaluation before it enters (0: at once) */
-  readonly pendingMs: number
-  /** the frozen hysteresis condition, or null (a ticker leaves when `q` turns false) */
-  readonly clearQ: string | null
-  /** ms after a fire during which a re-entry is absorbed (0: none) */
-  readonly cooldownMs: number
-  /** ms between repeats of a ticker that stays inside, or null (no repeat) */
-  readonly repeatMs: number | null
-}
 
 export const DEFAULT_FIRING: FiringOptions = {
   fireOn: "enter",

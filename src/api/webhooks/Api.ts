@@ -50,6 +50,12 @@ export const WebhookDoc = Schema.Struct({
   last_evaluated_at: Schema.NullOr(Schema.Int),
   next_eval_at: Schema.NullOr(Schema.Int),
   last_fired: Schema.NullOr(Schema.Int),
+  fire_on: Schema.Literal("enter", "exit", "both"),
+  pending_for: Schema.String,
+  clear_q: Schema.NullOr(Schema.String),
+  cooldown: Schema.String,
+  repeat_interval: Schema.NullOr(Schema.String),
+  snoozed_until: Schema.NullOr(Schema.Int),
   signing_secret: Schema.optional(Schema.String),
   test_url: Schema.optional(Schema.String)
 }).annotations({ identifier: "Webhook" })
@@ -84,7 +90,33 @@ export const DeliveryList = Schema.Struct({
   deliveries: Schema.Array(DeliveryDoc)
 })
 
+export const WebhookEventDoc = Schema.Struct({
+  sequence: Schema.Int,
+  type: Schema.Literal("webhook.fired", "webhook.cleared"),
+  created_at: Schema.Int,
+  data_as_of: Schema.String,
+  suppressed: Schema.Boolean,
+  body: Schema.Unknown.annotations({ description: "the event's body, as sent (or, suppressed, as it would have been)" })
+}).annotations({ identifier: "WebhookEvent" })
+
+export const WebhookEventList = Schema.Struct({
+  as_of: Schema.String,
+  oldest_sequence: Schema.NullOr(Schema.Int),
+  count: Schema.Int,
+  next_cursor: Schema.NullOr(Schema.String),
+  events: Schema.Array(WebhookEventDoc)
+})
+
 const Fields = Schema.Union(Schema.String, Schema.Array(Schema.String))
+
+/** The firing options (issue 16): every subscribe, create and update accepts them. */
+const FiringFields = {
+  fire_on: Schema.optional(Schema.String),
+  pending_for: Schema.optional(Schema.String),
+  clear_q: Schema.optional(Schema.NullOr(Schema.String)),
+  cooldown: Schema.optional(Schema.String),
+  repeat_interval: Schema.optional(Schema.NullOr(Schema.String))
+}
 
 const DeliveryFields = {
   target_url: Schema.optional(Schema.NullOr(Schema.String)),
@@ -93,7 +125,8 @@ const DeliveryFields = {
   device_id: Schema.optional(Schema.NullOr(Schema.String)),
   cadence: Schema.optional(Schema.String),
   name: Schema.optional(Schema.String),
-  fields: Schema.optional(Fields)
+  fields: Schema.optional(Fields),
+  ...FiringFields
 }
 
 export const TickerSubscribe = StrictParams({ condition: Schema.optional(Schema.String), ...DeliveryFields })
@@ -114,11 +147,21 @@ export const UpdateWebhook = StrictParams({
   target_url: Schema.optional(Schema.NullOr(Schema.String)),
   chat_url: Schema.optional(Schema.NullOr(Schema.String)),
   cadence: Schema.optional(Schema.String),
-  fields: Schema.optional(Fields)
+  fields: Schema.optional(Fields),
+  ...FiringFields
 })
 
 const IdPath = Schema.Struct({ id: Schema.String })
 const Page = StrictParams({ limit: Schema.optional(IntParam), cursor: Schema.optional(Schema.String) })
+
+const FIRING_DOC =
+  "Firing options (all optional; the defaults are the plain behaviour): `fire_on` `enter` (default: `webhook.fired` " +
+  "when tickers enter), `exit` (`webhook.cleared` when they leave) or `both`; `pending_for` (duration, `0s`–`1d`): a " +
+  "ticker enters only after matching on every evaluation for that long; `clear_q` (a WHERE expression, frozen like " +
+  "`q`): once inside, a ticker leaves only when it holds; `cooldown` (`0s`–`30d`): a re-entry within it after a fire " +
+  "is absorbed; `repeat_interval` (`1s`–`30d` or null): a ticker that stays inside is sent again, its row with " +
+  "`repeat: true`. Durations are `<n>s|m|h|d`. Every event carries `data.sequence` (per webhook, gap-free from 1) " +
+  "and `data.data_as_of`."
 
 const SUBSCRIBE_DOC =
   "Nothing is sent on subscribing; the first evaluation fires once for every ticker matching then. " +
@@ -129,7 +172,8 @@ const SUBSCRIBE_DOC =
   "`fields`: extra columns for each fired row, validated now. Custom signals are expanded into the stored `q` now " +
   "(later edits of the signal do not change the webhook). `signing_secret` (webhook channel) is shown only in this " +
   "response. Paid plans only (Free: 403 `webhook_tier_required`); Hobby 10, Pro 100 active webhooks " +
-  "(403 `webhook_limit_reached`)."
+  "(403 `webhook_limit_reached`). " +
+  FIRING_DOC
 
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
   // what every endpoint of the group can answer
@@ -199,10 +243,10 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .setPath(IdPath)
       .setPayload(UpdateWebhook)
       .addSuccess(WebhookDoc)
-      .pipe(withErrors(NotFound))
+      .pipe(withErrors(...COMPILE_ERRORS, NotFound))
       .annotate(
         OpenApi.Description,
-        "Changes `name`, `target_url` (webhook channel), `chat_url` (chat channel), `cadence` or `fields`. The condition cannot change: create a new webhook. Pending retries go to the new target."
+        "Changes `name`, `target_url` (webhook channel), `chat_url` (chat channel), `cadence`, `fields`, or the firing options (`fire_on`, `pending_for`, `clear_q`, `cooldown`, `repeat_interval`: null clears `clear_q` and `repeat_interval`; validated as on creation). `q` cannot change: create a new webhook. Pending retries go to the new target; tickers inside stay inside under new options."
       )
   )
   .add(
@@ -276,6 +320,41 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .annotate(
         OpenApi.Description,
         "Delivery records, newest first; `status` (pending, delivered, permanent_failure), `limit` 1–100 (default 50), `cursor`. `target_url` is the URL for the webhook channel and `chat`, `in_app` or `push:<device_id>` otherwise (never a secret)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("snooze", "/v2/webhooks/:id/snooze")
+      .annotate(OpenApi.Summary, "Snooze a webhook")
+      .setPath(IdPath)
+      .setPayload(StrictParams({ until: Schema.Union(Schema.String, Schema.Number) }))
+      .addSuccess(WebhookDoc)
+      .pipe(withErrors(NotFound))
+      .annotate(
+        OpenApi.Description,
+        "Snoozes the webhook until `until` (ISO 8601, or epoch seconds; in the future and at most 30 days ahead): evaluation goes on and its events are written to the feed (`GET /v2/webhooks/{id}/events`) with `suppressed: true`, but not delivered; nothing is re-sent when the snooze ends. The record shows `snoozed_until` (epoch seconds). Snoozing again replaces the time."
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("unsnooze", "/v2/webhooks/:id/snooze")
+      .annotate(OpenApi.Summary, "End a webhook's snooze")
+      .setPath(IdPath)
+      .addSuccess(WebhookDoc)
+      .pipe(withErrors(NotFound))
+      .annotate(
+        OpenApi.Description,
+        "Ends the snooze now (`snoozed_until` null): events from the next evaluation on are delivered."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("events", "/v2/webhooks/:id/events")
+      .annotate(OpenApi.Summary, "Read a webhook's event feed")
+      .setPath(IdPath)
+      .setUrlParams(StrictParams({ after: Schema.optional(IntParam), limit: Schema.optional(IntParam) }))
+      .addSuccess(WebhookEventList)
+      .pipe(withErrors(NotFound))
+      .annotate(
+        OpenApi.Description,
+        "Every `webhook.fired` and `webhook.cleared` of the webhook after sequence `after` (default 0), in ascending sequence, `limit` 1–100 (default 50): `sequence`, `type`, `created_at` (epoch seconds), `data_as_of`, `suppressed` (written while snoozed, not delivered) and `body`, exactly what the receiver was sent (or would have been). Kept for `EVENT_RETENTION` (30 days by default): `oldest_sequence` is the oldest still kept, so a gap between your last sequence and it means events aged out. `next_cursor` is the sequence to pass as `after` when more may follow (null: you are up to date). Works for every channel: a receiver that was down, disabled or snoozed catches up from here without asking for redeliveries."
       )
   )
   .add(

@@ -34,6 +34,13 @@ export const WebhooksHttpLive = HttpApiBuilder.group(VigilApi, "webhooks", (hand
       .handle("deliveries", ({ path, urlParams }) =>
         Effect.flatMap(CurrentKey, (key) => subscriptions.deliveries(key, path.id, urlParams))
       )
+      .handle("snooze", ({ path, payload }) =>
+        Effect.flatMap(CurrentKey, (key) => subscriptions.snooze(key, path.id, payload.until))
+      )
+      .handle("unsnooze", ({ path }) => Effect.flatMap(CurrentKey, (key) => subscriptions.snooze(key, path.id, null)))
+      .handle("events", ({ path, urlParams }) =>
+        Effect.flatMap(CurrentKey, (key) => subscriptions.events(key, path.id, urlParams))
+      )
       .handle("retryDelivery", ({ path }) =>
         Effect.flatMap(CurrentKey, (key) => subscriptions.retryDelivery(key, path.id, path.delivery_id))
       )

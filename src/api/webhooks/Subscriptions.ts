@@ -17,6 +17,7 @@ import type { AppConfig } from "../../config/AppConfig.js"
 import { generateSigningSecret, newEventId } from "../../delivery/signing.js"
 import { DeliveryWake } from "../../delivery/wake.js"
 import { columnByName } from "../../market/catalog.js"
+import { DAY_MS } from "../../market/indicators/days.js"
 import type { Market } from "../../market/Market.js"
 import { isWellFormedSymbol, Tickers } from "../../market/tickers/index.js"
 import { compileQuery } from "../../query/index.js"
@@ -24,9 +25,10 @@ import type { SignalResolver } from "../../signals/SignalResolver.js"
 import { Deliveries, type DeliveryRecord, type DeliveryStatus } from "../../store/deliveries.js"
 import { Rules } from "../../store/rules.js"
 import type { Universes } from "../../store/universes.js"
+import { WebhookEvents } from "../../store/webhookEvents.js"
 import { effectiveLastEvaluated, type Origin, type WebhookRecord, Webhooks } from "../../store/webhooks.js"
 import { nowIso } from "../common/clock.js"
-import { accountSignals, compileContext, compileFor, queryRejection } from "../common/compile.js"
+import { accountSignals, compileContext, queryRejection } from "../common/compile.js"
 import { requireFeature } from "../common/features.js"
 import { liveSnapshot } from "../common/market.js"
 import { pageSize } from "../common/params.js"
@@ -34,15 +36,15 @@ import { type Cursors, integerPosition, keysetPage, timeAndIdPosition } from "..
 import {
   BadRequest,
   DeliveryNotFailed,
-  InvalidQuery,
   NotFound,
   orUnavailable,
   UnknownSignal,
   WebhookLimitReached
 } from "../errors.js"
-import { MAX_Q_LENGTH } from "../scan/params.js"
 import { parseCondition } from "../signals/matching.js"
 import { lookupUniverse } from "../universes/resolve.js"
+import { freeze, freezeForTicker } from "./conditions.js"
+import { type FiringInput, firingEdit, newFiring } from "./firing.js"
 import { deliveryDoc, webhookRenderer, webhookRendererWith } from "./render.js"
 import { type DeliveryEditInput, type DeliveryInput, newSettings, type Settings, settingsEdit } from "./settings.js"
 
@@ -60,29 +62,6 @@ const limitReached = (key: AuthenticatedKey, active: number) =>
   new WebhookLimitReached({
     message: `this account has ${active} active webhooks, the most its ${key.account.plan} plan allows; disable or delete one, or upgrade`
   })
-
-/** Compiles a condition for the account and freezes it (consuming custom signals needs Pro: `compileFor`). */
-const freeze = (key: AuthenticatedKey, text: string, parameter: string) =>
-  Effect.gen(function* () {
-    if (text.length > MAX_Q_LENGTH) {
-      return yield* new InvalidQuery({
-        message: `${parameter} is ${text.length} characters; at most ${MAX_Q_LENGTH} are allowed`
-      })
-    }
-    const compiled = yield* compileFor(text, yield* Tickers, key.account, parameter)
-    return compiled.text
-  })
-
-/**
- * The frozen q of a condition restricted to one ticker: `ticker = '<T>' AND (<condition>)`, the
- * condition compiled (and frozen) on its own, so it stays one parenthesized operand whatever its
- * precedence and cannot close the parentheses to widen the subscription.
- */
-const freezeForTicker = (key: AuthenticatedKey, ticker: string, condition: string) =>
-  Effect.map(
-    freeze(key, condition, "condition"),
-    (frozen) => `ticker = '${ticker.replaceAll("'", "''")}' AND (${frozen})`
-  )
 
 /** A tracked ticker's metadata: 400 for a malformed symbol, 404 for an untracked one. */
 const trackedTicker = (raw: string) =>
@@ -118,16 +97,18 @@ const create = (
   universeId: string | null,
   origin: Origin,
   settings: Settings,
+  firingInput: FiringInput,
   /** the subscribe endpoints answer with `test_url` too */
   withTestUrl = true
 ) =>
   Effect.gen(function* () {
+    const firing = yield* newFiring(key, firingInput)
     const signingSecret = settings.channel === "webhook" ? generateSigningSecret() : null
     const outcome = yield* orUnavailable(
       (yield* Webhooks).create(
         key.account.id,
         newId("wh"),
-        { ...settings, q, universeId, signingSecret, origin },
+        { ...settings, q, universeId, signingSecret, origin, firing },
         PLAN_LIMITS[key.account.plan].webhooks
       )
     )
@@ -145,7 +126,7 @@ const create = (
 const subscribeTicker = (
   key: AuthenticatedKey,
   ticker: string,
-  payload: DeliveryInput & { readonly condition?: string | undefined }
+  payload: DeliveryInput & FiringInput & { readonly condition?: string | undefined }
 ) =>
   Effect.gen(function* () {
     yield* requireWebhooks(key)
@@ -154,7 +135,7 @@ const subscribeTicker = (
     if (condition === "") return yield* new BadRequest({ message: "condition is required" })
     const q = yield* freezeForTicker(key, meta.ticker, condition)
     const settings = yield* newSettings(key, payload, `${meta.ticker}: ${condition}`)
-    return yield* create(key, q, null, { type: "ticker", ref: meta.ticker, condition }, settings)
+    return yield* create(key, q, null, { type: "ticker", ref: meta.ticker, condition }, settings, payload)
   })
 
 /** A signal subscription's condition: a boolean signal (built-in or custom), or `<op><value>` on a numeric one. */
@@ -190,11 +171,12 @@ const signalCondition = (key: AuthenticatedKey, signal: string, condition: strin
 const subscribeSignal = (
   key: AuthenticatedKey,
   signal: string,
-  payload: DeliveryInput & {
-    readonly condition?: string | undefined
-    readonly ticker?: string | null | undefined
-    readonly universe?: string | null | undefined
-  }
+  payload: DeliveryInput &
+    FiringInput & {
+      readonly condition?: string | undefined
+      readonly ticker?: string | null | undefined
+      readonly universe?: string | null | undefined
+    }
 ) =>
   Effect.gen(function* () {
     yield* requireWebhooks(key)
@@ -205,16 +187,24 @@ const subscribeSignal = (
         : yield* freezeForTicker(key, (yield* trackedTicker(payload.ticker)).ticker, chosen.expr)
     const universe = yield* checkUniverse(key.account.id, payload.universe)
     const settings = yield* newSettings(key, payload, chosen.defaultName)
-    return yield* create(key, q, universe, { type: "signal", ref: chosen.name, condition: chosen.condition }, settings)
+    return yield* create(
+      key,
+      q,
+      universe,
+      { type: "signal", ref: chosen.name, condition: chosen.condition },
+      settings,
+      payload
+    )
   })
 
 const createWebhook = (
   key: AuthenticatedKey,
-  payload: DeliveryInput & {
-    readonly q?: string | undefined
-    readonly rule_id?: string | undefined
-    readonly universe?: string | null | undefined
-  }
+  payload: DeliveryInput &
+    FiringInput & {
+      readonly q?: string | undefined
+      readonly rule_id?: string | undefined
+      readonly universe?: string | null | undefined
+    }
 ) =>
   Effect.gen(function* () {
     yield* requireWebhooks(key)
@@ -237,7 +227,7 @@ const createWebhook = (
     const q = yield* freeze(key, text, "q")
     const universeId = yield* checkUniverse(key.account.id, universe)
     const settings = yield* newSettings(key, payload, text)
-    return yield* create(key, q, universeId, { type: "query", ref, condition: text }, settings, false)
+    return yield* create(key, q, universeId, { type: "query", ref, condition: text }, settings, payload, false)
   })
 
 const list = (
@@ -277,11 +267,14 @@ const changed = (w: WebhookRecord) =>
     )
   )
 
-const update = (key: AuthenticatedKey, id: string, payload: DeliveryEditInput) =>
+const update = (key: AuthenticatedKey, id: string, payload: DeliveryEditInput & FiringInput) =>
   Effect.gen(function* () {
     const w = yield* owned(key, id)
     const edit = yield* settingsEdit(w, payload)
-    const updated = yield* orUnavailable((yield* Webhooks).update(key.account.id, w.id, edit))
+    const firing = yield* firingEdit(key, w, payload)
+    const updated = yield* orUnavailable(
+      (yield* Webhooks).update(key.account.id, w.id, firing === undefined ? edit : { ...edit, firing })
+    )
     if (updated === undefined) return yield* notFound("webhook", id)
     return yield* changed(updated)
   })
@@ -363,6 +356,7 @@ const test = (key: AuthenticatedKey, id: string) =>
           id: deliveryId,
           webhookId: w.id,
           accountId: w.accountId,
+          event: "webhook.fired",
           eventId: newEventId(),
           channel: w.channel,
           targetUrl: displayTarget(w),
@@ -416,6 +410,74 @@ const deliveriesOf = (
     }
   })
 
+/** the furthest ahead a snooze may end */
+const MAX_SNOOZE_MS = 30 * DAY_MS
+
+/** A snooze's end: ISO 8601 or epoch seconds, in the future, at most 30 days ahead (epoch ms). */
+const snoozeEnd = (raw: string | number, now: number) => {
+  const ms =
+    typeof raw === "number"
+      ? raw * 1000
+      : /^\d+(\.\d+)?$/.test(raw.trim())
+        ? Number(raw.trim()) * 1000
+        : /^\d{4}-\d{2}-\d{2}/.test(raw.trim())
+          ? Date.parse(raw.trim())
+          : Number.NaN
+  if (!Number.isFinite(ms)) {
+    return Effect.fail(
+      new BadRequest({
+        message: `until must be an ISO 8601 time (e.g. 2026-11-28T14:30:00Z) or epoch seconds (got ${JSON.stringify(raw)})`
+      })
+    )
+  }
+  if (ms <= now)
+    return Effect.fail(new BadRequest({ message: `until must be in the future (got ${JSON.stringify(raw)})` }))
+  if (ms > now + MAX_SNOOZE_MS) {
+    return Effect.fail(new BadRequest({ message: `until must be at most 30 days ahead (got ${JSON.stringify(raw)})` }))
+  }
+  return Effect.succeed(Math.round(ms))
+}
+
+const snooze = (key: AuthenticatedKey, id: string, until: string | number | null) =>
+  Effect.gen(function* () {
+    const w = yield* owned(key, id)
+    const end = until === null ? null : yield* snoozeEnd(until, yield* Clock.currentTimeMillis)
+    const updated = yield* orUnavailable((yield* Webhooks).snooze(key.account.id, w.id, end))
+    if (updated === undefined) return yield* notFound("webhook", id)
+    return yield* changed(updated)
+  })
+
+/** The webhook's event feed after sequence `after`, ascending (see `WebhookEvents`). */
+const eventsOf = (
+  key: AuthenticatedKey,
+  id: string,
+  urlParams: { readonly after?: number | undefined; readonly limit?: number | undefined }
+) =>
+  Effect.gen(function* () {
+    const w = yield* owned(key, id)
+    const after = urlParams.after ?? 0
+    if (!Number.isSafeInteger(after) || after < 0) {
+      return yield* new BadRequest({ message: `after must be a sequence number, an integer ≥ 0 (got ${after})` })
+    }
+    const limit = yield* pageSize(urlParams.limit, 100, 50)
+    const page = yield* orUnavailable((yield* WebhookEvents).page(w.id, after, limit))
+    const last = page.events.at(-1)
+    return {
+      as_of: yield* nowIso,
+      oldest_sequence: page.oldest,
+      count: page.events.length,
+      next_cursor: last !== undefined && page.events.length === limit ? String(last.sequence) : null,
+      events: page.events.map((e) => ({
+        sequence: e.sequence,
+        type: e.type as "webhook.fired" | "webhook.cleared",
+        created_at: Math.floor(e.createdAt / 1000),
+        data_as_of: new Date(e.dataAsOf).toISOString(),
+        suppressed: e.suppressed,
+        body: JSON.parse(e.body) as unknown
+      }))
+    }
+  })
+
 const retryDelivery = (key: AuthenticatedKey, id: string, deliveryId: string) =>
   Effect.gen(function* () {
     const w = yield* owned(key, id)
@@ -450,6 +512,7 @@ type Needs =
   | SignalResolver
   | Tickers
   | Universes
+  | WebhookEvents
   | Webhooks
 
 export class Subscriptions extends Effect.Service<Subscriptions>()("vigil/api/Subscriptions", {
@@ -472,6 +535,8 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("vigil/api/Su
       remove: run(remove),
       test: run(test),
       deliveries: run(deliveriesOf),
+      events: run(eventsOf),
+      snooze: run(snooze),
       retryDelivery: run(retryDelivery)
     }
   })

@@ -5,6 +5,7 @@ import { Market } from "../../market/Market.js"
 import type { DeliveryRecord } from "../../store/deliveries.js"
 import { type Cadence, effectiveLastEvaluated, type WebhookRecord, Webhooks } from "../../store/webhooks.js"
 import { orUnavailable } from "../errors.js"
+import { firingDoc } from "./firing.js"
 
 const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000))
 
@@ -32,7 +33,9 @@ const toDoc = (w: WebhookRecord, ticks: ReadonlyMap<Cadence, number>, refreshMs:
     last_evaluated_at: seconds(last),
     next_eval_at:
       w.status === "active" ? seconds(nextInstant(w.cadence, Math.max(last ?? now, now - 1), refreshMs)) : null,
-    last_fired: w.lastFired
+    last_fired: w.lastFired,
+    ...firingDoc(w.firing),
+    snoozed_until: seconds(w.snoozedUntil)
   }
 }
 

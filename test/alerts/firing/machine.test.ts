@@ -16,8 +16,9 @@ import {
   stepFiring,
   tickerState
 } from "../../../src/alerts/firing/machine.js"
-import { DEFAULT_FIRING, durationMs, type FiringOptions, formatDuration } from "../../../src/alerts/firing/options.js"
+import { DEFAULT_FIRING, durationMs, formatDuration } from "../../../src/alerts/firing/options.js"
 import { TickerIds } from "../../../src/alerts/tickerIds.js"
+import type { FiringOptions } from "../../../src/store/webhooks.js"
 
 const MIN = 60_000
 const TICKERS = ["AAA", "BB.B", "CCC", "DDD", "EEE"]

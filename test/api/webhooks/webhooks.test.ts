@@ -539,4 +539,174 @@ describe("webhook subscriptions and delivery over HTTP", () => {
       expect(updated.body.error.message, JSON.stringify(bad)).toBe(created.body.error.message)
     }
   })
+  it("firing options (issue 16): defaults on every record, set on every create endpoint and by PATCH, shown normalized", async () => {
+    const key = await newKey()
+    const plain = await call(key, "POST", "/v2/webhooks", { q: "price > 1" })
+    expect(plain.status).toBe(201)
+    expect(plain.body).toMatchObject({
+      fire_on: "enter",
+      pending_for: "0s",
+      clear_q: null,
+      cooldown: "0s",
+      repeat_interval: null,
+      snoozed_until: null
+    })
+    const options = {
+      fire_on: "both",
+      pending_for: "300s",
+      clear_q: "rsi_14>40",
+      cooldown: "24h",
+      repeat_interval: "90m"
+    }
+    const shown = {
+      fire_on: "both",
+      pending_for: "5m",
+      clear_q: "rsi_14 > 40",
+      cooldown: "1d",
+      repeat_interval: "90m"
+    }
+    const made = [
+      await call(key, "POST", "/v2/webhooks", { q: "rsi_14 < 30", ...options }),
+      await call(key, "POST", "/v2/tickers/AAPL/subscribe", { condition: "rsi_14 < 30", ...options }),
+      await call(key, "POST", "/v2/signals/rsi_14/subscribe", { condition: "<30", ...options })
+    ]
+    for (const r of made) {
+      expect(r.status, JSON.stringify(r.body)).toBeLessThan(300)
+      expect(r.body).toMatchObject(shown)
+      expect((await call(key, "GET", `/v2/webhooks/${r.body.id}`)).body).toMatchObject(shown)
+    }
+    const edited = await call(key, "PATCH", `/v2/webhooks/${plain.body.id}`, {
+      fire_on: "EXIT",
+      repeat_interval: "2h",
+      clear_q: "price < 1"
+    })
+    expect(edited.status).toBe(200)
+    expect(edited.body).toMatchObject({ fire_on: "exit", repeat_interval: "2h", clear_q: "price < 1", cooldown: "0s" })
+    const cleared = await call(key, "PATCH", `/v2/webhooks/${plain.body.id}`, { repeat_interval: null, clear_q: null })
+    expect(cleared.body).toMatchObject({ fire_on: "exit", repeat_interval: null, clear_q: null })
+  })
+
+  it("refuses bad firing options with the same error on create and on update; clear_q follows q's rules", async () => {
+    const key = await newKey()
+    const made = await call(key, "POST", "/v2/webhooks", { q: "price > 1" })
+    const cases: ReadonlyArray<readonly [Record<string, unknown>, number, string, RegExp]> = [
+      [{ fire_on: "sometimes" }, 400, "bad_request", /fire_on must be enter, exit or both/],
+      [{ pending_for: "5 minutes" }, 400, "bad_request", /pending_for must be a duration/],
+      [{ pending_for: "2d" }, 400, "bad_request", /pending_for must be between 0s and 1d/],
+      [{ cooldown: "-1m" }, 400, "bad_request", /cooldown must be a duration/],
+      [{ cooldown: "31d" }, 400, "bad_request", /cooldown must be between 0s and 30d/],
+      [{ repeat_interval: "0s" }, 400, "bad_request", /repeat_interval must be between 1s and 30d/],
+      [{ clear_q: "" }, 400, "bad_request", /clear_q must not be empty/],
+      [{ clear_q: "price >" }, 400, "invalid_query", /clear_q/],
+      [{ clear_q: "x".repeat(4001) }, 400, "invalid_query", /clear_q is 4001 characters/]
+    ]
+    for (const [bad, status, code, message] of cases) {
+      const created = await call(key, "POST", "/v2/webhooks", { q: "price > 1", ...bad })
+      const updated = await call(key, "PATCH", `/v2/webhooks/${made.body.id}`, bad)
+      expectError(created, status, code)
+      expectError(updated, status, code)
+      expect(created.body.error.message).toMatch(message)
+      expect(updated.body.error.message, JSON.stringify(bad)).toBe(created.body.error.message)
+    }
+    // nothing half-written: the webhook kept its options
+    expect((await call(key, "GET", `/v2/webhooks/${made.body.id}`)).body).toMatchObject({
+      fire_on: "enter",
+      clear_q: null
+    })
+    // a custom signal in clear_q is frozen for Pro, refused once downgraded
+    const account = await newAccount("pro")
+    const pro = account.api_key as string
+    expect((await call(pro, "POST", "/v2/signals", { name: "calm", expr: "rsi_14 > 40" })).status).toBe(201)
+    const frozen = await call(pro, "POST", "/v2/webhooks", { q: "rsi_14 < 30", clear_q: "calm" })
+    expect(frozen.status).toBe(201)
+    expect(frozen.body.clear_q).toBe("(rsi_14 > 40)")
+    expect((await admin(server, "PATCH", `/admin/accounts/${account.account_id}`, { plan: "hobby" })).status).toBe(200)
+    expectError(
+      await call(pro, "PATCH", `/v2/webhooks/${frozen.body.id}`, { clear_q: "calm" }),
+      403,
+      "custom_signals_tier_required"
+    )
+  })
+  it("the event feed: every event numbered, snoozed ones suppressed and not delivered, bodies as sent (issue 16)", async () => {
+    const key = await newKey()
+    expect(
+      (await call(key, "POST", "/v2/universes", { id: "feed", name: "Feed", tickers: ["AAPL", "MSFT"] })).status
+    ).toBe(201)
+    const made = await call(key, "POST", "/v2/webhooks", {
+      q: "price > 0",
+      universe: "feed",
+      fire_on: "both",
+      target_url: receiver.url("/feed")
+    })
+    expect(made.status).toBe(201)
+    const id = made.body.id as string
+    const events = async (query = "") => {
+      const r = await call(key, "GET", `/v2/webhooks/${id}/events${query}`)
+      expect(r.status, JSON.stringify(r.body)).toBe(200)
+      return r.body
+    }
+    expect(await events()).toMatchObject({ oldest_sequence: null, count: 0, next_cursor: null, events: [] })
+
+    await refresh()
+    await waitFor(() => receiver.at("/feed").length === 1)
+    const first = JSON.parse(receiver.at("/feed")[0]!.body)
+    expect(first).toMatchObject({ type: "webhook.fired", data: { sequence: 1, match_count: 2 } })
+    expect(first.data.data_as_of).toMatch(/^\d{4}-\d{2}-\d{2}T/)
+
+    const until = new Date(Date.now() + 3_600_000).toISOString()
+    const snoozed = await call(key, "POST", `/v2/webhooks/${id}/snooze`, { until })
+    expect(snoozed.status).toBe(200)
+    expect(snoozed.body.snoozed_until).toBe(Math.floor(Date.parse(until) / 1000))
+    expect((await call(key, "PATCH", "/v2/universes/feed", { remove: ["MSFT"] })).status).toBe(200)
+    await refresh()
+    const woken = await call(key, "DELETE", `/v2/webhooks/${id}/snooze`)
+    expect(woken.body.snoozed_until).toBeNull()
+    expect((await call(key, "PATCH", "/v2/universes/feed", { add: ["MSFT"] })).status).toBe(200)
+    await refresh()
+    await waitFor(() => receiver.at("/feed").length === 2)
+
+    const feed = await events()
+    expect(feed).toMatchObject({ oldest_sequence: 1, count: 3, next_cursor: null })
+    expect(feed.events.map((e: any) => [e.sequence, e.type, e.suppressed])).toEqual([
+      [1, "webhook.fired", false],
+      [2, "webhook.cleared", true],
+      [3, "webhook.fired", false]
+    ])
+    expect(feed.events[1].body.data.matches.map((m: any) => m.ticker)).toEqual(["MSFT"])
+    // the bodies, byte for byte what the receiver got; the suppressed one was never sent
+    expect(receiver.at("/feed").map((r) => r.body)).toEqual([
+      JSON.stringify(feed.events[0].body),
+      JSON.stringify(feed.events[2].body)
+    ])
+    const page = await events("?after=1&limit=1")
+    expect(page).toMatchObject({ count: 1, next_cursor: "2" })
+    expect(page.events[0].sequence).toBe(2)
+    expect((await events("?after=3")).count).toBe(0)
+
+    for (const [query, message] of [
+      ["?after=-1", /after must be/],
+      ["?limit=101", /limit must be an integer from 1 to 100/],
+      ["?after=x", /after/],
+      ["?since=1", /since/]
+    ] as const) {
+      const r = await call(key, "GET", `/v2/webhooks/${id}/events${query}`)
+      expectError(r, 400, "bad_request")
+      expect(r.body.error.message).toMatch(message)
+    }
+    for (const [until, message] of [
+      [new Date(Date.now() - 60_000).toISOString(), /in the future/],
+      [Math.floor(Date.now() / 1000) + 31 * 86_400, /at most 30 days ahead/],
+      ["tomorrow", /ISO 8601 time .* or epoch seconds/]
+    ] as const) {
+      const r = await call(key, "POST", `/v2/webhooks/${id}/snooze`, { until })
+      expectError(r, 400, "bad_request")
+      expect(r.body.error.message).toMatch(message)
+    }
+    expectError(await call(key, "POST", `/v2/webhooks/${id}/snooze`, {}), 400, "bad_request")
+    // another account's webhook: 404, for the feed and the snooze alike
+    const other = await newKey()
+    expectError(await call(other, "GET", `/v2/webhooks/${id}/events`), 404, "not_found")
+    expectError(await call(other, "POST", `/v2/webhooks/${id}/snooze`, { until }), 404, "not_found")
+    expectError(await call(other, "DELETE", `/v2/webhooks/${id}/snooze`), 404, "not_found")
+  })
 })

@@ -1,0 +1,77 @@
+/**
+ * Each webhook's event feed (`webhook_events`, migration 0016): every
+ * `webhook.fired` and `webhook.cleared` with its body, written by the
+ * evaluator's commit in the transaction of the state it came from (see
+ * `EvaluatorState.commitTick`), read back in sequence order by the pull feed,
+ * and pruned after `EVENT_RETENTION`.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+/** A stored event. */
+export interface StoredEvent {
+  readonly sequence: number
+  readonly type: string
+  /** epoch ms it was written */
+  readonly createdAt: number
+  /** epoch ms of the market data evaluated */
+  readonly dataAsOf: number
+  readonly suppressed: boolean
+  /** the body, byte for byte what was (or would have been) sent */
+  readonly body: string
+}
+
+/** events deleted per statement when pruning (a long backlog goes in several) */
+const PRUNE_BATCH = 10_000
+
+export class WebhookEvents extends Effect.Service<WebhookEvents>()("vigil/WebhookEvents", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /** The events of a webhook after `after`, in ascending sequence (at most `limit`), and the oldest kept. */
+    const page = (webhookId: string, after: number, limit: number) =>
+      Effect.gen(function* () {
+        const rows = yield* sql<{
+          sequence: number | string
+          type: string
+          created_at: number | string
+          data_as_of: number | string
+          suppressed: boolean
+          body: string
+        }>`SELECT sequence, type, created_at, data_as_of, suppressed, body FROM webhook_events
+          WHERE webhook_id = ${webhookId} AND sequence > ${after} ORDER BY sequence LIMIT ${limit}`
+        const oldest = yield* sql<{ s: number | string | null }>`SELECT min(sequence) AS s FROM webhook_events
+          WHERE webhook_id = ${webhookId}`
+        return {
+          oldest: oldest[0]?.s == null ? null : Number(oldest[0].s),
+          events: rows.map(
+            (r): StoredEvent => ({
+              sequence: Number(r.sequence),
+              type: r.type,
+              createdAt: Number(r.created_at),
+              dataAsOf: Number(r.data_as_of),
+              suppressed: r.suppressed,
+              body: r.body
+            })
+          )
+        }
+      })
+
+    /** Deletes the events written before `before` (epoch ms); how many went. */
+    const prune = (before: number) =>
+      Effect.gen(function* () {
+        let total = 0
+        for (;;) {
+          const rows = yield* sql<{ n: number | string }>`WITH gone AS (DELETE FROM webhook_events
+              WHERE ctid IN (SELECT ctid FROM webhook_events WHERE created_at < ${before} LIMIT ${PRUNE_BATCH})
+              RETURNING 1)
+            SELECT count(*) AS n FROM gone`
+          const n = Number(rows[0]?.n ?? 0)
+          total += n
+          if (n < PRUNE_BATCH) return total
+        }
+      })
+
+    return { page, prune } as const
+  })
+}) {}
