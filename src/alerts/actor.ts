@@ -55,7 +55,7 @@ export interface Outcome {
 export interface Evaluate {
   readonly _tag: "Evaluate"
   readonly matched: Int32Array
-  /** the matches of its `clear_q` in its scope (undefined: it has none) */
+  /** the matches of its `clear_q` over the whole market (undefined: it has none) */
   readonly clear: Int32Array | undefined
 }
 
@@ -178,7 +178,7 @@ export class WebhookActor {
   retryAt = 0
   /** the version of the webhook row its configuration was made from */
   version = 0
-  /** its `clear_q`'s pair (same scope), evaluated on the ticks it is due */
+  /** its `clear_q`'s pair (the whole market), evaluated on the ticks it is due */
   clearPair: Pair | undefined = undefined
   /** the clear result it is known to hold (with `synced`) */
   syncedClear: Int32Array | undefined = undefined

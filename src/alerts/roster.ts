@@ -89,13 +89,16 @@ export class Roster {
 
   /**
    * Puts an actor in its slice, in the group of its pair (none when its q does not compile), and
-   * joins its `clear_q`'s pair in the same scope (evaluated on the ticks it is due).
+   * joins its `clear_q`'s pair (evaluated on the ticks it is due).
    */
   private attach(actor: WebhookActor, compiled: CompiledQuery | undefined) {
     this.sliceFor(actor.slice).add(actor, compiled === undefined ? undefined : this.pairs.join(compiled, actor.config))
     const clearQ = actor.config.firing.clearQ
     const clear = clearQ === null || compiled === undefined ? undefined : this.pairs.compile(clearQ)
-    actor.clearPair = clear === undefined ? undefined : this.pairs.join(clear, { ...actor.config, q: clearQ! })
+    // over the whole market: a ticker inside leaves when `clear_q` holds for it, also once it left the
+    // webhook's universe (in scope only, it could never leave)
+    actor.clearPair =
+      clear === undefined ? undefined : this.pairs.join(clear, { ...actor.config, q: clearQ!, universeId: null })
   }
 
   private detach(actor: WebhookActor) {

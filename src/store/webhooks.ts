@@ -247,41 +247,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
       })
 
     /**
-     * Commits a group of creates in one transaction, in their order: locks the accounts' rows
-     * (sorted, so two groups never wait on each other crosswise), then counts the active webhooks
-     * of the accounts with a cap (an index of active webhooks per account: the count reads at most
-     * the account's active ones, never its disabled ones, and accounts without a cap count
-     * nothing), admits each create while its account is under its cap, and inserts every admitted
-     * row and its state in one statement, and reads the evaluation ticks (what a create answers
-     * shows). Five statements whatever the group's size.
+     * Inserts active webhooks with their state rows, in the given order (`created_seq` orders them
+     * so), in one statement (call inside a transaction).
      */
-    const commitCreates = (group: ReadonlyArray<PendingCreate>) =>
+    const insertRows = (admitted: ReadonlyArray<Omit<PendingCreate, "cap">>, ms: number) =>
       Effect.gen(function* () {
-        const ms = yield* Clock.currentTimeMillis
         const now = Math.floor(ms / 1000)
-        const accounts = [...new Set(group.map((c) => c.accountId))].sort()
-        yield* sql`SELECT id FROM accounts WHERE id = ANY(${accounts}::text[]) ORDER BY id FOR UPDATE`
-        // counted after the lock, in a statement of its own: it sees every create committed before
-        const capped = [...new Set(group.filter((c) => c.cap !== null).map((c) => c.accountId))]
-        const active = new Map<string, number>()
-        if (capped.length > 0) {
-          const rows = yield* sql<{ account_id: string; n: number | string }>`SELECT account_id, count(*) AS n
-            FROM webhooks WHERE account_id = ANY(${capped}::text[]) AND status = 'active' GROUP BY account_id`
-          for (const r of rows) active.set(r.account_id, Number(r.n))
-        }
-        const outcomes: Array<CreateOutcome | undefined> = []
-        const admitted: Array<PendingCreate> = []
-        for (const c of group) {
-          const n = active.get(c.accountId) ?? 0
-          if (c.cap !== null && n >= c.cap) {
-            outcomes.push({ _tag: "LimitReached", active: n })
-          } else {
-            active.set(c.accountId, n + 1)
-            admitted.push(c)
-            outcomes.push(undefined)
-          }
-        }
-        if (admitted.length === 0) return outcomes as Array<CreateOutcome>
         const input = JSON.stringify(
           admitted.map(({ accountId, id, config }) => ({
             id,
@@ -328,6 +299,45 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
           SELECT inserted.*, '' AS match_base, '' AS match_delta, 0 AS match_deltas, 0 AS state_seq,
             NULL::bigint AS state_evaluated_at, NULL::bigint AS last_fired, 0 AS event_seq, '' AS memory
           FROM inserted`
+        return rows
+      })
+
+    /**
+     * Commits a group of creates in one transaction, in their order: locks the accounts' rows
+     * (sorted, so two groups never wait on each other crosswise), then counts the active webhooks
+     * of the accounts with a cap (an index of active webhooks per account: the count reads at most
+     * the account's active ones, never its disabled ones, and accounts without a cap count
+     * nothing), admits each create while its account is under its cap, and inserts every admitted
+     * row and its state in one statement, and reads the evaluation ticks (what a create answers
+     * shows). Five statements whatever the group's size.
+     */
+    const commitCreates = (group: ReadonlyArray<PendingCreate>) =>
+      Effect.gen(function* () {
+        const ms = yield* Clock.currentTimeMillis
+        const accounts = [...new Set(group.map((c) => c.accountId))].sort()
+        yield* sql`SELECT id FROM accounts WHERE id = ANY(${accounts}::text[]) ORDER BY id FOR UPDATE`
+        // counted after the lock, in a statement of its own: it sees every create committed before
+        const capped = [...new Set(group.filter((c) => c.cap !== null).map((c) => c.accountId))]
+        const active = new Map<string, number>()
+        if (capped.length > 0) {
+          const rows = yield* sql<{ account_id: string; n: number | string }>`SELECT account_id, count(*) AS n
+            FROM webhooks WHERE account_id = ANY(${capped}::text[]) AND status = 'active' GROUP BY account_id`
+          for (const r of rows) active.set(r.account_id, Number(r.n))
+        }
+        const outcomes: Array<CreateOutcome | undefined> = []
+        const admitted: Array<PendingCreate> = []
+        for (const c of group) {
+          const n = active.get(c.accountId) ?? 0
+          if (c.cap !== null && n >= c.cap) {
+            outcomes.push({ _tag: "LimitReached", active: n })
+          } else {
+            active.set(c.accountId, n + 1)
+            admitted.push(c)
+            outcomes.push(undefined)
+          }
+        }
+        if (admitted.length === 0) return outcomes as Array<CreateOutcome>
+        const rows = yield* insertRows(admitted, ms)
         const records = new Map(rows.map((r) => [r.id, toRecord(r)] as const))
         const tickRows = yield* ticks
         let k = 0
@@ -347,6 +357,28 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
      */
     const create = (accountId: string, id: string, config: WebhookConfig, cap: number | null) =>
       grouped({ accountId, id, config, cap })
+
+    /**
+     * Creates several webhooks of one account all or nothing, in one transaction: none when they
+     * would take the account past `cap` active webhooks (null = no cap).
+     */
+    const createBatch = (
+      accountId: string,
+      items: ReadonlyArray<{ readonly id: string; readonly config: WebhookConfig }>,
+      cap: number | null
+    ) =>
+      Effect.gen(function* () {
+        const ms = yield* Clock.currentTimeMillis
+        const active = yield* lockAndCount(accountId)
+        if (cap !== null && active + items.length > cap) return { _tag: "LimitReached", active } as const
+        const rows = yield* insertRows(
+          items.map((i) => ({ accountId, ...i })),
+          ms
+        )
+        const byId = new Map(rows.map((r) => [r.id, toRecord(r)] as const))
+        const records = items.map((i) => byId.get(i.id)!)
+        return { _tag: "Created", records, ticks: yield* ticks } as const
+      }).pipe(sql.withTransaction)
 
     const get = (accountId: string, id: string) =>
       Effect.map(
@@ -494,6 +526,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
 
     return {
       create,
+      createBatch,
       get,
       getById,
       getMany,

@@ -84,7 +84,8 @@ describe("configuration", () => {
         MARKET_SEED: "7",
         ADMIN_TOKEN: "tok",
         WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
-        WEBHOOK_RETRY_SCHEDULE: "1s,500ms,2m"
+        WEBHOOK_RETRY_SCHEDULE: "1s,500ms,2m",
+        EVENT_RETENTION: "7d"
       })
     )
     expect(config.port).toBe(9000)
@@ -95,6 +96,8 @@ describe("configuration", () => {
     expect(config.marketSeed).toBe(7)
     expect(config.webhookAllowInsecureTargets).toBe(true)
     expect(config.webhookRetrySchedule.map(Duration.toMillis)).toEqual([1000, 500, 120_000])
+    expect(Duration.toMillis(config.eventRetention)).toBe(7 * 86_400_000)
+    expect(Duration.toMillis(Either.getOrThrow(load({})).eventRetention)).toBe(30 * 86_400_000)
   })
 
   it.each([
@@ -107,7 +110,8 @@ describe("configuration", () => {
     ["HISTORY_DAYS", "-3", "HISTORY_DAYS must be an integer"],
     ["MARKET_SEED", "1.5", "MARKET_SEED must be an integer"],
     ["WEBHOOK_ALLOW_INSECURE_TARGETS", "maybe", "WEBHOOK_ALLOW_INSECURE_TARGETS must be true or false"],
-    ["WEBHOOK_RETRY_SCHEDULE", "30s,,2m", "WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of durations"]
+    ["WEBHOOK_RETRY_SCHEDULE", "30s,,2m", "WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of durations"],
+    ["EVENT_RETENTION", "a month", "EVENT_RETENTION must be a duration such as 30d"]
   ])("refuses %s=%s with a message naming the variable", (name, value, expected) => {
     const result = load({ [name]: value })
     expect(Either.isLeft(result)).toBe(true)

@@ -173,9 +173,9 @@ const has = (sorted: Int32Array, id: number): boolean => {
 
 /**
  * Steps every ticker that matters — those matching now, those inside, those remembered — by
- * `stepTicker`. `matched`: sorted ids for which `q` holds now (in scope); `clearSet`: sorted ids of
- * the inside tickers that leave (`clear_q` holds, or they left the scope), or undefined when there
- * is no `clear_q` (a ticker leaves when it stops matching).
+ * `stepTicker`. `matched`: sorted ids for which `q` holds now (in scope); `clearSet`: sorted ids for
+ * which `clear_q` holds (over the whole market: an inside ticker leaves when it holds, in scope or
+ * not), or undefined when there is no `clear_q` (a ticker leaves when it stops matching).
  */
 export const stepFiring = (
   o: FiringOptions,

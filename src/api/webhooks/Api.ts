@@ -230,6 +230,17 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       )
   )
   .add(
+    HttpApiEndpoint.post("createBatch", "/v2/webhooks/batch")
+      .annotate(OpenApi.Summary, "Create webhooks in bulk")
+      .setPayload(StrictParams({ webhooks: Schema.Array(CreateWebhook) }))
+      .addSuccess(Schema.Struct({ webhooks: Schema.Array(WebhookDoc) }))
+      .pipe(withErrors(WebhookLimitReached))
+      .annotate(
+        OpenApi.Description,
+        "Creates 1 to 500 webhooks, each a `POST /v2/webhooks` body, **all or nothing** in one transaction: 200 `{webhooks: [records]}` in the order given (with each webhook-channel webhook's `signing_secret`, shown only here). The first bad item is a 400 `bad_request` whose message names its index, its error code and message (`webhooks[3]: invalid_query: …`); nothing is created. The plan's cap is checked for the whole batch (403 `webhook_limit_reached`). `Idempotency-Key` is honoured as for every POST."
+      )
+  )
+  .add(
     HttpApiEndpoint.get("get", "/v2/webhooks/:id")
       .annotate(OpenApi.Summary, "Get a webhook")
       .setPath(IdPath)

@@ -19,6 +19,9 @@ export const WebhooksHttpLive = HttpApiBuilder.group(VigilApi, "webhooks", (hand
         Effect.flatMap(CurrentKey, (key) => subscriptions.subscribeSignal(key, path.signal, payload))
       )
       .handle("create", ({ payload }) => Effect.flatMap(CurrentKey, (key) => subscriptions.create(key, payload)))
+      .handle("createBatch", ({ payload }) =>
+        Effect.flatMap(CurrentKey, (key) => subscriptions.createBatch(key, payload))
+      )
       .handle("list", ({ urlParams }) => Effect.flatMap(CurrentKey, (key) => subscriptions.list(key, urlParams)))
       .handle("get", ({ path }) => Effect.flatMap(CurrentKey, (key) => subscriptions.get(key, path.id)))
       .handle("update", ({ path, payload }) =>

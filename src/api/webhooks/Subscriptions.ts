@@ -26,7 +26,14 @@ import { Deliveries, type DeliveryRecord, type DeliveryStatus } from "../../stor
 import { Rules } from "../../store/rules.js"
 import type { Universes } from "../../store/universes.js"
 import { WebhookEvents } from "../../store/webhookEvents.js"
-import { effectiveLastEvaluated, type Origin, type WebhookRecord, Webhooks } from "../../store/webhooks.js"
+import {
+  effectiveLastEvaluated,
+  type FiringOptions,
+  type Origin,
+  type WebhookConfig,
+  type WebhookRecord,
+  Webhooks
+} from "../../store/webhooks.js"
 import { nowIso } from "../common/clock.js"
 import { accountSignals, compileContext, queryRejection } from "../common/compile.js"
 import { requireFeature } from "../common/features.js"
@@ -38,6 +45,7 @@ import {
   DeliveryNotFailed,
   NotFound,
   orUnavailable,
+  type ServiceUnavailable,
   UnknownSignal,
   WebhookLimitReached
 } from "../errors.js"
@@ -90,37 +98,48 @@ const owned = (key: AuthenticatedKey, id: string) =>
     return w
   })
 
+/** A new webhook's validated subscription, ready to store. */
+interface Prepared {
+  readonly q: string
+  readonly universeId: string | null
+  readonly origin: Origin
+  readonly settings: Settings
+  readonly firing: FiringOptions
+}
+
+/** What a new webhook stores: its subscription and, on the webhook channel, a new signing secret. */
+const configOf = (p: Prepared): WebhookConfig => ({
+  ...p.settings,
+  q: p.q,
+  universeId: p.universeId,
+  origin: p.origin,
+  firing: p.firing,
+  signingSecret: p.settings.channel === "webhook" ? generateSigningSecret() : null
+})
+
+/** A new webhook as its creation answers it: the record, its signing secret (shown only here). */
+const createdDoc = (doc: ReturnType<Effect.Effect.Success<typeof webhookRenderer>>, config: WebhookConfig) => ({
+  ...doc,
+  ...(config.signingSecret === null ? {} : { signing_secret: config.signingSecret })
+})
+
 /** Stores a new webhook under the plan's cap and hands it to the evaluator. */
 const create = (
   key: AuthenticatedKey,
-  q: string,
-  universeId: string | null,
-  origin: Origin,
-  settings: Settings,
-  firingInput: FiringInput,
+  prepared: Prepared,
   /** the subscribe endpoints answer with `test_url` too */
   withTestUrl = true
 ) =>
   Effect.gen(function* () {
-    const firing = yield* newFiring(key, firingInput)
-    const signingSecret = settings.channel === "webhook" ? generateSigningSecret() : null
+    const config = configOf(prepared)
     const outcome = yield* orUnavailable(
-      (yield* Webhooks).create(
-        key.account.id,
-        newId("wh"),
-        { ...settings, q, universeId, signingSecret, origin, firing },
-        PLAN_LIMITS[key.account.plan].webhooks
-      )
+      (yield* Webhooks).create(key.account.id, newId("wh"), config, PLAN_LIMITS[key.account.plan].webhooks)
     )
     if (outcome._tag === "LimitReached") return yield* limitReached(key, outcome.active)
     yield* (yield* Alerts).changed(outcome.record)
     // the ticks read by the create's transaction: no statement of its own
-    const doc = (yield* webhookRendererWith(outcome.ticks))(outcome.record)
-    return {
-      ...doc,
-      ...(signingSecret === null ? {} : { signing_secret: signingSecret }),
-      ...(withTestUrl ? { test_url: `/v2/webhooks/${outcome.record.id}/test` } : {})
-    }
+    const doc = createdDoc((yield* webhookRendererWith(outcome.ticks))(outcome.record), config)
+    return withTestUrl ? { ...doc, test_url: `/v2/webhooks/${outcome.record.id}/test` } : doc
   })
 
 const subscribeTicker = (
@@ -135,7 +154,14 @@ const subscribeTicker = (
     if (condition === "") return yield* new BadRequest({ message: "condition is required" })
     const q = yield* freezeForTicker(key, meta.ticker, condition)
     const settings = yield* newSettings(key, payload, `${meta.ticker}: ${condition}`)
-    return yield* create(key, q, null, { type: "ticker", ref: meta.ticker, condition }, settings, payload)
+    const firing = yield* newFiring(key, payload)
+    return yield* create(key, {
+      q,
+      universeId: null,
+      origin: { type: "ticker", ref: meta.ticker, condition },
+      settings,
+      firing
+    })
   })
 
 /** A signal subscription's condition: a boolean signal (built-in or custom), or `<op><value>` on a numeric one. */
@@ -187,27 +213,27 @@ const subscribeSignal = (
         : yield* freezeForTicker(key, (yield* trackedTicker(payload.ticker)).ticker, chosen.expr)
     const universe = yield* checkUniverse(key.account.id, payload.universe)
     const settings = yield* newSettings(key, payload, chosen.defaultName)
-    return yield* create(
-      key,
+    const firing = yield* newFiring(key, payload)
+    return yield* create(key, {
       q,
-      universe,
-      { type: "signal", ref: chosen.name, condition: chosen.condition },
+      universeId: universe,
+      origin: { type: "signal", ref: chosen.name, condition: chosen.condition },
       settings,
-      payload
-    )
+      firing
+    })
   })
 
-const createWebhook = (
-  key: AuthenticatedKey,
-  payload: DeliveryInput &
-    FiringInput & {
-      readonly q?: string | undefined
-      readonly rule_id?: string | undefined
-      readonly universe?: string | null | undefined
-    }
-) =>
+/** The body of `POST /v2/webhooks` (and of each item of a batch). */
+type CreateInput = DeliveryInput &
+  FiringInput & {
+    readonly q?: string | undefined
+    readonly rule_id?: string | undefined
+    readonly universe?: string | null | undefined
+  }
+
+/** A webhook of a raw `q` or a saved rule, validated (nothing stored). */
+const prepareQuery = (key: AuthenticatedKey, payload: CreateInput) =>
   Effect.gen(function* () {
-    yield* requireWebhooks(key)
     if ((payload.q === undefined) === (payload.rule_id === undefined)) {
       return yield* new BadRequest({ message: "give exactly one of q (a condition) or rule_id (a saved rule)" })
     }
@@ -227,7 +253,59 @@ const createWebhook = (
     const q = yield* freeze(key, text, "q")
     const universeId = yield* checkUniverse(key.account.id, universe)
     const settings = yield* newSettings(key, payload, text)
-    return yield* create(key, q, universeId, { type: "query", ref, condition: text }, settings, payload, false)
+    const firing = yield* newFiring(key, payload)
+    return { q, universeId, origin: { type: "query", ref, condition: text }, settings, firing } satisfies Prepared
+  })
+
+const createWebhook = (key: AuthenticatedKey, payload: CreateInput) =>
+  Effect.gen(function* () {
+    yield* requireWebhooks(key)
+    return yield* create(key, yield* prepareQuery(key, payload), false)
+  })
+
+/** the most webhooks one batch creates */
+export const MAX_BATCH = 500
+
+/**
+ * Creates up to 500 webhooks (`POST /v2/webhooks` bodies) all or nothing, in one transaction:
+ * the first bad item is a 400 naming its index and error, the plan's cap is checked for the whole
+ * batch.
+ */
+const createBatch = (key: AuthenticatedKey, payload: { readonly webhooks: ReadonlyArray<CreateInput> }) =>
+  Effect.gen(function* () {
+    yield* requireWebhooks(key)
+    const items = payload.webhooks
+    if (items.length === 0 || items.length > MAX_BATCH) {
+      return yield* new BadRequest({
+        message: `webhooks must hold 1 to ${MAX_BATCH} webhooks (got ${items.length})`
+      })
+    }
+    const configs: Array<WebhookConfig> = []
+    for (let i = 0; i < items.length; i++) {
+      const prepared = yield* prepareQuery(key, items[i]!).pipe(
+        Effect.catchIf(
+          (e): e is Exclude<typeof e, ServiceUnavailable> => e._tag !== "ServiceUnavailable",
+          (e) => new BadRequest({ message: `webhooks[${i}]: ${e.code}: ${e.message}` })
+        )
+      )
+      configs.push(configOf(prepared))
+    }
+    const outcome = yield* orUnavailable(
+      (yield* Webhooks).createBatch(
+        key.account.id,
+        configs.map((config) => ({ id: newId("wh"), config })),
+        PLAN_LIMITS[key.account.plan].webhooks
+      )
+    )
+    if (outcome._tag === "LimitReached") {
+      return yield* new WebhookLimitReached({
+        message: `this account has ${outcome.active} active webhooks; ${items.length} more would pass the ${PLAN_LIMITS[key.account.plan].webhooks} its ${key.account.plan} plan allows (nothing was created)`
+      })
+    }
+    const alerts = yield* Alerts
+    for (const record of outcome.records) yield* alerts.changed(record)
+    const doc = yield* webhookRendererWith(outcome.ticks)
+    return { webhooks: outcome.records.map((record, i) => createdDoc(doc(record), configs[i]!)) }
   })
 
 const list = (
@@ -526,6 +604,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("vigil/api/Su
       subscribeTicker: run(subscribeTicker),
       subscribeSignal: run(subscribeSignal),
       create: run(createWebhook),
+      createBatch: run(createBatch),
       list: run(list),
       get: run(get),
       update: run(update),

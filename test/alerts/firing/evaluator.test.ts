@@ -9,6 +9,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, TestClock } from "effect"
 import { Alerts } from "../../../src/alerts/Alerts.js"
 import { DEFAULT_FIRING } from "../../../src/alerts/firing/options.js"
+import { Universes } from "../../../src/store/universes.js"
+import { WebhookEvents } from "../../../src/store/webhookEvents.js"
 import { backends } from "../../support/backends.js"
 import { layerFor, snapshot, webhook } from "../support.js"
 
@@ -129,6 +131,52 @@ for (const backend of backends()) {
           const sequences = (yield* feed("wh_repeat")).events.map((e) => e.sequence)
           expect(sequences).toEqual([1, 2, 3, 4])
         }).pipe(Effect.provide(layerFor(backend.layer()))),
+      60_000
+    )
+
+    it.scoped(
+      "clear_q over the whole market: a ticker that left the universe still leaves when clear_q holds",
+      () =>
+        Effect.gen(function* () {
+          const alerts = yield* setup
+          const universes = yield* Universes
+          yield* universes.create({
+            accountId: "acc_a",
+            id: "few",
+            name: "Few",
+            description: null,
+            tickers: ["AAA"]
+          })
+          yield* webhook("wh_u", "rsi_14 < 30", "realtime", "few", {
+            ...DEFAULT_FIRING,
+            fireOn: "both",
+            clearQ: "rsi_14 > 40"
+          })
+          yield* at(alerts, 1, { AAA: 20, BBB: 20 })
+          yield* universes.update("acc_a", "few", { tickers: ["BBB"] })
+          yield* at(alerts, 2, { AAA: 35 }) // out of the universe, clear_q false: still inside
+          yield* at(alerts, 3, { AAA: 45 })
+          expect(summary((yield* feed("wh_u")).events)).toEqual(["fired AAA", "cleared AAA"])
+        }).pipe(Effect.provide(layerFor(backend.layer()))),
+      60_000
+    )
+
+    it.scoped(
+      "the feed keeps events until pruned by age (EVENT_RETENTION), the newest kept",
+      () =>
+        Effect.gen(function* () {
+          const alerts = yield* setup
+          yield* webhook("wh_r", "rsi_14 < 30", "realtime", null, { ...DEFAULT_FIRING, fireOn: "both" })
+          yield* at(alerts, 1, { AAA: 20 })
+          yield* at(alerts, 2, { AAA: 50 })
+          yield* at(alerts, 3, { AAA: 20 })
+          const events = yield* WebhookEvents
+          expect(yield* events.prune(T0 + 2 * MIN + 1)).toBe(2)
+          const page = yield* events.page("wh_r", 0, 10)
+          expect(page.oldest).toBe(3)
+          expect(page.events.map((e) => e.sequence)).toEqual([3])
+          expect(yield* events.prune(T0)).toBe(0)
+        }).pipe(Effect.provide(WebhookEvents.Default.pipe(Layer.provideMerge(layerFor(backend.layer()))))),
       60_000
     )
 

@@ -709,4 +709,69 @@ describe("webhook subscriptions and delivery over HTTP", () => {
     expectError(await call(other, "POST", `/v2/webhooks/${id}/snooze`, { until }), 404, "not_found")
     expectError(await call(other, "DELETE", `/v2/webhooks/${id}/snooze`), 404, "not_found")
   })
+  it("creates webhooks in bulk: all or nothing, the first bad item named, the cap for the whole batch, idempotent (issue 16)", async () => {
+    const key = await newKey()
+    expect((await call(key, "POST", "/v2/universes", { id: "bulk", name: "Bulk", tickers: ["AAPL"] })).status).toBe(201)
+    const count = async () => (await call(key, "GET", "/v2/webhooks?limit=100")).body.count as number
+    const good = [
+      { q: "price > 1" },
+      { q: "rsi_14 < 30", universe: "bulk", fire_on: "both", target_url: receiver.url("/bulk") },
+      { q: "price > 2", name: "third", cooldown: "1h" }
+    ]
+    const made = await call(key, "POST", "/v2/webhooks/batch", { webhooks: good })
+    expect(made.status, JSON.stringify(made.body)).toBe(200)
+    expect(made.body.webhooks.map((w: any) => [w.q, w.universe_id, w.channel, w.fire_on, w.cooldown])).toEqual([
+      ["price > 1", null, "in_app", "enter", "0s"],
+      ["rsi_14 < 30", "bulk", "webhook", "both", "0s"],
+      ["price > 2", null, "in_app", "enter", "1h"]
+    ])
+    expect(made.body.webhooks[1].signing_secret).toMatch(/^whsec_/)
+    expect(made.body.webhooks[0]).not.toHaveProperty("signing_secret")
+    expect(await count()).toBe(3)
+
+    for (const [bad, index, message] of [
+      [{ q: "price >" }, 2, /^webhooks\[2\]: invalid_query: /],
+      [{ q: "price > 1", universe: "nope" }, 2, /^webhooks\[2\]: universe_not_found: /],
+      [{ q: "price > 1", cadence: "5m" }, 2, /^webhooks\[2\]: bad_request: cadence must be/],
+      [{ rule_id: "rul_missing" }, 2, /^webhooks\[2\]: not_found: /]
+    ] as const) {
+      const r = await call(key, "POST", "/v2/webhooks/batch", { webhooks: [good[0], good[2], bad] })
+      expectError(r, 400, "bad_request")
+      expect(r.body.error.message, String(index)).toMatch(message)
+    }
+    expectError(await call(key, "POST", "/v2/webhooks/batch", { webhooks: [] }), 400, "bad_request")
+    const tooMany = await call(key, "POST", "/v2/webhooks/batch", {
+      webhooks: Array.from({ length: 501 }, () => good[0])
+    })
+    expectError(tooMany, 400, "bad_request")
+    expect(tooMany.body.error.message).toMatch(/1 to 500 webhooks \(got 501\)/)
+    expect(await count()).toBe(3)
+
+    // Hobby: 10 active at most, for the whole batch
+    const hobby = await newKey("hobby")
+    const eight = await call(hobby, "POST", "/v2/webhooks/batch", {
+      webhooks: Array.from({ length: 8 }, (_, i) => ({ q: `price > ${i}` }))
+    })
+    expect(eight.status).toBe(200)
+    const over = await call(hobby, "POST", "/v2/webhooks/batch", { webhooks: [good[0], good[0], good[0]] })
+    expectError(over, 403, "webhook_limit_reached")
+    expect(over.body.error.message).toMatch(/has 8 active webhooks; 3 more would pass the 10/)
+    expect((await call(hobby, "GET", "/v2/webhooks")).body.count).toBe(8)
+    const fits = await call(hobby, "POST", "/v2/webhooks/batch", { webhooks: [good[0], good[0]] })
+    expect(fits.status).toBe(200)
+
+    // the same Idempotency-Key answers the same batch again, creating nothing more
+    const send = () =>
+      api(server, key, "/v2/webhooks/batch", {
+        method: "POST",
+        body: JSON.stringify({ webhooks: [good[0]] }),
+        headers: { "idempotency-key": "bulk-once" }
+      })
+    const once = await send()
+    const again = await send()
+    expect(once.status).toBe(200)
+    expect(again.headers.get("idempotent-replayed")).toBe("true")
+    expect(again.body.webhooks[0].id).toBe(once.body.webhooks[0].id)
+    expect(await count()).toBe(4)
+  })
 })
