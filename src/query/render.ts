@@ -59,7 +59,7 @@ const quote = (s: string) => `"${s.replaceAll('"', '""')}"`
 
 export const renderName = (name: string): string => (BARE.test(name) && !reserved(name) ? name : quote(name))
 
-const renderTicker = (t: string): string => (BARE_TICKER.test(t) && t === t.toUpperCase() ? t : quote(t))
+export const renderTicker = (t: string): string => (BARE_TICKER.test(t) && t === t.toUpperCase() ? t : quote(t))
 
 export const renderNumber = (v: number): string => String(v)
 

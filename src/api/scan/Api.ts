@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { ExplainTree } from "../common/explainDoc.js"
 import { IntParam, StrictParams } from "../common/params.js"
 import { DirectRead } from "../direct/DirectRead.js"
 import { BadRequest, COMPILE_ERRORS, groupErrors, NotFound, ServiceUnavailable, UniverseNotFound } from "../errors.js"
@@ -88,6 +89,32 @@ export class ScanApi extends HttpApiGroup.make("scan")
       .setUrlParams(ScanParams)
       .addSuccess(ScanResponse)
       .annotate(OpenApi.Description, describe("As-of scan (alias; `asof` required), parameters in the query string"))
+  )
+  .add(
+    HttpApiEndpoint.post("explain", "/v2/scan/explain")
+      .annotate(OpenApi.Summary, "Explain why a ticker is or is not in a screen")
+      .setPayload(
+        StrictParams({
+          q: Schema.String,
+          ticker: Schema.String,
+          universe: Schema.optional(Schema.String),
+          asof: Schema.optional(Schema.String)
+        })
+      )
+      .addSuccess(
+        Schema.Struct({
+          as_of: Schema.String,
+          ticker: Schema.String,
+          in_universe: Schema.Boolean,
+          matched: Schema.Boolean,
+          reason: Schema.String,
+          tree: ExplainTree
+        })
+      )
+      .annotate(
+        OpenApi.Description,
+        "Why `ticker` is or is not matched by `q` (live, or as of `asof`; within `universe` when given): `matched` (in the universe and `q` true), `in_universe`, a `reason` sentence, and `tree`: `q` as evaluated at the ticker, each AND/OR/NOT node and each comparison with its operands' values and its result (`true`, `false`, `null` for SQL's unknown). The tree comes from the compiled query the scan runs."
+      )
   )
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Scans: a SQL WHERE expression over the ticker columns, live or as of a date.") {}

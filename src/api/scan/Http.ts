@@ -6,19 +6,18 @@
  */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import type { MarketData } from "../../market/engine/MarketData.js"
-import { epochDay, isoDate } from "../../market/indicators/days.js"
-import type { Snapshot } from "../../market/snapshot.js"
 import { Tickers } from "../../market/tickers/index.js"
 import { Rules } from "../../store/rules.js"
 import { VigilApi } from "../Api.js"
 import { compileFor } from "../common/compile.js"
-import { liveSnapshot, marketData } from "../common/market.js"
+import { marketData } from "../common/market.js"
 import { cursorCodec } from "../cursor.js"
-import { BadRequest, NotFound, orUnavailable } from "../errors.js"
+import { NotFound, orUnavailable } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
-import { dayOf, resolveUniverse, rowsOfTickers } from "../universes/resolve.js"
+import { resolveUniverse, rowsOfTickers } from "../universes/resolve.js"
 import { type SavedScan, type ScanInput, scanAnswer, scanParameters } from "./answer.js"
+import { explainScan } from "./explain.js"
+import { scanSnapshot } from "./snapshot.js"
 
 export const runScan = (input: ScanInput, requireAsof: boolean) =>
   Effect.gen(function* () {
@@ -37,22 +36,8 @@ export const runScan = (input: ScanInput, requireAsof: boolean) =>
     const directory = yield* Tickers
     const compiled = yield* compileFor(p.q, directory, key.account)
 
-    // the snapshot and the scan's day
-    let md: MarketData | undefined
-    let snapshot: Snapshot
-    let day: number
-    if (p.asof !== undefined) {
-      md = yield* marketData
-      const today = isoDate(dayOf(md.latest.asOf))
-      if (p.asof > today) {
-        return yield* new BadRequest({ message: `asof ${p.asof} is in the future (today is ${today})` })
-      }
-      snapshot = md.snapshotAsOf(p.asof)
-      day = epochDay(p.asof)
-    } else {
-      snapshot = yield* liveSnapshot
-      day = dayOf(snapshot.asOf)
-    }
+    const { md: dayData, snapshot, day } = yield* scanSnapshot(p.asof)
+    let md = dayData
 
     // the universe's rows
     let rows: Int32Array | undefined
@@ -76,4 +61,5 @@ export const ScanHttpLive = HttpApiBuilder.group(VigilApi, "scan", (handlers) =>
     .handle("scanGet", ({ urlParams }) => runScan(urlParams, false))
     .handle("history", ({ payload }) => runScan(payload, true))
     .handle("historyGet", ({ urlParams }) => runScan(urlParams, true))
+    .handle("explain", ({ payload }) => explainScan(payload))
 )

@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { ExplainTree } from "../common/explainDoc.js"
 import { IntParam, StrictParams } from "../common/params.js"
 import {
   BadRequest,
@@ -331,6 +332,29 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .annotate(
         OpenApi.Description,
         "Delivery records, newest first; `status` (pending, delivered, permanent_failure), `limit` 1–100 (default 50), `cursor`. `target_url` is the URL for the webhook channel and `chat`, `in_app` or `push:<device_id>` otherwise (never a secret)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("explain", "/v2/webhooks/:id/explain")
+      .annotate(OpenApi.Summary, "Explain a webhook for one ticker")
+      .setPath(IdPath)
+      .setUrlParams(StrictParams({ ticker: Schema.String }))
+      .addSuccess(
+        Schema.Struct({
+          as_of: Schema.String,
+          webhook_id: Schema.String,
+          ticker: Schema.String,
+          evaluated_at: Schema.NullOr(Schema.String),
+          data_as_of: Schema.String,
+          state: Schema.Literal("idle", "pending", "inside", "cooling"),
+          reason: Schema.String,
+          tree: ExplainTree
+        })
+      )
+      .pipe(withErrors(NotFound, InvalidQuery, CompileFailed, RecursionDepthExceeded))
+      .annotate(
+        OpenApi.Description,
+        'Where `ticker` stands on this webhook after its last evaluation: `state` (`idle`, `pending`, `inside`, `cooling`), a `reason` a person reads ("rsi_14 = 42.13 is not < 30"; "matching since …, pending until …"; "fired at …, cooling until …"; "snoozed until …"; "outside the universe top_100"), and `tree`: the webhook\'s frozen `q` evaluated at the ticker on the market data evaluated (`data_as_of`), each AND/OR/NOT node and comparison with its operands\' values and result.'
       )
   )
   .add(

@@ -37,6 +37,9 @@ export const WebhooksHttpLive = HttpApiBuilder.group(VigilApi, "webhooks", (hand
       .handle("deliveries", ({ path, urlParams }) =>
         Effect.flatMap(CurrentKey, (key) => subscriptions.deliveries(key, path.id, urlParams))
       )
+      .handle("explain", ({ path, urlParams }) =>
+        Effect.flatMap(CurrentKey, (key) => subscriptions.explain(key, path.id, urlParams.ticker))
+      )
       .handle("snooze", ({ path, payload }) =>
         Effect.flatMap(CurrentKey, (key) => subscriptions.snooze(key, path.id, payload.until))
       )

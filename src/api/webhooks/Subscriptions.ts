@@ -11,6 +11,8 @@ import { Clock, Effect, Either } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { PLAN_LIMITS } from "../../accounts/plans.js"
 import { Alerts } from "../../alerts/Alerts.js"
+import { explainTicker } from "../../alerts/firing/explain.js"
+import { decodeMemory } from "../../alerts/firing/machine.js"
 import { displayTarget, newId } from "../../alerts/ids.js"
 import { firedEvent } from "../../alerts/payload.js"
 import type { AppConfig } from "../../config/AppConfig.js"
@@ -20,6 +22,7 @@ import { columnByName } from "../../market/catalog.js"
 import { DAY_MS } from "../../market/indicators/days.js"
 import type { Market } from "../../market/Market.js"
 import { isWellFormedSymbol, Tickers } from "../../market/tickers/index.js"
+import { type ExplainNode, explainNode } from "../../query/explain.js"
 import { compileQuery } from "../../query/index.js"
 import type { SignalResolver } from "../../signals/SignalResolver.js"
 import { Deliveries, type DeliveryRecord, type DeliveryStatus } from "../../store/deliveries.js"
@@ -37,7 +40,7 @@ import {
 import { nowIso } from "../common/clock.js"
 import { accountSignals, compileContext, queryRejection } from "../common/compile.js"
 import { requireFeature } from "../common/features.js"
-import { liveSnapshot } from "../common/market.js"
+import { liveSnapshot, marketData } from "../common/market.js"
 import { pageSize } from "../common/params.js"
 import { type Cursors, integerPosition, keysetPage, timeAndIdPosition } from "../cursor.js"
 import {
@@ -50,7 +53,7 @@ import {
   WebhookLimitReached
 } from "../errors.js"
 import { parseCondition } from "../signals/matching.js"
-import { lookupUniverse } from "../universes/resolve.js"
+import { dayOf, lookupUniverse, resolveUniverse } from "../universes/resolve.js"
 import { freeze, freezeForTicker } from "./conditions.js"
 import { type FiringInput, firingEdit, newFiring } from "./firing.js"
 import { deliveryDoc, webhookRenderer, webhookRendererWith } from "./render.js"
@@ -488,6 +491,61 @@ const deliveriesOf = (
     }
   })
 
+/** Why `ticker` is where it is on the webhook after its last evaluation (`explainTicker`). */
+const explain = (key: AuthenticatedKey, id: string, ticker: string) =>
+  Effect.gen(function* () {
+    const w = yield* owned(key, id)
+    const meta = yield* trackedTicker(ticker)
+    const snapshot = yield* liveSnapshot
+    const row = snapshot.index.get(meta.ticker)
+    if (row === undefined) return yield* notFound("ticker", meta.ticker)
+    const context = compileContext(yield* Tickers)
+    const compiled = compileQuery(w.q, context)
+    if (Either.isLeft(compiled)) return yield* queryRejection(compiled.left, "q")
+    let clearTree: ExplainNode | undefined
+    if (w.firing.clearQ !== null) {
+      const clear = compileQuery(w.firing.clearQ, context)
+      if (Either.isLeft(clear)) return yield* queryRejection(clear.left, "clear_q")
+      clearTree = explainNode(clear.right.ir, snapshot, row)
+    }
+    let inScope = true
+    if (w.universeId !== null) {
+      const members = yield* resolveUniverse(
+        yield* marketData,
+        key.account.id,
+        w.universeId,
+        dayOf(snapshot.asOf),
+        false
+      ).pipe(Effect.catchTag("UniverseNotFound", () => Effect.succeed([] as ReadonlyArray<string>)))
+      inScope = members.includes(meta.ticker)
+    }
+    const now = yield* Clock.currentTimeMillis
+    const memory = decodeMemory(w.memory, (name) => (name === meta.ticker ? 0 : -1)).get(0)
+    const tree = explainNode(compiled.right.ir, snapshot, row)
+    const { state, reason } = explainTicker({
+      firing: w.firing,
+      inside: w.lastMatchSet.includes(meta.ticker),
+      memory,
+      now,
+      snoozedUntil: w.snoozedUntil,
+      inScope,
+      universeId: w.universeId,
+      tree,
+      clearTree
+    })
+    const last = effectiveLastEvaluated(w, yield* orUnavailable((yield* Webhooks).ticks))
+    return {
+      as_of: new Date(now).toISOString(),
+      webhook_id: w.id,
+      ticker: meta.ticker,
+      evaluated_at: last === null ? null : new Date(last).toISOString(),
+      data_as_of: new Date(snapshot.asOf).toISOString(),
+      state,
+      reason,
+      tree
+    }
+  })
+
 /** the furthest ahead a snooze may end */
 const MAX_SNOOZE_MS = 30 * DAY_MS
 
@@ -616,6 +674,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("vigil/api/Su
       deliveries: run(deliveriesOf),
       events: run(eventsOf),
       snooze: run(snooze),
+      explain: run(explain),
       retryDelivery: run(retryDelivery)
     }
   })

@@ -2,6 +2,8 @@
  * Scalar evaluation of row-independent subtrees (literals, cross-ticker
  * references and anything built only from them): done once per evaluation,
  * never per row. Values use the evaluator's encoding (see semantics.ts).
+ * Given a row, it evaluates any subtree at that row (explain.ts: why one
+ * ticker does or does not match).
  */
 
 import type { Snapshot } from "../../market/snapshot.js"
@@ -87,22 +89,24 @@ export const extreme = (type: Type, greatest: boolean, values: ReadonlyArray<Sca
   return best
 }
 
-export const evalScalar = (n: Node, snap: Snapshot | undefined): Scalar => {
+export const evalScalar = (n: Node, snap: Snapshot | undefined, row?: number): Scalar => {
+  const at = (m: Node) => evalScalar(m, snap, row)
   switch (n.k) {
     case "lit":
       return encodeLiteral(n.type, n.value)
     case "col":
-      throw new Error(`column '${n.name}' in a constant subtree`)
+      if (snap === undefined || row === undefined) throw new Error(`column '${n.name}' in a constant subtree`)
+      return cell(snap, n.name, row, n.type)
     case "xref": {
       const row = snap?.index.get(n.ticker)
       if (snap === undefined || row === undefined) return encodeLiteral(n.type, null)
       return cell(snap, n.name, row, n.type)
     }
     case "neg":
-      return -(evalScalar(n.arg, snap) as number)
+      return -(at(n.arg) as number)
     case "arith": {
-      const a = evalScalar(n.left, snap) as number
-      const b = evalScalar(n.right, snap) as number
+      const a = at(n.left) as number
+      const b = at(n.right) as number
       switch (n.op) {
         case "+":
           return add(a, b)
@@ -118,11 +122,11 @@ export const evalScalar = (n: Node, snap: Snapshot | undefined): Scalar => {
       break
     }
     case "cmp":
-      return compare(n.op, n.left.type, evalScalar(n.left, snap), evalScalar(n.right, snap))
+      return compare(n.op, n.left.type, at(n.left), at(n.right))
     case "and": {
       let t = 2
       for (const a of n.args) {
-        const v = evalScalar(a, snap) as number
+        const v = at(a) as number
         if (v < t) t = v
         if (t === 0) break
       }
@@ -131,47 +135,47 @@ export const evalScalar = (n: Node, snap: Snapshot | undefined): Scalar => {
     case "or": {
       let t = 0
       for (const a of n.args) {
-        const v = evalScalar(a, snap) as number
+        const v = at(a) as number
         if (v > t) t = v
         if (t === 2) break
       }
       return t
     }
     case "not":
-      return 2 - (evalScalar(n.arg, snap) as number)
+      return 2 - (at(n.arg) as number)
     case "between": {
-      const a = evalScalar(n.arg, snap)
-      const lo = evalScalar(n.low, snap)
-      const hi = evalScalar(n.high, snap)
+      const a = at(n.arg)
+      const lo = at(n.low)
+      const hi = at(n.high)
       const t = n.arg.type
       return n.negated
         ? Math.max(compare("<", t, a, lo), compare(">", t, a, hi))
         : Math.min(compare(">=", t, a, lo), compare("<=", t, a, hi))
     }
     case "in": {
-      const a = evalScalar(n.arg, snap)
+      const a = at(n.arg)
       let t = 0
       for (const i of n.items) {
-        const v = compare("=", n.arg.type, a, evalScalar(i, snap))
+        const v = compare("=", n.arg.type, a, at(i))
         if (v > t) t = v
         if (t === 2) break
       }
       return n.negated ? 2 - t : t
     }
     case "like": {
-      const s = evalScalar(n.arg, snap) as string | null
+      const s = at(n.arg) as string | null
       if (s === null) return 1
       const m = likeMatcher(n.pattern, n.caseInsensitive).test(n.caseInsensitive ? lowerAscii(s) : s)
       return m !== n.negated ? 2 : 0
     }
     case "isnull":
-      return isNull(n.arg.type, evalScalar(n.arg, snap)) !== n.negated ? 2 : 0
+      return isNull(n.arg.type, at(n.arg)) !== n.negated ? 2 : 0
     case "isbool": {
-      const v = evalScalar(n.arg, snap)
+      const v = at(n.arg)
       return (v === (n.value ? 2 : 0)) !== n.negated ? 2 : 0
     }
     case "call": {
-      const args = n.args.map((a) => evalScalar(a, snap))
+      const args = n.args.map((a) => at(a))
       switch (n.fn) {
         case "ABS":
         case "SIGN":

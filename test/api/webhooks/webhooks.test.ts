@@ -774,4 +774,55 @@ describe("webhook subscriptions and delivery over HTTP", () => {
     expect(again.body.webhooks[0].id).toBe(once.body.webhooks[0].id)
     expect(await count()).toBe(4)
   })
+  it("explains a screen for one ticker, agreeing with the scan, and a webhook's state for one ticker (issue 16)", async () => {
+    const key = await newKey()
+    const q = "price > 100 AND rsi_14 >= 0"
+    const scan = await call(key, "POST", "/v2/scan", { q, limit: 100, order: "price", dir: "asc" })
+    expect(scan.status).toBe(200)
+    const inside = scan.body.results[0].ticker as string
+    const outside = await call(key, "POST", "/v2/scan", { q: "price <= 100", limit: 1 })
+    const below = outside.body.results[0].ticker as string
+    const yes = await call(key, "POST", "/v2/scan/explain", { q, ticker: inside.toLowerCase() })
+    expect(yes.status, JSON.stringify(yes.body)).toBe(200)
+    expect(yes.body).toMatchObject({
+      ticker: inside,
+      in_universe: true,
+      matched: true,
+      tree: { op: "AND", result: true }
+    })
+    const no = await call(key, "POST", "/v2/scan/explain", { q, ticker: below })
+    expect(no.body).toMatchObject({ matched: false, tree: { op: "AND", result: false } })
+    expect(no.body.tree.args[0]).toMatchObject({ expr: "price > 100", op: ">", result: false })
+    expect(no.body.tree.args[0].operands[0].expr).toBe("price")
+    expect(no.body.reason).toMatch(/^price = [\d.]+ is not > 100$/)
+    const top = await call(key, "POST", "/v2/scan/explain", { q, ticker: inside, universe: "top_10" })
+    expect(top.body.matched).toBe(top.body.in_universe)
+    for (const [body, status, code] of [
+      [{ q, ticker: "!!" }, 400, "bad_request"],
+      [{ q, ticker: "ZZZZZQ" }, 404, "not_found"],
+      [{ q: "price >", ticker: inside }, 400, "invalid_query"],
+      [{ q, ticker: inside, asof: "2999-01-01" }, 400, "bad_request"],
+      [{ q, ticker: inside, universe: "nope" }, 404, "universe_not_found"],
+      [{ ticker: inside }, 400, "bad_request"]
+    ] as const) {
+      expectError(await call(key, "POST", "/v2/scan/explain", body), status, code)
+    }
+
+    const sub = await call(key, "POST", `/v2/tickers/${inside}/subscribe`, { condition: "price > 0", cooldown: "1h" })
+    const id = sub.body.id as string
+    const before = await call(key, "GET", `/v2/webhooks/${id}/explain?ticker=${inside}`)
+    expect(before.status, JSON.stringify(before.body)).toBe(200)
+    expect(before.body).toMatchObject({ webhook_id: id, ticker: inside, state: "idle", evaluated_at: null })
+    expect(before.body.reason).toMatch(/^matches now \(.*\); enters at the next evaluation$/)
+    await refresh()
+    const after = await call(key, "GET", `/v2/webhooks/${id}/explain?ticker=${inside}`)
+    expect(after.body).toMatchObject({ state: "inside", tree: { op: "AND", result: true } })
+    expect(after.body.reason).toMatch(/^inside since it fired at .*; q holds: /)
+    expect(after.body.evaluated_at).not.toBeNull()
+    const other = await call(key, "GET", `/v2/webhooks/${id}/explain?ticker=${below}`)
+    expect(other.body.state).toBe("idle")
+    expect(other.body.reason).toMatch(/^ticker = '.*' is not = /)
+    expectError(await call(key, "GET", `/v2/webhooks/${id}/explain`), 400, "bad_request")
+    expectError(await call(await newKey(), "GET", `/v2/webhooks/${id}/explain?ticker=${inside}`), 404, "not_found")
+  })
 })
