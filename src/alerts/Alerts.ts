@@ -41,7 +41,8 @@ const evaluationFailures = Metric.counter("webhook_evaluation_failures_total", {
 const SLOW_TICK_MS = 1_000
 
 const logIfSlow = (r: EvaluationResult) => {
-  const p = r.phases!
+  const p = r.phases
+  if (p === undefined) return Effect.void
   const total = p.sync + p.evaluate + p.diff + p.persist
   if (total < SLOW_TICK_MS) return Effect.void
   return Effect.logWarning("slow webhook tick").pipe(
@@ -73,7 +74,14 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
     for (const t of [...market.directory.all].map((m) => m.ticker).sort()) ids.idOf(t)
     const pairs = new Pairs((s) => market.directory.lookup(s)?.ticker)
     const roster = new Roster(stateStore, pairs, ids, placed ? new Set<number>() : "all")
-    const evaluator = new TickEvaluator(roster, new ScopeRows(stateStore, market), stateStore, wake, newId("inst"))
+    const evaluator = new TickEvaluator(
+      roster,
+      new ScopeRows(stateStore, market),
+      stateStore,
+      wake,
+      newId("inst"),
+      market.refreshInterval
+    )
     const evaluated = yield* SubscriptionRef.make<EvaluationResult>({ asOf: 0, ok: true, evaluated: 0, fires: 0 })
     const lock = yield* Effect.makeSemaphore(1)
 

@@ -15,6 +15,7 @@
  */
 import { Cause, Clock, Effect, Metric, MetricBoundaries } from "effect"
 import type { DeliveryWake } from "../delivery/wake.js"
+import { isStale } from "../market/Market.js"
 import type { Snapshot } from "../market/snapshot.js"
 import type { EvaluatorState } from "../store/evaluatorState.js"
 import type { Tick } from "../store/ticks.js"
@@ -37,6 +38,10 @@ const firesTotal = Metric.counter("webhook_fires_total", {
   description: "webhook.fired events queued by evaluations",
   incremental: true
 })
+const staleTicks = Metric.counter("webhook_stale_ticks_total", {
+  description: "Refresh ticks not evaluated because their market data was stale (no new data for 3 refresh intervals)",
+  incremental: true
+})
 const sliceDuration = Metric.histogram(
   "webhook_slice_evaluation_duration_seconds",
   MetricBoundaries.fromIterable([0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1]),
@@ -48,6 +53,8 @@ export interface EvaluationResult {
   readonly ok: boolean
   readonly evaluated: number
   readonly fires: number
+  /** the tick's market data was stale: nothing was evaluated (the stale-data guard) */
+  readonly stale?: boolean
   /** why the evaluation failed (ok false) */
   readonly error?: string
   /** a refresh answered for every slice: the slices that had not evaluated it in time (ok false) */
@@ -84,7 +91,9 @@ export class TickEvaluator {
     private readonly store: EvaluatorState,
     private readonly wake: DeliveryWake,
     /** this process, as the state writer */
-    private readonly instanceId: string
+    private readonly instanceId: string,
+    /** REFRESH_INTERVAL (ms): a tick whose data is older than 3 of them is stale (`isStale`) */
+    private readonly refreshMs: number
   ) {}
 
   /**
@@ -131,6 +140,22 @@ export class TickEvaluator {
         }
       }
       const t1 = performance.now()
+      const sliceTick =
+        tick === undefined || held === undefined ? undefined : { seq: tick.seq, asOf: tick.asOf, slices: held }
+
+      // the stale-data guard: a tick whose market data is old (the feed paused or stalled) is not
+      // evaluated — nothing fires against old data — but recorded for the slices, so the tick is
+      // answered and the next one evaluates from the stored states
+      if (tick !== undefined && isStale(tick.asOf, snapshot.asOf, this.refreshMs)) {
+        yield* commitOutcomes(
+          { store, ids, actorOf: (id) => actors.get(id), snapshot, now, due: [], writer: undefined, sliceTick },
+          [],
+          () => Effect.void
+        )
+        yield* Metric.increment(staleTicks)
+        this.lastCommitted = snapshot.asOf
+        return { asOf: snapshot.asOf, ok: true, evaluated: 0, fires: 0, stale: true } satisfies EvaluationResult
+      }
 
       const duePairs = pairs.due(dueBits)
       const rows = yield* this.scopes.of(snapshot, duePairs)
@@ -169,8 +194,7 @@ export class TickEvaluator {
           now,
           due: [...due],
           writer: all ? instanceId : undefined,
-          sliceTick:
-            tick === undefined || held === undefined ? undefined : { seq: tick.seq, asOf: tick.asOf, slices: held }
+          sliceTick
         },
         steps.outcomes,
         (c) =>

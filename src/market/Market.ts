@@ -25,8 +25,10 @@ import { AppConfig } from "../config/AppConfig.js"
 import { Fatal } from "../Fatal.js"
 import { writeLogLine } from "../observability/logSink.js"
 import { Readiness } from "../observability/Readiness.js"
+import { registerScrapeGauge } from "../observability/scrapeGauges.js"
 import { NewDatabase } from "../store/Database.js"
 import { ImportedBars } from "../store/importedBars.js"
+import { MarketFeed } from "../store/marketFeed.js"
 import type { Tick } from "../store/ticks.js"
 import { type ImportSummary, MarketData } from "./engine/MarketData.js"
 import { FollowTicks, TICK_POLL_MS, TICK_WAIT_MS } from "./followTicks.js"
@@ -48,6 +50,13 @@ const refreshesTotal = Metric.counter("market_refreshes_total", {
   description: "Market data refreshes applied",
   incremental: true
 })
+/** refresh intervals without new data after which the data is stale */
+export const STALE_AFTER_INTERVALS = 3
+
+/** data applied at `dataAsOf` is stale at `now`: more than 3 refresh intervals old */
+export const isStale = (now: number, dataAsOf: number, intervalMs: number): boolean =>
+  now - dataAsOf > STALE_AFTER_INTERVALS * intervalMs
+
 const snapshotTickers = Metric.gauge("market_snapshot_tickers", { description: "Tickers in the live snapshot" })
 
 /** Lets the event loop run (HTTP requests, probes) between slices of the initial build. */
@@ -57,6 +66,7 @@ const yieldToEventLoop = Effect.async<void>((resume) => {
 })
 
 export class Market extends Effect.Service<Market>()("vigil/Market", {
+  dependencies: [MarketFeed.Default],
   scoped: Effect.gen(function* () {
     const config = yield* AppConfig
     const readiness = yield* Readiness
@@ -70,6 +80,14 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
     let market: MarketData | undefined
     const lock = yield* Effect.makeSemaphore(1)
     const following = Option.getOrUndefined(yield* Effect.serviceOption(FollowTicks))
+    const feed = yield* MarketFeed
+    const intervalMs = Duration.toMillis(config.refreshInterval)
+    /** the feed is paused (`POST /admin/feed/pause`): ticks go on, no new data is applied */
+    const feedPaused = feed.paused.pipe(
+      Effect.catchAllCause((cause) =>
+        Effect.logWarning("market feed switch not read; applying data", cause).pipe(Effect.as(false))
+      )
+    )
     /** the tick each snapshot published for one was refreshed to (following ticks) */
     const tickOf = new WeakMap<Snapshot, Tick>()
     let lastTick: Tick | undefined
@@ -181,6 +199,8 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
     const applyRefresh = Effect.gen(function* () {
       if (market === undefined) return yield* new MarketNotReady({ message: "the market is still loading" })
       const md = market
+      // paused: no new data, nothing published (nothing to evaluate against it)
+      if (yield* feedPaused) return published ?? md.latest
       const now = yield* Clock.currentTimeMillis
       const started = performance.now()
       const snapshot = md.refresh(now)
@@ -212,6 +232,13 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
         // seen once its imports are applied: a failed read of the import log retries this tick
         lastTick = tick
         if (tick.asOf < md.latest.asOf) return undefined
+        if (yield* feedPaused) {
+          // no new data: the tick goes on with the snapshot held (evaluators see it stale and skip it)
+          const held = published ?? md.latest
+          tickOf.set(held, tick)
+          yield* publish(held)
+          return held
+        }
         const started = performance.now()
         const snapshot = tick.asOf === md.latest.asOf ? md.latest : md.refresh(tick.asOf)
         yield* Metric.update(refreshDuration, (performance.now() - started) / 1000)
@@ -287,6 +314,14 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
         : Effect.succeed(market)
     )
 
+    yield* registerScrapeGauge(
+      "market_data_age_seconds",
+      "Now minus the time of the market data applied last (grows while the feed is paused or stalled)",
+      Effect.map(Clock.currentTimeMillis, (now) =>
+        published === undefined ? undefined : (now - published.asOf) / 1000
+      )
+    )
+
     return {
       /** the latest published live snapshot */
       latest: Effect.flatMap(SubscriptionRef.get(current), (s) =>
@@ -299,6 +334,17 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
       changes: current.changes.pipe(Stream.filterMap((s) => s)),
       /** the loaded market data (history reads) */
       data: ready,
+      /**
+       * The data's freshness: the time of the market data applied last, and `stale` — no new data
+       * for more than 3 refresh intervals (crypto trades around the clock, so a session is always
+       * open for part of the market).
+       */
+      freshness: Effect.map(Clock.currentTimeMillis, (now) => {
+        const dataAsOf = published?.asOf
+        return { dataAsOf, stale: dataAsOf !== undefined && isStale(now, dataAsOf, intervalMs) }
+      }),
+      /** pauses or resumes the feed, for every process (the store holds the switch) */
+      setFeedPaused: (paused: boolean) => feed.set(paused),
       /** applies one refresh now and answers once its snapshot is published */
       refreshNow: following === undefined ? lock.withPermits(1)(applyRefresh) : requestTick(following),
       /** the refresh tick `snapshot` was refreshed to (following ticks; undefined otherwise) */

@@ -21,6 +21,7 @@ import webhookSlices from "./migrations/0013_webhook_slices.js"
 import sliceRefreshes from "./migrations/0014_slice_refreshes.js"
 import ticks from "./migrations/0015_ticks.js"
 import firing from "./migrations/0016_firing.js"
+import marketFeed from "./migrations/0017_market_feed.js"
 
 export const migrations = {
   "0001_accounts": accounts,
@@ -38,7 +39,8 @@ export const migrations = {
   "0013_webhook_slices": webhookSlices,
   "0014_slice_refreshes": sliceRefreshes,
   "0015_ticks": ticks,
-  "0016_firing": firing
+  "0016_firing": firing,
+  "0017_market_feed": marketFeed
 }
 
 export const runMigrations = Migrator.make({})({

@@ -76,6 +76,24 @@ export class AdminApi extends HttpApiGroup.make("admin")
       )
   )
   .add(
+    HttpApiEndpoint.post("pauseFeed", "/admin/feed/pause")
+      .annotate(OpenApi.Summary, "Pause the market feed")
+      .addSuccess(Schema.Struct({ paused: Schema.Boolean }))
+      .annotate(
+        OpenApi.Description,
+        "Stops applying new market data in every process (the switch is in the store): refresh ticks go on, the data ages, and after 3 refresh intervals `GET /v2/market/status` says `stale` and webhooks are not evaluated against the old data. Exercises the stale-data guard."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("resumeFeed", "/admin/feed/resume")
+      .annotate(OpenApi.Summary, "Resume the market feed")
+      .addSuccess(Schema.Struct({ paused: Schema.Boolean }))
+      .annotate(
+        OpenApi.Description,
+        "Applies new market data again from the next refresh on; evaluation resumes from the stored states, with nothing fired twice."
+      )
+  )
+  .add(
     HttpApiEndpoint.post("import", "/admin/import")
       .annotate(OpenApi.Summary, "Import daily bars (CSV)")
       .setUrlParams(Schema.Struct({ ticker: Schema.optional(Schema.String) }))

@@ -1,7 +1,15 @@
 /** The admin group over HTTP (operations.ts holds what each endpoint does). */
 import { HttpApiBuilder } from "@effect/platform"
 import { VigilApi } from "../Api.js"
-import { createAccount, createKey, importBars, refreshMarket, revokeKey, updateAccount } from "./operations.js"
+import {
+  createAccount,
+  createKey,
+  importBars,
+  refreshMarket,
+  revokeKey,
+  setFeedPaused,
+  updateAccount
+} from "./operations.js"
 
 export const AdminHttpLive = HttpApiBuilder.group(VigilApi, "admin", (handlers) =>
   handlers
@@ -9,6 +17,8 @@ export const AdminHttpLive = HttpApiBuilder.group(VigilApi, "admin", (handlers) 
     .handle("updateAccount", (request) => updateAccount(request))
     .handle("createKey", (request) => createKey(request))
     .handle("refresh", () => refreshMarket())
+    .handle("pauseFeed", () => setFeedPaused(true))
+    .handle("resumeFeed", () => setFeedPaused(false))
     .handle("import", (request) => importBars(request))
     .handle("revokeKey", (request) => revokeKey(request))
 )

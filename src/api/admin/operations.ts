@@ -63,6 +63,14 @@ export const createKey = ({ path, payload }: RequestOf<typeof AdminApi, "createK
     return { key_id: created.value.keyId, api_key: created.value.apiKey }
   })
 
+/** Pauses or resumes the market feed for every process (`POST /admin/feed/pause`, `/resume`). */
+export const setFeedPaused = (paused: boolean) =>
+  Effect.gen(function* () {
+    yield* orUnavailable((yield* Market).setFeedPaused(paused))
+    yield* Effect.logInfo(paused ? "market feed paused" : "market feed resumed")
+    return { paused }
+  })
+
 export const refreshMarket = () =>
   Effect.gen(function* () {
     const market = yield* Market

@@ -26,6 +26,11 @@ export const MarketStatus = Schema.Struct({
   crypto: Schema.Struct({
     open: Schema.Literal(true).annotations({ description: "Crypto trades around the clock" }),
     trading_date: Schema.String.annotations({ description: "The UTC day (YYYY-MM-DD): crypto's trading date" })
+  }),
+  data_as_of: Schema.NullOr(Instant("The time of the market data applied last (null while the market loads)")),
+  stale: Schema.Boolean.annotations({
+    description:
+      "No new market data applied for more than 3 refresh intervals (the feed paused or stalled); webhooks are not evaluated against stale data"
   })
 })
 
@@ -37,7 +42,7 @@ export class MarketApi extends HttpApiGroup.make("market")
       .pipe(withErrors(BadRequest))
       .annotate(
         OpenApi.Description,
-        "Whether the markets are open now: the NYSE session (open, session date, open and close times, next open and close, early close) and crypto's trading date. Takes no parameters."
+        "Whether the markets are open now: the NYSE session (open, session date, open and close times, next open and close, early close) and crypto's trading date; `data_as_of`, the time of the market data applied last, and `stale` (no new data for more than 3 refresh intervals). Takes no parameters."
       )
   )
   .middleware(Authentication)

@@ -4,6 +4,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Clock, Effect } from "effect"
 import { cryptoTradingDate, marketSession } from "../../market/calendar.js"
+import { Market } from "../../market/Market.js"
 import { VigilApi } from "../Api.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -27,5 +28,14 @@ export const marketStatusAt = (now: number) => {
 }
 
 export const MarketHttpLive = HttpApiBuilder.group(VigilApi, "market", (handlers) =>
-  handlers.handle("status", () => Effect.map(Clock.currentTimeMillis, marketStatusAt))
+  handlers.handle("status", () =>
+    Effect.gen(function* () {
+      const fresh = yield* (yield* Market).freshness
+      return {
+        ...marketStatusAt(yield* Clock.currentTimeMillis),
+        data_as_of: fresh.dataAsOf === undefined ? null : iso(fresh.dataAsOf),
+        stale: fresh.stale
+      }
+    })
+  )
 )

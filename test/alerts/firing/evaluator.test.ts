@@ -181,6 +181,32 @@ for (const backend of backends()) {
     )
 
     it.scoped(
+      "the stale-data guard: a tick whose data is over 3 refresh intervals old evaluates nothing; fresh data resumes",
+      () =>
+        Effect.gen(function* () {
+          const alerts = yield* setup
+          yield* webhook("wh_st", "rsi_14 < 30", "realtime", null, { ...DEFAULT_FIRING, repeatMs: MIN })
+          yield* at(alerts, 1, { AAA: 20 })
+          // ticks go on at minute 10 with the data of minute 2 (the feed paused): 8 minutes > 3 × 60 s
+          yield* TestClock.setTime(T0 + 10 * MIN)
+          const held = snapshot(T0 + 2 * MIN, {}, { AAA: 20, BBB: 20 })
+          const tick = { seq: 1, asOf: T0 + 10 * MIN, due: ["realtime" as const], imports: 0, request: 0 }
+          const stale = yield* alerts.evaluate(held, tick)
+          expect(stale).toMatchObject({ ok: true, stale: true, evaluated: 0, fires: 0 })
+          // 2 minutes old: not stale yet, evaluated
+          yield* TestClock.setTime(T0 + 11 * MIN)
+          const fresh = yield* alerts.evaluate(snapshot(T0 + 9 * MIN, {}, { AAA: 20, BBB: 20 }), {
+            ...tick,
+            seq: 2,
+            asOf: T0 + 11 * MIN
+          })
+          expect(fresh.stale).toBeUndefined()
+          expect(summary((yield* feed("wh_st")).events)).toEqual(["fired AAA", "fired AAA+,BBB"])
+        }).pipe(Effect.provide(layerFor(backend.layer()))),
+      60_000
+    )
+
+    it.scoped(
       "snoozed: events go to the feed suppressed, nothing is delivered, and nothing is re-sent after",
       () =>
         Effect.gen(function* () {

@@ -117,7 +117,10 @@ describe("GET /v2/market/status over HTTP", () => {
     const after = Date.now()
     expect(res.status).toBe(200)
     const body = res.body
-    expect(Object.keys(body)).toEqual(["as_of", "equities", "crypto"])
+    // issue 16 added the data's freshness
+    expect(Object.keys(body)).toEqual(["as_of", "equities", "crypto", "data_as_of", "stale"])
+    expect(body.data_as_of).toMatch(ISO)
+    expect(body.stale).toBe(false)
     expect(Object.keys(body.equities)).toEqual([
       "open",
       "session_date",

@@ -825,4 +825,27 @@ describe("webhook subscriptions and delivery over HTTP", () => {
     expectError(await call(key, "GET", `/v2/webhooks/${id}/explain`), 400, "bad_request")
     expectError(await call(await newKey(), "GET", `/v2/webhooks/${id}/explain?ticker=${inside}`), 404, "not_found")
   })
+  it("the market feed pauses and resumes (issue 16): refresh ticks go on without new data, nothing fires, the status shows data_as_of", async () => {
+    const key = await newKey()
+    const sub = await call(key, "POST", "/v2/tickers/MSFT/subscribe", { condition: "price > 0" })
+    const id = sub.body.id as string
+    const before = await call(key, "GET", "/v2/market/status")
+    expect(before.body.stale).toBe(false)
+    expect(before.body.data_as_of).toMatch(/^\d{4}-\d{2}-\d{2}T/)
+    expect((await admin(server, "POST", "/admin/feed/pause")).body).toEqual({ paused: true })
+    try {
+      const held = await refresh()
+      expect(held).toBe(before.body.data_as_of)
+      expect((await call(key, "GET", "/v2/market/status")).body.data_as_of).toBe(held)
+      expect((await call(key, "GET", `/v2/webhooks/${id}/events`)).body.count).toBe(0)
+      const metrics = await (await fetch(`${server.url}/metrics`)).text()
+      expect(Number(/^market_data_age_seconds ([\d.]+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(0)
+    } finally {
+      expect((await admin(server, "POST", "/admin/feed/resume")).body).toEqual({ paused: false })
+    }
+    const fresh = await refresh()
+    expect(Date.parse(fresh)).toBeGreaterThan(Date.parse(before.body.data_as_of))
+    expect((await call(key, "GET", "/v2/market/status")).body).toMatchObject({ data_as_of: fresh, stale: false })
+    expect((await call(key, "GET", `/v2/webhooks/${id}/events`)).body.count).toBe(1)
+  })
 })
