@@ -47,6 +47,7 @@
  *   npm run bench:webhooks                      # both parts, both backends
  *   npm run bench:webhooks -- --part=eval --backend=pglite --webhooks=20000
  *   npm run bench:webhooks -- --part=eval --backend=postgres --ticks=5 --churn=heavy
+ *   npm run bench:webhooks -- --part=eval --options=0.1   # 10% with firing options (issue 16)
  *
  * Figures depend on the machine's load: the load average is printed first.
  */
@@ -169,6 +170,27 @@ const snapshotOf = (columns: Map<string, Column>, asOf: number): Snapshot => ({
 
 const MOVERS = Math.ceil(N * 0.0125)
 const CHURN = args.get("churn") ?? "gentle"
+/**
+ * `--options=0.1`: that share of the webhooks get firing options (issue 16), a quarter each:
+ * `fire_on: both`; `clear_q` (hysteresis, `rsi_14 > 60`) with `fire_on: both`; `pending_for: 2s`
+ * with `cooldown: 1h`; `repeat_interval: 1s`
+ */
+const OPTIONS = Number(args.get("options") ?? 0)
+
+/** gives a share `OPTIONS` of the webhooks firing options, spread over the mix */
+const withOptions = (specs: ReadonlyArray<Spec>) =>
+  Effect.gen(function* () {
+    if (OPTIONS <= 0) return
+    const sql = yield* SqlClient.SqlClient
+    const every = Math.max(1, Math.round(1 / OPTIONS))
+    const chosen = specs.filter((_, i) => i % every === 0).map((s) => s.id)
+    const group = (k: number) => chosen.filter((_, i) => i % 4 === k)
+    yield* sql`UPDATE webhooks SET fire_on = 'both' WHERE id = ANY(${group(0)}::text[])`
+    yield* sql`UPDATE webhooks SET fire_on = 'both', clear_q = 'rsi_14 > 60' WHERE id = ANY(${group(1)}::text[])`
+    yield* sql`UPDATE webhooks SET pending_for_ms = 2000, cooldown_ms = 3600000 WHERE id = ANY(${group(2)}::text[])`
+    yield* sql`UPDATE webhooks SET repeat_interval_ms = 1000 WHERE id = ANY(${group(3)}::text[])`
+    console.log(`firing options on ${chosen.length} webhooks (every ${every}th), a quarter each`)
+  })
 if (CHURN !== "gentle" && CHURN !== "heavy") throw new Error("--churn=gentle|heavy")
 const MOVING_COLUMNS = CATALOG.filter((c) => c.type !== "string" && c.name !== "price").map((c) => c.name)
 /**
@@ -331,6 +353,7 @@ const evaluation = (backend: string) =>
         SELECT a, i, i, string_to_array(t, ','), 1, 1
         FROM unnest(${uAcc}::text[], ${uId}::text[], ${uTickers}::text[]) AS u(a, i, t)`
       yield* insertWebhooks(specs, Date.now(), () => "https://hooks.example.com/in")
+      yield* withOptions(specs)
       console.log(
         `setup: ${specs.length} webhooks, ${ACCOUNTS} accounts, ${uAcc.length} universes inserted in ${ms(performance.now() - t)}`
       )
