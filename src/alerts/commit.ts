@@ -135,17 +135,20 @@ export const commitOutcomes = <E, R>(
             }
           })
           bytes += payload.length
+          // the body is stored once: with the delivery that sends it, else (suppressed) with the event
+          const deliveryId = e.suppressed ? null : newDeliveryId(now)
           events.push({
             webhookId: o.id,
             sequence: e.sequence,
             type: e.type,
             dataAsOf: input.snapshot.asOf,
             suppressed: e.suppressed,
+            deliveryId,
             body: payload
           })
-          if (e.suppressed) continue
+          if (deliveryId === null) continue
           deliveries.push({
-            id: newDeliveryId(now),
+            id: deliveryId,
             webhookId: o.id,
             accountId: w.accountId,
             event: e.type,

@@ -46,6 +46,8 @@ export interface NewEvent {
   /** epoch ms of the market data evaluated */
   readonly dataAsOf: number
   readonly suppressed: boolean
+  /** the delivery that sends it (its payload is the body), or null: the body is kept with the event */
+  readonly deliveryId: string | null
   readonly body: string
 }
 
@@ -243,12 +245,15 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
             WHERE d.webhook_id IN (SELECT id FROM written)
             RETURNING 1),
           feed AS (
-            INSERT INTO webhook_events (webhook_id, sequence, type, created_at, data_as_of, suppressed, body)
-            SELECT e.webhook_id, e.sequence, e.type, ${evaluatedAt}, e.data_as_of, e.suppressed, e.body
+            INSERT INTO webhook_events (webhook_id, sequence, type, created_at, data_as_of, suppressed, delivery_id,
+              body)
+            SELECT e.webhook_id, e.sequence, e.type, ${evaluatedAt}, e.data_as_of, e.suppressed, e.delivery_id,
+              e.body
             FROM unnest(${events.map((x) => x.webhookId)}::text[], ${events.map((x) => x.sequence)}::bigint[],
               ${events.map((x) => x.type)}::text[], ${events.map((x) => x.dataAsOf)}::bigint[],
-              ${events.map((x) => x.suppressed)}::boolean[], ${events.map((x) => x.body)}::text[])
-              AS e(webhook_id, sequence, type, data_as_of, suppressed, body)
+              ${events.map((x) => x.suppressed)}::boolean[], ${events.map((x) => x.deliveryId)}::text[],
+              ${events.map((x) => (x.deliveryId === null ? x.body : null))}::text[])
+              AS e(webhook_id, sequence, type, data_as_of, suppressed, delivery_id, body)
             WHERE e.webhook_id IN (SELECT id FROM written)
             RETURNING 1)
           SELECT (SELECT array_agg(id) FROM written) AS written, (SELECT count(*) FROM queued) AS queued,

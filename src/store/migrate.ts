@@ -22,6 +22,7 @@ import sliceRefreshes from "./migrations/0014_slice_refreshes.js"
 import ticks from "./migrations/0015_ticks.js"
 import firing from "./migrations/0016_firing.js"
 import marketFeed from "./migrations/0017_market_feed.js"
+import eventBodiesOnce from "./migrations/0018_event_bodies_once.js"
 
 export const migrations = {
   "0001_accounts": accounts,
@@ -40,7 +41,8 @@ export const migrations = {
   "0014_slice_refreshes": sliceRefreshes,
   "0015_ticks": ticks,
   "0016_firing": firing,
-  "0017_market_feed": marketFeed
+  "0017_market_feed": marketFeed,
+  "0018_event_bodies_once": eventBodiesOnce
 }
 
 export const runMigrations = Migrator.make({})({

@@ -1,9 +1,11 @@
 /**
- * Each webhook's event feed (`webhook_events`, migration 0016): every
- * `webhook.fired` and `webhook.cleared` with its body, written by the
- * evaluator's commit in the transaction of the state it came from (see
+ * Each webhook's event feed (`webhook_events`, migrations 0016 and 0018):
+ * every `webhook.fired` and `webhook.cleared`, written by the evaluator's
+ * commit in the transaction of the state it came from (see
  * `EvaluatorState.commitTick`), read back in sequence order by the pull feed,
- * and pruned after `EVENT_RETENTION`.
+ * and pruned after `EVENT_RETENTION`. A body is stored once: a delivered
+ * event's is its delivery's payload (deliveries live as long as their
+ * webhook), a suppressed event's is kept with the event.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -38,8 +40,9 @@ export class WebhookEvents extends Effect.Service<WebhookEvents>()("vigil/Webhoo
           data_as_of: number | string
           suppressed: boolean
           body: string
-        }>`SELECT sequence, type, created_at, data_as_of, suppressed, body FROM webhook_events
-          WHERE webhook_id = ${webhookId} AND sequence > ${after} ORDER BY sequence LIMIT ${limit}`
+        }>`SELECT e.sequence, e.type, e.created_at, e.data_as_of, e.suppressed, coalesce(e.body, d.payload) AS body
+          FROM webhook_events e LEFT JOIN deliveries d ON d.id = e.delivery_id
+          WHERE e.webhook_id = ${webhookId} AND e.sequence > ${after} ORDER BY e.sequence LIMIT ${limit}`
         const oldest = yield* sql<{ s: number | string | null }>`SELECT min(sequence) AS s FROM webhook_events
           WHERE webhook_id = ${webhookId}`
         return {

@@ -29,8 +29,12 @@ interface FeedRow {
 const feed = (webhookId: string) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const events = yield* sql<FeedRow>`SELECT sequence, type, suppressed, data_as_of, body FROM webhook_events
-      WHERE webhook_id = ${webhookId} ORDER BY sequence`
+    const events = yield* sql<FeedRow & { stored: string | null }>`SELECT e.sequence, e.type, e.suppressed,
+        e.data_as_of, coalesce(e.body, d.payload) AS body, e.body AS stored
+      FROM webhook_events e LEFT JOIN deliveries d ON d.id = e.delivery_id
+      WHERE e.webhook_id = ${webhookId} ORDER BY e.sequence`
+    // a body is stored once: with its delivery, or (suppressed) with the event
+    for (const e of events) expect(e.stored === null, `event ${e.sequence}`).toBe(!e.suppressed)
     const delivered = yield* sql<{ event: string; payload: string }>`SELECT event, payload FROM deliveries
       WHERE webhook_id = ${webhookId} ORDER BY created_at, id`
     return {
