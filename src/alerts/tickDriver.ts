@@ -55,10 +55,20 @@ export const tickDriver = Effect.gen(function* () {
   const ticks = yield* Ticks
   const webhooks = yield* Webhooks
   const interval = Duration.toMillis((yield* AppConfig).refreshInterval)
-  // when each cadence was last due: the stored ticks, or what earlier versions recorded
-  const last = new Map<Cadence, number>(yield* webhooks.ticks)
-  for (const [c, at] of yield* ticks.lastDue) if (at > (last.get(c) ?? Number.NEGATIVE_INFINITY)) last.set(c, at)
-  let latest: Tick | undefined = yield* ticks.latest
+  // when each cadence was last due: the stored ticks, or what earlier versions recorded. Read until
+  // it succeeds: a singleton that failed here would die (the cluster runs it again only on its
+  // next shard move), leaving no tick issued while this runner holds its shard
+  const start = Effect.gen(function* () {
+    const last = new Map<Cadence, number>(yield* webhooks.ticks)
+    for (const [c, at] of yield* ticks.lastDue) if (at > (last.get(c) ?? Number.NEGATIVE_INFINITY)) last.set(c, at)
+    return { last, latest: yield* ticks.latest }
+  }).pipe(
+    Effect.tapErrorCause((cause) => Effect.logWarning("refresh tick singleton: start not read; retrying", cause)),
+    Effect.retry(Schedule.exponential(Duration.millis(200)).pipe(Schedule.union(Schedule.spaced(Duration.seconds(5)))))
+  )
+  const started = yield* start
+  const last = started.last
+  let latest: Tick | undefined = started.latest
   let pruned = 0
   yield* Metric.set(singletonHere, 1)
   yield* Effect.logInfo("refresh tick singleton started").pipe(Effect.annotateLogs({ after_tick: latest?.seq ?? 0 }))

@@ -119,22 +119,21 @@ describe.skipIf(DATABASE_URL === undefined || REDIS_URL === undefined)(
 
       // SIGKILL one (whichever runs the tick singleton): a refresh asked for at once is answered
       // once the other has taken every slice and evaluated a tick issued after the kill — ≤ 15 s
-      // the cluster's own gauges agree: shards held by each, the singleton in one. Each gauge is set
-      // when its side of a shard move is done (the singleton's when its fiber starts or stops, the
-      // cluster's after its sync of singletons), so they are read until a move in flight settles
+      // the cluster's own gauges: shards held by each; the runner running the tick singleton counts a
+      // singleton fiber. (The other may count one too for a while: the cluster updates its gauge only
+      // on its next sync of singletons after a fiber ends — seen in CI after a shard move.)
       let singleton = [0, 0]
-      let singletons = [0, 0]
       const settled = Date.now() + 15_000
       while (Date.now() < settled) {
         singleton = await Promise.all(runners.map((r) => gauge(r, "refresh_tick_singleton")))
-        singletons = await Promise.all(runners.map((r) => gauge(r, "effect_cluster_singletons")))
-        if (singleton[0]! + singleton[1]! === 1 && singletons.every((n, i) => n > 0 === (singleton[i] === 1))) break
+        if (singleton[0]! + singleton[1]! === 1) break
         await sleep(200)
       }
       expect(singleton[0]! + singleton[1]!).toBe(1)
       const shards = await Promise.all(runners.map((r) => gauge(r, "effect_cluster_shards")))
       expect(Math.min(...shards)).toBeGreaterThan(0)
-      expect(singletons.map((n) => n > 0)).toEqual(singleton.map((n) => n === 1))
+      const singletons = await Promise.all(runners.map((r) => gauge(r, "effect_cluster_singletons")))
+      expect(singletons[singleton.indexOf(1)]).toBeGreaterThan(0)
       const killed = Date.now()
       const exited = new Promise((resolve) => runners[1]!.process.once("exit", resolve))
       runners[1]!.process.kill("SIGKILL")
