@@ -24,7 +24,7 @@
 import { Metric } from "effect"
 import type { Cadence, Channel, FiringOptions } from "../store/webhooks.js"
 import { type Memory, type NumberedEvent, nextWake, numberEvents, stepFiring } from "./firing/machine.js"
-import { firesOnExit } from "./firing/options.js"
+import { firesOnExit, needsMemory } from "./firing/options.js"
 import type { Pair } from "./pairs.js"
 import { addedIds, EMPTY } from "./tickerIds.js"
 
@@ -124,7 +124,7 @@ export const diff = (id: string, config: ActorConfig, state: ActorState, message
     const events =
       fired.length + cleared.length === 0
         ? NO_EVENTS
-        : numberEvents({ state: undefined!, fired, repeated: EMPTY, cleared, changed }, state.eventSeq, suppressed)
+        : numberEvents({ fired, repeated: EMPTY, cleared }, state.eventSeq, suppressed)
     return {
       id,
       armedAt: state.armedAt,
@@ -162,10 +162,7 @@ const NO_EVENTS: ReadonlyArray<NumberedEvent> = []
 
 /** the options keep per-ticker memory, or the state still holds some (options changed since) */
 const needsMemoryOf = (config: ActorConfig, state: ActorState): boolean =>
-  state.memory.size > 0 ||
-  config.firing.pendingMs > 0 ||
-  config.firing.cooldownMs > 0 ||
-  config.firing.repeatMs !== null
+  state.memory.size > 0 || needsMemory(config.firing)
 
 export class WebhookActor {
   /** undefined while restarting: the stored state is loaded again once `retryAt` has passed */

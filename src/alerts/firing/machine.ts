@@ -274,18 +274,35 @@ export const decodeMemory = (text: string, idOf: (name: string) => number): Map<
   const memory = new Map<number, Memory>()
   if (text === "") return memory
   for (const entry of text.split(";")) {
-    const [name, pending, fired, sent, announced] = entry.split(":")
-    if (name === undefined || name === "" || announced === undefined) continue
-    const m: Memory = {
-      pendingSince: time(pending),
-      firedAt: time(fired),
-      sentAt: time(sent),
-      announced: announced === "1"
-    }
-    if ([m.pendingSince, m.firedAt, m.sentAt].some((t) => t !== null && !Number.isFinite(t))) continue
-    memory.set(idOf(name), m)
+    const parsed = parseEntry(entry)
+    if (parsed !== undefined) memory.set(idOf(parsed.name), parsed.memory)
   }
   return memory
+}
+
+/** One ticker's memory in the stored text (undefined: none kept). */
+export const memoryOf = (text: string, ticker: string): Memory | undefined => {
+  if (text === "") return undefined
+  for (const entry of text.split(";")) {
+    if (!entry.startsWith(`${ticker}:`)) continue
+    const parsed = parseEntry(entry)
+    if (parsed !== undefined) return parsed.memory
+  }
+  return undefined
+}
+
+/** `TICKER:pendingSince:firedAt:sentAt:announced` (undefined: malformed, skipped) */
+const parseEntry = (entry: string): { readonly name: string; readonly memory: Memory } | undefined => {
+  const [name, pending, fired, sent, announced] = entry.split(":")
+  if (name === undefined || name === "" || announced === undefined) return undefined
+  const m: Memory = {
+    pendingSince: time(pending),
+    firedAt: time(fired),
+    sentAt: time(sent),
+    announced: announced === "1"
+  }
+  if ([m.pendingSince, m.firedAt, m.sentAt].some((t) => t !== null && !Number.isFinite(t))) return undefined
+  return { name, memory: m }
 }
 
 /** A webhook's event from one evaluation, numbered. */
@@ -305,7 +322,11 @@ export interface NumberedEvent {
  * The events of one step, numbered after `lastSequence`: a `webhook.fired` when tickers entered or
  * are repeated, then a `webhook.cleared` when tickers left.
  */
-export const numberEvents = (step: FiringStep, lastSequence: number, suppressed: boolean): Array<NumberedEvent> => {
+export const numberEvents = (
+  step: Pick<FiringStep, "fired" | "repeated" | "cleared">,
+  lastSequence: number,
+  suppressed: boolean
+): Array<NumberedEvent> => {
   const out: Array<NumberedEvent> = []
   let sequence = lastSequence
   if (step.fired.length > 0 || step.repeated.length > 0) {

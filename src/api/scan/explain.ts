@@ -4,11 +4,12 @@
  * row of the same snapshot (live, or as of `asof`) by `explainNode`.
  */
 import { Effect, Either } from "effect"
-import { isWellFormedSymbol, Tickers } from "../../market/tickers/index.js"
+import { Tickers } from "../../market/tickers/index.js"
 import { because, explainNode } from "../../query/explain.js"
 import { compileFor } from "../common/compile.js"
 import { marketData } from "../common/market.js"
 import { parseDate } from "../common/params.js"
+import { trackedTicker } from "../common/tickers.js"
 import { BadRequest, InvalidQuery, NotFound } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
 import { resolveUniverse } from "../universes/resolve.js"
@@ -32,12 +33,7 @@ export const explainScan = (input: ExplainScanInput) =>
       })
     }
     const directory = yield* Tickers
-    if (!isWellFormedSymbol(input.ticker)) {
-      return yield* new BadRequest({ message: `invalid ticker ${JSON.stringify(input.ticker)}` })
-    }
-    const meta = directory.lookup(input.ticker)
-    if (meta === undefined)
-      return yield* new NotFound({ message: `ticker ${JSON.stringify(input.ticker.toUpperCase())} not found` })
+    const meta = yield* trackedTicker(input.ticker)
     const asof =
       input.asof === undefined
         ? undefined

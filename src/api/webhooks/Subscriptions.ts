@@ -12,7 +12,7 @@ import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { PLAN_LIMITS } from "../../accounts/plans.js"
 import { Alerts } from "../../alerts/Alerts.js"
 import { explainTicker } from "../../alerts/firing/explain.js"
-import { decodeMemory } from "../../alerts/firing/machine.js"
+import { memoryOf } from "../../alerts/firing/machine.js"
 import { displayTarget, newId } from "../../alerts/ids.js"
 import { firedEvent } from "../../alerts/payload.js"
 import type { AppConfig } from "../../config/AppConfig.js"
@@ -21,7 +21,7 @@ import { DeliveryWake } from "../../delivery/wake.js"
 import { columnByName } from "../../market/catalog.js"
 import { DAY_MS } from "../../market/indicators/days.js"
 import type { Market } from "../../market/Market.js"
-import { isWellFormedSymbol, Tickers } from "../../market/tickers/index.js"
+import { Tickers } from "../../market/tickers/index.js"
 import { type ExplainNode, explainNode } from "../../query/explain.js"
 import { compileQuery } from "../../query/index.js"
 import type { SignalResolver } from "../../signals/SignalResolver.js"
@@ -42,6 +42,7 @@ import { accountSignals, compileContext, queryRejection } from "../common/compil
 import { requireFeature } from "../common/features.js"
 import { liveSnapshot, marketData } from "../common/market.js"
 import { pageSize } from "../common/params.js"
+import { trackedTicker } from "../common/tickers.js"
 import { type Cursors, integerPosition, keysetPage, timeAndIdPosition } from "../cursor.js"
 import {
   BadRequest,
@@ -72,15 +73,6 @@ const requireWebhooks = (key: AuthenticatedKey) => requireFeature(key, "webhooks
 const limitReached = (key: AuthenticatedKey, active: number) =>
   new WebhookLimitReached({
     message: `this account has ${active} active webhooks, the most its ${key.account.plan} plan allows; disable or delete one, or upgrade`
-  })
-
-/** A tracked ticker's metadata: 400 for a malformed symbol, 404 for an untracked one. */
-const trackedTicker = (raw: string) =>
-  Effect.gen(function* () {
-    if (!isWellFormedSymbol(raw)) return yield* new BadRequest({ message: `invalid ticker ${JSON.stringify(raw)}` })
-    const meta = (yield* Tickers).lookup(raw)
-    if (meta === undefined) return yield* notFound("ticker", raw.toUpperCase())
-    return meta
   })
 
 const checkUniverse = (accountId: string, universe: string | null | undefined) =>
@@ -520,7 +512,7 @@ const explain = (key: AuthenticatedKey, id: string, ticker: string) =>
       inScope = members.includes(meta.ticker)
     }
     const now = yield* Clock.currentTimeMillis
-    const memory = decodeMemory(w.memory, (name) => (name === meta.ticker ? 0 : -1)).get(0)
+    const memory = memoryOf(w.memory, meta.ticker)
     const tree = explainNode(compiled.right.ir, snapshot, row)
     const { state, reason } = explainTicker({
       firing: w.firing,

@@ -11,6 +11,7 @@ import {
   EMPTY_FIRING,
   encodeMemory,
   type FiringState,
+  memoryOf,
   numberEvents,
   phaseOf,
   stepFiring,
@@ -292,6 +293,20 @@ describe("the alert state machine", () => {
     expect([35, 36, 37, 38, 39].map((m) => at(m, true))).toEqual([false, false, false, false, false])
     expect(phaseOf(o, tickerState(false, state.memory.get(a[0]!)), 39 * MIN)).toBe("pending")
     expect(at(40, true)).toBe(true)
+  })
+
+  it("reads one ticker's stored memory (memoryOf) as decodeMemory reads all of them", () => {
+    const memory = new Map([
+      [0, { pendingSince: 5, firedAt: null, sentAt: null, announced: false }],
+      [1, { pendingSince: null, firedAt: 7, sentAt: 9, announced: true }]
+    ])
+    const names = ["BRK.A", "BRK"]
+    const text = encodeMemory(memory, (id) => names[id]!)
+    expect(memoryOf(text, "BRK")).toEqual(memory.get(1))
+    expect(memoryOf(text, "BRK.A")).toEqual(memory.get(0))
+    expect(memoryOf(text, "BR")).toBeUndefined()
+    expect(memoryOf("", "BRK")).toBeUndefined()
+    expect(decodeMemory(text, (n) => names.indexOf(n))).toEqual(memory)
   })
 
   it("parses and formats durations", () => {
