@@ -9,10 +9,13 @@ import {
   CompileFailed,
   DeliveryNotFailed,
   groupErrors,
+  HistoryWindowExceeded,
   InvalidQuery,
   NotFound,
   RecursionDepthExceeded,
   ServiceUnavailable,
+  SignalNotAvailableAtInterval,
+  TickerNotInMinuteTier,
   UniverseNotFound,
   UnknownSignal,
   WebhookLimitReached,
@@ -152,6 +155,88 @@ export const UpdateWebhook = StrictParams({
   ...FiringFields
 })
 
+/** The window of a dry-run: `from`/`to` (YYYY-MM-DD or ISO 8601) and `resolution` (`1d` or `1m`). */
+const DryRunWindow = {
+  from: Schema.optional(Schema.String),
+  to: Schema.optional(Schema.String),
+  resolution: Schema.optional(Schema.String)
+}
+
+export const DryRunRequest = StrictParams({
+  q: Schema.optional(Schema.String),
+  rule_id: Schema.optional(Schema.String),
+  signal: Schema.optional(Schema.String),
+  ticker: Schema.optional(Schema.NullOr(Schema.String)),
+  condition: Schema.optional(Schema.String),
+  universe: Schema.optional(Schema.NullOr(Schema.String)),
+  cadence: Schema.optional(Schema.String),
+  ...FiringFields,
+  ...DryRunWindow
+})
+
+const ReturnStats = Schema.Struct({
+  n: Schema.Int,
+  mean: Schema.NullOr(Schema.Number),
+  median: Schema.NullOr(Schema.Number),
+  hit_rate: Schema.NullOr(Schema.Number)
+})
+
+export const DryRunDoc = Schema.Struct({
+  as_of: Schema.String,
+  q: Schema.String,
+  clear_q: Schema.NullOr(Schema.String),
+  universe: Schema.NullOr(Schema.String),
+  from: Schema.String,
+  to: Schema.String,
+  resolution: Schema.Literal("1d", "1m"),
+  evaluations: Schema.Int,
+  event_count: Schema.Int,
+  truncated: Schema.Boolean,
+  events: Schema.Array(
+    Schema.Struct({
+      at: Schema.String,
+      sequence: Schema.Int,
+      type: Schema.Literal("webhook.fired", "webhook.cleared"),
+      tickers: Schema.Array(Schema.String),
+      repeated: Schema.optional(Schema.Array(Schema.String))
+    })
+  ),
+  per_ticker: Schema.Array(
+    Schema.Struct({
+      ticker: Schema.String,
+      fires: Schema.Int,
+      clears: Schema.Int,
+      first_at: Schema.String,
+      last_at: Schema.String
+    })
+  ),
+  forward_returns: Schema.Struct({ "1d": ReturnStats, "5d": ReturnStats, "20d": ReturnStats })
+}).annotations({ identifier: "DryRun" })
+
+const DRY_RUN_DOC =
+  "Nothing is stored or sent. The window: `from`/`to` (inclusive, YYYY-MM-DD or ISO 8601; `to` defaults to now, " +
+  "`from` to a year before `to` at `1d` and a day at `1m`) within the plan's history window (400 " +
+  "`history_window_exceeded`, as the history endpoints). `resolution` `1d` (default): one evaluation per day on each " +
+  "ticker's daily row as of that day (the as-of scans' rows); `1m`: within the minute history, at most 7 days, " +
+  "minute-tier columns only (400 `signal_not_available_at_interval`) and the minute tier's tickers only (the top 200 " +
+  "by 30-day dollar volume; a rule pinned to another ticker is 400 `ticker_not_in_minute_tier`), evaluated on every " +
+  "minute the `cadence` is due. The replay starts with nothing inside, so its first evaluation fires for every ticker " +
+  "matching (as a new webhook's does). Answer: `evaluations`, `event_count`, the first 500 `events` (`truncated` when " +
+  "there were more) with their `sequence`, `per_ticker` (the 100 tickers with the most events), and " +
+  "`forward_returns`: for each `webhook.fired` entry (each exit with `fire_on: exit`), the return from the evaluated " +
+  "price to the ticker's close 1, 5 and 20 daily bars after the session evaluated (0.012 = +1.2%): `n` (signals " +
+  "with that close), `mean`, `median`, `hit_rate` (share above 0)."
+
+/** what both dry-runs answer besides the group's errors */
+const DRY_RUN_ERRORS = [
+  ...COMPILE_ERRORS,
+  NotFound,
+  UniverseNotFound,
+  HistoryWindowExceeded,
+  SignalNotAvailableAtInterval,
+  TickerNotInMinuteTier
+] as const
+
 const IdPath = Schema.Struct({ id: Schema.String })
 const Page = StrictParams({ limit: Schema.optional(IntParam), cursor: Schema.optional(Schema.String) })
 
@@ -239,6 +324,33 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .annotate(
         OpenApi.Description,
         "Creates 1 to 500 webhooks, each a `POST /v2/webhooks` body, **all or nothing** in one transaction: 200 `{webhooks: [records]}` in the order given (with each webhook-channel webhook's `signing_secret`, shown only here). The first bad item is a 400 `bad_request` whose message names its index, its error code and message (`webhooks[3]: invalid_query: …`); nothing is created. The plan's cap is checked for the whole batch (403 `webhook_limit_reached`). `Idempotency-Key` is honoured as for every POST."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("dryRun", "/v2/webhooks/dry-run")
+      .annotate(OpenApi.Summary, "Dry-run a subscription over history")
+      .setPayload(DryRunRequest)
+      .addSuccess(DryRunDoc)
+      .pipe(withErrors(...DRY_RUN_ERRORS, UnknownSignal))
+      .annotate(
+        OpenApi.Description,
+        "Replays a subscription over a past window with the evaluator's own state machine: what it would have sent. " +
+          "The subscription in any of its forms: `q` or `rule_id` (as `POST /v2/webhooks`), `ticker` with `condition` " +
+          "(as the ticker subscribe), or `signal` with its `condition` and optional `ticker` (as the signal subscribe); " +
+          "`universe`, `cadence` and the firing options as on a create, validated alike. " +
+          DRY_RUN_DOC
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("dryRunWebhook", "/v2/webhooks/:id/dry-run")
+      .annotate(OpenApi.Summary, "Dry-run a webhook over history")
+      .setPath(IdPath)
+      .setPayload(StrictParams(DryRunWindow))
+      .addSuccess(DryRunDoc)
+      .pipe(withErrors(...DRY_RUN_ERRORS))
+      .annotate(
+        OpenApi.Description,
+        `Replays the webhook as stored (its frozen \`q\` and \`clear_q\`, universe, cadence and firing options) over a past window. ${DRY_RUN_DOC}`
       )
   )
   .add(

@@ -40,6 +40,10 @@ export const WebhooksHttpLive = HttpApiBuilder.group(VigilApi, "webhooks", (hand
       .handle("explain", ({ path, urlParams }) =>
         Effect.flatMap(CurrentKey, (key) => subscriptions.explain(key, path.id, urlParams.ticker))
       )
+      .handle("dryRun", ({ payload }) => Effect.flatMap(CurrentKey, (key) => subscriptions.dryRun(key, payload)))
+      .handle("dryRunWebhook", ({ path, payload }) =>
+        Effect.flatMap(CurrentKey, (key) => subscriptions.dryRunWebhook(key, path.id, payload))
+      )
       .handle("snooze", ({ path, payload }) =>
         Effect.flatMap(CurrentKey, (key) => subscriptions.snooze(key, path.id, payload.until))
       )

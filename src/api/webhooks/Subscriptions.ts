@@ -18,7 +18,6 @@ import { firedEvent } from "../../alerts/payload.js"
 import type { AppConfig } from "../../config/AppConfig.js"
 import { generateSigningSecret, newEventId } from "../../delivery/signing.js"
 import { DeliveryWake } from "../../delivery/wake.js"
-import { columnByName } from "../../market/catalog.js"
 import { DAY_MS } from "../../market/indicators/days.js"
 import type { Market } from "../../market/Market.js"
 import { Tickers } from "../../market/tickers/index.js"
@@ -26,7 +25,7 @@ import { type ExplainNode, explainNode } from "../../query/explain.js"
 import { compileQuery } from "../../query/index.js"
 import type { SignalResolver } from "../../signals/SignalResolver.js"
 import { Deliveries, type DeliveryRecord, type DeliveryStatus } from "../../store/deliveries.js"
-import { Rules } from "../../store/rules.js"
+import type { Rules } from "../../store/rules.js"
 import type { Universes } from "../../store/universes.js"
 import { WebhookEvents } from "../../store/webhookEvents.js"
 import {
@@ -38,7 +37,7 @@ import {
   Webhooks
 } from "../../store/webhooks.js"
 import { nowIso } from "../common/clock.js"
-import { accountSignals, compileContext, queryRejection } from "../common/compile.js"
+import { compileContext, queryRejection } from "../common/compile.js"
 import { requireFeature } from "../common/features.js"
 import { liveSnapshot, marketData } from "../common/market.js"
 import { pageSize } from "../common/params.js"
@@ -50,12 +49,11 @@ import {
   NotFound,
   orUnavailable,
   type ServiceUnavailable,
-  UnknownSignal,
   WebhookLimitReached
 } from "../errors.js"
-import { parseCondition } from "../signals/matching.js"
-import { dayOf, lookupUniverse, resolveUniverse } from "../universes/resolve.js"
-import { freeze, freezeForTicker } from "./conditions.js"
+import { dayOf, resolveUniverse } from "../universes/resolve.js"
+import { checkUniverse, freeze, freezeForTicker, queryOrRule, signalCondition } from "./conditions.js"
+import { type DryRunInput, dryRunSubscription, dryRunWebhook, type WindowInput } from "./dryRun.js"
 import { type FiringInput, firingEdit, newFiring } from "./firing.js"
 import { deliveryDoc, webhookRenderer, webhookRendererWith } from "./render.js"
 import { type DeliveryEditInput, type DeliveryInput, newSettings, type Settings, settingsEdit } from "./settings.js"
@@ -73,12 +71,6 @@ const requireWebhooks = (key: AuthenticatedKey) => requireFeature(key, "webhooks
 const limitReached = (key: AuthenticatedKey, active: number) =>
   new WebhookLimitReached({
     message: `this account has ${active} active webhooks, the most its ${key.account.plan} plan allows; disable or delete one, or upgrade`
-  })
-
-const checkUniverse = (accountId: string, universe: string | null | undefined) =>
-  Effect.gen(function* () {
-    if (universe === undefined || universe === null) return null
-    return (yield* lookupUniverse(accountId, universe)).id
   })
 
 /** The caller's webhook `id`: 403 without webhooks on the plan, 400 for a malformed id, 404 for another's. */
@@ -159,36 +151,6 @@ const subscribeTicker = (
     })
   })
 
-/** A signal subscription's condition: a boolean signal (built-in or custom), or `<op><value>` on a numeric one. */
-const signalCondition = (key: AuthenticatedKey, signal: string, condition: string | undefined) =>
-  Effect.gen(function* () {
-    const name = signal.trim().toLowerCase()
-    const column = columnByName.get(name)
-    const signals = yield* accountSignals(key.account.id)
-    if (column?.signal && column.type === "boolean") {
-      return { name, expr: `${name} = true`, condition: name, defaultName: name }
-    }
-    if (column?.signal && column.type === "numeric") {
-      if (condition === undefined || condition.trim() === "") {
-        return yield* new BadRequest({
-          message: `condition is required for the numeric signal ${name}: <op><value>, e.g. >70`
-        })
-      }
-      const parsed = parseCondition(condition)
-      if (parsed === undefined) {
-        return yield* new BadRequest({
-          message: `condition must be <op><value> with op one of > >= = != < <= (got ${JSON.stringify(condition)})`
-        })
-      }
-      const expr = `${name} ${parsed.op} ${parsed.value}`
-      return { name, expr, condition: parsed.text, defaultName: expr }
-    }
-    if (signals.get(name) !== undefined) return { name, expr: `${name} = true`, condition: name, defaultName: name }
-    return yield* new UnknownSignal({
-      message: `${JSON.stringify(signal)} is neither a built-in signal nor one of this account's custom signals (GET /v2/signals lists them)`
-    })
-  })
-
 const subscribeSignal = (
   key: AuthenticatedKey,
   signal: string,
@@ -229,22 +191,7 @@ type CreateInput = DeliveryInput &
 /** A webhook of a raw `q` or a saved rule, validated (nothing stored). */
 const prepareQuery = (key: AuthenticatedKey, payload: CreateInput) =>
   Effect.gen(function* () {
-    if ((payload.q === undefined) === (payload.rule_id === undefined)) {
-      return yield* new BadRequest({ message: "give exactly one of q (a condition) or rule_id (a saved rule)" })
-    }
-    let text: string
-    let universe: string | null | undefined = payload.universe
-    let ref: string | null = null
-    if (payload.rule_id !== undefined) {
-      const rule = yield* orUnavailable((yield* Rules).get(key.account.id, payload.rule_id))
-      if (rule === undefined) return yield* notFound("rule", payload.rule_id)
-      text = rule.q
-      if (universe === undefined) universe = rule.universe
-      ref = rule.id
-    } else {
-      text = payload.q!
-      if (text.trim() === "") return yield* new BadRequest({ message: "q must not be empty" })
-    }
+    const { text, universe, ref } = yield* queryOrRule(key, payload)
     const q = yield* freeze(key, text, "q")
     const universeId = yield* checkUniverse(key.account.id, universe)
     const settings = yield* newSettings(key, payload, text)
@@ -538,6 +485,12 @@ const explain = (key: AuthenticatedKey, id: string, ticker: string) =>
     }
   })
 
+const dryRun = (key: AuthenticatedKey, input: DryRunInput) =>
+  Effect.zipRight(requireWebhooks(key), dryRunSubscription(key, input))
+
+const dryRunOf = (key: AuthenticatedKey, id: string, window: WindowInput) =>
+  Effect.flatMap(owned(key, id), (w) => dryRunWebhook(key, w, window))
+
 /** the furthest ahead a snooze may end */
 const MAX_SNOOZE_MS = 30 * DAY_MS
 
@@ -667,6 +620,8 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("vigil/api/Su
       events: run(eventsOf),
       snooze: run(snooze),
       explain: run(explain),
+      dryRun: run(dryRun),
+      dryRunWebhook: run(dryRunOf),
       retryDelivery: run(retryDelivery)
     }
   })

@@ -84,7 +84,7 @@ const defaultNameOf = (text: string) => {
   return name.length > MAX_WEBHOOK_NAME ? `${name.slice(0, MAX_WEBHOOK_NAME - 1)}…` : name
 }
 
-const checkCadence = (raw: string): Effect.Effect<Cadence, BadRequest> => {
+export const checkCadence = (raw: string): Effect.Effect<Cadence, BadRequest> => {
   const cadence = parseCadence(raw)
   return cadence === undefined
     ? Effect.fail(

@@ -749,8 +749,6 @@ export class MarketData {
     const col = one.get(column)
     if (col === undefined) return out
     const sink = bindColumns(new Map([[column, col]]))
-    const bars = this.singleTickerBars ?? allocateDayBarsFor(this.size)
-    this.singleTickerBars = bars
     const latest = this.latest.asOf
     const end = Math.min(toMs, latest)
     const retention = latest - (this.options.minuteHistoryDays ?? 730) * DAY_MS
@@ -766,58 +764,105 @@ export class MarketData {
     }
     for (const { day, j } of days) {
       if (out.length >= limit) break
-      if (this.isImportedDay(i, day)) continue
-      let intraday: IntradaySession
-      let state: DailyState
-      if (j < 0) {
-        intraday = session.intraday
-        state = this.states[i]
-      } else {
-        bars.traded.fill(0)
-        bars.traded[i] = 1
-        bars.open[i] = s.openAt(j)
-        bars.high[i] = s.highAt(j)
-        bars.low[i] = s.lowAt(j)
-        bars.close[i] = s.close[j]
-        bars.volume[i] = s.volume[j]
-        bars.day = day
-        bars.date = isoDate(day)
-        if (!crypto && !isTradingDay(bars.date)) continue
-        intraday = this.sim.intradaySession(bars, crypto ? "crypto" : "equity")
-        state = this.stateBefore(i, j)
-      }
-      const inputs = INPUT_COLUMNS.has(column) ? this.tickerInputsAt(i, day) : NO_INPUTS
-      const partial = allocatePartialBars(this.size)
-      const k = intraday.minutes
-      // 1m: every minute; 1h: every minute on the hour (UTC), and the session's last minute
-      const minutes: Array<number> = []
-      for (let m = 1; m <= k; m++) {
-        if (interval === "1m" || (intraday.startMs + m * 60_000) % 3_600_000 === 0 || m === k) minutes.push(m)
-      }
       const points: Array<{ t: number; value: number | boolean | null }> = []
-      for (const m of minutes) {
-        const t = intraday.startMs + m * 60_000
-        if (t > end || t < fromMs) continue
-        intraday.partialBars(m, partial)
-        const bar: DailyBar = {
-          day,
-          open: tickRound(partial.open[i], crypto),
-          high: tickRound(partial.high[i], crypto),
-          low: tickRound(partial.low[i], crypto),
-          close: tickRound(partial.close[i], crypto),
-          volume: Math.round(partial.volume[i]),
-          vwap: partial.vwap[i]
-        }
-        preview(state, bar, inputs, sink, 0)
+      this.sessionMinutes(i, day, j, sink, fromMs, end, interval, (t) => {
         points.push({
           t,
           value: col.valid[0] === 0 ? null : col.kind === "boolean" ? col.values[0] === 1 : col.values[0]
         })
-      }
+      })
       for (let p = points.length - 1; p >= 0 && out.length < limit; p--) out.push(points[p])
       if (days.length > 0 && (j >= 0 ? s.days[j] : day) * DAY_MS + DAY_MS < fromMs) break
     }
     return out
+  }
+
+  /**
+   * Every minute (`1m`) or every hour's end (`1h`) of ticker `i`'s session on `day` within
+   * [fromMs, toMs]: the row at that minute previewed into `sink` (row 0), then `visit(t)`. `j` is
+   * the session's daily bar (-1: the open session, from the live state). Sessions from imported
+   * bars have no minute data, nor equity days off: nothing is visited.
+   */
+  private sessionMinutes(
+    i: number,
+    day: number,
+    j: number,
+    sink: RowSink,
+    fromMs: number,
+    toMs: number,
+    interval: "1m" | "1h",
+    visit: (t: number) => void
+  ): void {
+    if (this.isImportedDay(i, day)) return
+    const crypto = this.isCrypto[i] === 1
+    const s = this.series[i]
+    const bars = this.singleTickerBars ?? allocateDayBarsFor(this.size)
+    this.singleTickerBars = bars
+    const session = crypto ? this.crypto : this.equity
+    let intraday: IntradaySession
+    let state: DailyState
+    if (j < 0) {
+      intraday = session.intraday
+      state = this.states[i]
+    } else {
+      bars.traded.fill(0)
+      bars.traded[i] = 1
+      bars.open[i] = s.openAt(j)
+      bars.high[i] = s.highAt(j)
+      bars.low[i] = s.lowAt(j)
+      bars.close[i] = s.close[j]
+      bars.volume[i] = s.volume[j]
+      bars.day = day
+      bars.date = isoDate(day)
+      if (!crypto && !isTradingDay(bars.date)) return
+      intraday = this.sim.intradaySession(bars, crypto ? "crypto" : "equity")
+      state = this.stateBefore(i, j)
+    }
+    const inputs = this.tickerInputsAt(i, day)
+    const partial = allocatePartialBars(this.size)
+    const k = intraday.minutes
+    for (let m = 1; m <= k; m++) {
+      // 1h: every minute on the hour (UTC), and the session's last minute
+      if (interval === "1h" && (intraday.startMs + m * 60_000) % 3_600_000 !== 0 && m !== k) continue
+      const t = intraday.startMs + m * 60_000
+      if (t > toMs || t < fromMs) continue
+      intraday.partialBars(m, partial)
+      const bar: DailyBar = {
+        day,
+        open: tickRound(partial.open[i], crypto),
+        high: tickRound(partial.high[i], crypto),
+        low: tickRound(partial.low[i], crypto),
+        close: tickRound(partial.close[i], crypto),
+        volume: Math.round(partial.volume[i]),
+        vwap: partial.vwap[i]
+      }
+      preview(state, bar, inputs, sink, 0)
+      visit(t)
+    }
+  }
+
+  /**
+   * Ticker `i`'s rows at every minute of its sessions within [fromMs, toMs] (within the minute
+   * history), oldest first: each previewed into `sink` (row 0), then `visit(t, j)` with `j` the
+   * session's daily bar (-1: the open session). Slot-based, for replays over many tickers.
+   */
+  minuteWalk(i: number, fromMs: number, toMs: number, sink: RowSink, visit: (t: number, j: number) => void): void {
+    const s = this.series[i]
+    const latest = this.latest.asOf
+    const end = Math.min(toMs, latest)
+    const from = Math.max(fromMs, latest - (this.options.minuteHistoryDays ?? 730) * DAY_MS)
+    if (from > end) return
+    const session = this.isCrypto[i] === 1 ? this.crypto : this.equity
+    const lastDay = Math.floor(end / DAY_MS)
+    for (let j = Math.max(0, s.indexAtOrAfter(Math.floor(from / DAY_MS) - 1)); j < s.length; j++) {
+      const day = s.days[j]
+      if (day > lastDay) break
+      if (day === session.day) continue
+      this.sessionMinutes(i, day, j, sink, from, end, "1m", (t) => visit(t, j))
+    }
+    if (session.intraday.slotOf[i] >= 0 && session.intraday.startMs <= end && session.day <= lastDay) {
+      this.sessionMinutes(i, session.day, -1, sink, from, end, "1m", (t) => visit(t, -1))
+    }
   }
 
   private singleTickerBars: DayBars | undefined

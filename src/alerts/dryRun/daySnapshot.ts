@@ -1,0 +1,153 @@
+/**
+ * One past evaluation's snapshot, laid out from kept values: the rows of the
+ * walked tickers that have a row at that time (a position in the kept
+ * arrays), with the kept computed columns and the static text columns, so the
+ * compiled query evaluates it as it evaluates a live snapshot. Rows are in
+ * slot order (slots ascend), so the rows a query returns map back to sorted
+ * slots.
+ */
+import { columnByName } from "../../market/catalog.js"
+import { type MarketData, STRING_COLUMNS } from "../../market/engine/MarketData.js"
+import type { Column, Snapshot } from "../../market/snapshot.js"
+
+export const STRING_COLUMN_NAMES: ReadonlySet<string> = new Set(STRING_COLUMNS)
+
+/** A kept column: one value per kept row (booleans as 0/1), and its validity. */
+export interface KeptColumn {
+  readonly name: string
+  readonly values: Float64Array
+  readonly valid: Uint8Array
+}
+
+export class DaySnapshot {
+  /** slot → position in `slots` (-1: not walked) */
+  private readonly kOfSlot: Int32Array
+  private readonly kinds: ReadonlyArray<"numeric" | "boolean">
+  private readonly strings: ReadonlyArray<{ readonly name: string; readonly values: ReadonlyArray<string | null> }>
+  /** the current layout: row → position in `slots`, position → row (-1: no row) */
+  private kOfRow: Int32Array = new Int32Array(0)
+  private rowOfK: Int32Array
+  private priceValues: Float64Array = new Float64Array(0)
+  private priceValid: Uint8Array = new Uint8Array(0)
+
+  constructor(
+    md: MarketData,
+    private readonly slots: ReadonlyArray<number>,
+    private readonly kept: ReadonlyArray<KeptColumn>
+  ) {
+    this.kOfSlot = new Int32Array(md.size).fill(-1)
+    slots.forEach((slot, k) => {
+      this.kOfSlot[slot] = k
+    })
+    this.rowOfK = new Int32Array(slots.length).fill(-1)
+    this.kinds = kept.map((c) => (columnByName.get(c.name)?.type === "boolean" ? "boolean" : "numeric"))
+    this.strings = [...STRING_COLUMNS].map((name) => ({
+      name,
+      values: slots.map((slot) => (md.tickers[slot] as unknown as Record<string, string | null>)[name] ?? null)
+    }))
+    this.tickerOfK = slots.map((slot) => md.tickers[slot]!.ticker)
+    this.kOfTicker = new Map(this.tickerOfK.map((t, k) => [t, k]))
+  }
+
+  private readonly tickerOfK: ReadonlyArray<string>
+  private readonly kOfTicker: ReadonlyMap<string, number>
+
+  /** The snapshot at `asOf` of the walked tickers whose kept position is `positions[k]` (-1: no row). */
+  at(asOf: number, positions: Int32Array): Snapshot {
+    const rows: Array<number> = []
+    for (let k = 0; k < positions.length; k++) if (positions[k]! >= 0) rows.push(k)
+    const size = rows.length
+    this.kOfRow = Int32Array.from(rows)
+    this.rowOfK.fill(-1)
+    rows.forEach((k, r) => {
+      this.rowOfK[k] = r
+    })
+    const columns = new Map<string, Column>()
+    this.kept.forEach((c, ci) => {
+      const valid = new Uint8Array(size)
+      const kind = this.kinds[ci]!
+      const values = kind === "boolean" ? new Uint8Array(size) : new Float64Array(size)
+      for (let r = 0; r < size; r++) {
+        const p = positions[rows[r]!]!
+        valid[r] = c.valid[p]!
+        values[r] = c.values[p]!
+      }
+      columns.set(
+        c.name,
+        kind === "boolean"
+          ? { kind, values: values as Uint8Array, valid }
+          : { kind, values: values as Float64Array, valid }
+      )
+      if (c.name === "price") {
+        this.priceValues = values as Float64Array
+        this.priceValid = valid
+      }
+    })
+    for (const s of this.strings) columns.set(s.name, { kind: "string", values: rows.map((k) => s.values[k] ?? null) })
+    const tickers = rows.map((k) => this.tickerOfK[k]!)
+    return { asOf, size, tickers, index: new RowIndex(this.kOfTicker, this.rowOfK, tickers), columns }
+  }
+
+  /** The rows (ascending) of the slots in `scope`; undefined: every row. */
+  rowsIn(scope: ReadonlySet<number> | undefined): Int32Array | undefined {
+    if (scope === undefined) return undefined
+    const out: Array<number> = []
+    for (let r = 0; r < this.kOfRow.length; r++) if (scope.has(this.slots[this.kOfRow[r]!]!)) out.push(r)
+    return Int32Array.from(out)
+  }
+
+  /** The slots of rows (ascending rows give ascending slots). */
+  slotsOf(rows: Int32Array): Int32Array {
+    const out = new Int32Array(rows.length)
+    for (let i = 0; i < rows.length; i++) out[i] = this.slots[this.kOfRow[rows[i]!]!]!
+    return out
+  }
+
+  /** Position of a slot in the walked slots (-1: not walked). */
+  positionOf(slot: number): number {
+    return this.kOfSlot[slot] ?? -1
+  }
+
+  /** The current layout's price of a slot (NaN: no row or no price). */
+  price(slot: number): number {
+    const k = this.positionOf(slot)
+    const r = k < 0 ? -1 : this.rowOfK[k]!
+    return r >= 0 && this.priceValid[r] === 1 ? this.priceValues[r]! : Number.NaN
+  }
+}
+
+/** A snapshot's `index` (ticker → row) over the current layout, without building a map per evaluation. */
+class RowIndex implements ReadonlyMap<string, number> {
+  constructor(
+    private readonly kOfTicker: ReadonlyMap<string, number>,
+    private readonly rowOfK: Int32Array,
+    private readonly tickers: ReadonlyArray<string>
+  ) {}
+  get(ticker: string): number | undefined {
+    const k = this.kOfTicker.get(ticker)
+    if (k === undefined) return undefined
+    const r = this.rowOfK[k]!
+    return r < 0 ? undefined : r
+  }
+  has(ticker: string): boolean {
+    return this.get(ticker) !== undefined
+  }
+  get size(): number {
+    return this.tickers.length
+  }
+  *entries(): MapIterator<[string, number]> {
+    for (let r = 0; r < this.tickers.length; r++) yield [this.tickers[r]!, r]
+  }
+  *keys(): MapIterator<string> {
+    yield* this.tickers
+  }
+  *values(): MapIterator<number> {
+    for (let r = 0; r < this.tickers.length; r++) yield r
+  }
+  [Symbol.iterator](): MapIterator<[string, number]> {
+    return this.entries()
+  }
+  forEach(f: (value: number, key: string, map: ReadonlyMap<string, number>) => void): void {
+    for (let r = 0; r < this.tickers.length; r++) f(r, this.tickers[r]!, this)
+  }
+}

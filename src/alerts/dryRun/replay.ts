@@ -1,0 +1,147 @@
+/**
+ * A dry-run's replay: the alert state machine (`stepFiring`, the one the
+ * evaluator runs) stepped over a sequence of past evaluations, with what a
+ * person asks of the result — the events (numbered as the live feed numbers
+ * them), per ticker how often and when it fired, and the forward returns of
+ * the signals. Pure: the evaluations come from the history readers
+ * (`dailyEvaluations`, `minuteEvaluations`); nothing is stored or sent.
+ */
+import type { FiringOptions } from "../../store/webhooks.js"
+import { EMPTY_FIRING, type FiringState, type NumberedEvent, numberEvents, stepFiring } from "../firing/machine.js"
+import { firesOnEnter } from "../firing/options.js"
+
+/** One past evaluation of the rule: its time and the tickers (market slots) it found. */
+export interface Evaluation {
+  /** epoch ms of the evaluation (the durations are measured on it) */
+  readonly at: number
+  /** sorted slots where `q` holds, in scope */
+  readonly matched: Int32Array
+  /** sorted slots where `clear_q` holds (any scope); undefined without `clear_q` */
+  readonly clear: Int32Array | undefined
+  /** the evaluated row's price of slot `id` (NaN: none); read while this is the latest evaluation */
+  readonly price: (id: number) => number
+  /** the index in its daily series of the session slot `id` was evaluated in (-1: none completed) */
+  readonly bar: (id: number) => number
+}
+
+/** A replayed event: when, which type, which tickers (slots; `repeated` a subset of `tickers`). */
+export interface ReplayEvent {
+  readonly at: number
+  readonly sequence: number
+  readonly type: NumberedEvent["type"]
+  readonly tickers: Int32Array
+  readonly repeated: Int32Array
+}
+
+export interface TickerTally {
+  /** `webhook.fired` rows of the ticker (entries and repeats) */
+  fires: number
+  /** `webhook.cleared` rows of the ticker */
+  clears: number
+  firstAt: number
+  lastAt: number
+}
+
+/** A signal whose forward return is measured: the ticker's price then and its daily bar. */
+interface Signal {
+  readonly id: number
+  readonly price: number
+  readonly bar: number
+}
+
+/** How many events a replay keeps in full (the rest are counted). */
+export const MAX_EVENTS = 500
+
+export class Replay {
+  private state: FiringState = EMPTY_FIRING
+  private sequence = 0
+  evaluations = 0
+  eventCount = 0
+  readonly events: Array<ReplayEvent> = []
+  readonly tallies = new Map<number, TickerTally>()
+  readonly signals: Array<Signal> = []
+
+  constructor(private readonly options: FiringOptions) {}
+
+  /** Steps every ticker that matters at one evaluation; returns the events it caused. */
+  step(e: Evaluation): ReadonlyArray<NumberedEvent> {
+    this.evaluations++
+    const step = stepFiring(this.options, this.state, e.matched, e.clear, e.at)
+    this.state = step.state
+    const events = numberEvents(step, this.sequence, false)
+    if (events.length === 0) return events
+    this.sequence = events[events.length - 1]!.sequence
+    // the signals measured: entries when the rule fires on entry, else exits
+    const measured = firesOnEnter(this.options) ? step.fired : step.cleared
+    for (const id of measured) this.signals.push({ id, price: e.price(id), bar: e.bar(id) })
+    for (const ev of events) {
+      this.eventCount++
+      if (this.events.length < MAX_EVENTS) {
+        this.events.push({ at: e.at, sequence: ev.sequence, type: ev.type, tickers: ev.tickers, repeated: ev.repeated })
+      }
+      for (const id of ev.tickers) {
+        let t = this.tallies.get(id)
+        if (t === undefined) {
+          t = { fires: 0, clears: 0, firstAt: e.at, lastAt: e.at }
+          this.tallies.set(id, t)
+        }
+        if (ev.type === "webhook.fired") t.fires++
+        else t.clears++
+        t.lastAt = e.at
+      }
+    }
+    return events
+  }
+}
+
+export interface ReturnStats {
+  /** signals with a price then and a close `horizon` sessions later */
+  readonly n: number
+  /** mean and median return (0.012 = +1.2%); null when n = 0 */
+  readonly mean: number | null
+  readonly median: number | null
+  /** share of those returns above 0; null when n = 0 */
+  readonly hit_rate: number | null
+}
+
+/** the forward-return horizons, in daily bars of the ticker's own series */
+export const HORIZONS = { "1d": 1, "5d": 5, "20d": 20 } as const
+
+/**
+ * The forward returns of the replay's signals: per horizon, from the evaluated price to the close
+ * `h` daily bars after the session evaluated (`closeAt(id, bar)`, undefined when that bar does not
+ * exist yet).
+ */
+export const forwardReturns = (
+  signals: ReadonlyArray<Signal>,
+  closeAt: (id: number, bar: number) => number | undefined
+): Record<keyof typeof HORIZONS, ReturnStats> => {
+  const out = {} as Record<keyof typeof HORIZONS, ReturnStats>
+  for (const [name, h] of Object.entries(HORIZONS) as Array<[keyof typeof HORIZONS, number]>) {
+    const returns: Array<number> = []
+    for (const s of signals) {
+      if (!(s.price > 0) || s.bar < 0) continue
+      const exit = closeAt(s.id, s.bar + h)
+      if (exit === undefined || !(exit > 0)) continue
+      returns.push(exit / s.price - 1)
+    }
+    out[name] = stats(returns)
+  }
+  return out
+}
+
+const stats = (returns: Array<number>): ReturnStats => {
+  const n = returns.length
+  if (n === 0) return { n, mean: null, median: null, hit_rate: null }
+  returns.sort((a, b) => a - b)
+  let sum = 0
+  let hits = 0
+  for (const r of returns) {
+    sum += r
+    if (r > 0) hits++
+  }
+  const median = n % 2 === 1 ? returns[(n - 1) / 2]! : (returns[n / 2 - 1]! + returns[n / 2]!) / 2
+  return { n, mean: round(sum / n), median: round(median), hit_rate: round(hits / n) }
+}
+
+const round = (x: number): number => Math.round(x * 1e6) / 1e6

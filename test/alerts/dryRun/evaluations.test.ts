@@ -1,0 +1,196 @@
+/**
+ * The dry-run's history readers against the as-of reads: every daily
+ * evaluation's matches equal the compiled query over `snapshotAsOf` of that
+ * day (within the scope), for random conditions, windows and scopes; the
+ * replay over them is the state machine's; `pinnedTickers` finds the tickers
+ * a rule is pinned to.
+ */
+import { Either } from "effect"
+import fc from "fast-check"
+import { beforeAll, describe, expect, it } from "vitest"
+import { dailyEvaluations } from "../../../src/alerts/dryRun/dailyEvaluations.js"
+import { minuteEvaluations } from "../../../src/alerts/dryRun/minuteEvaluations.js"
+import { type Evaluation, forwardReturns, Replay } from "../../../src/alerts/dryRun/replay.js"
+import { DEFAULT_FIRING } from "../../../src/alerts/firing/options.js"
+import { CATALOG } from "../../../src/market/catalog.js"
+import { MarketData } from "../../../src/market/engine/MarketData.js"
+import { DAY_MS, isoDate } from "../../../src/market/indicators/days.js"
+import { loadTickers } from "../../../src/market/tickers/index.js"
+import { type CompiledQuery, columnsOf, compileQuery } from "../../../src/query/index.js"
+import { pinnedTickers } from "../../../src/query/pinned.js"
+
+const PICK = new Set(["AAPL", "MSFT", "SPY", "NVDA", "BTC-USD", "ETH-USD", "F", "KO"])
+const tickers = loadTickers().filter((t, i) => PICK.has(t.ticker) || i % 300 === 0)
+/** Friday 2026-11-20, 13:30 New York: the session is open */
+const FRIDAY_MIDDAY = Date.UTC(2026, 10, 20, 18, 30)
+const TODAY = Math.floor(FRIDAY_MIDDAY / DAY_MS)
+
+const compile = (q: string): CompiledQuery => {
+  const c = compileQuery(q, {
+    columns: columnsOf(CATALOG),
+    tickers: (s) => tickers.find((t) => t.ticker === s.toUpperCase())?.ticker,
+    mode: "query"
+  })
+  if (Either.isLeft(c)) throw new Error(c.left.message)
+  return c.right
+}
+
+const drain = (gen: Generator<Evaluation | undefined, void>, visit: (e: Evaluation) => void) => {
+  for (let s = gen.next(); !s.done; s = gen.next()) if (s.value !== undefined) visit(s.value)
+}
+
+const QUERIES = [
+  (x: number) => `rsi_14 < ${20 + x * 60}`,
+  (x: number) => `price > ${x * 200} AND day_change_pct < ${x * 4 - 2}`,
+  (x: number) => `sector = 'Technology' OR relative_volume > ${x * 3}`,
+  (x: number) => `ticker IN ('AAPL', 'BTC-USD') AND rsi_14 > ${x * 80}`,
+  (x: number) => `price > SPY.price * ${x}`,
+  (x: number) => `pe_ratio < ${x * 40} OR news_volume > 0`
+]
+
+describe("dry-run history readers", () => {
+  let md: MarketData
+  beforeAll(() => {
+    md = MarketData.build({ seed: 11, tickers, historyDays: 60, now: FRIDAY_MIDDAY })
+  })
+
+  it("each daily evaluation matches the compiled query over that day's as-of snapshot, within the scope", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: QUERIES.length - 1 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.integer({ min: 1, max: 50 }),
+        fc.integer({ min: 0, max: 12 }),
+        fc.option(fc.subarray([...Array(md.size).keys()], { minLength: 1 }), { nil: undefined }),
+        (which, x, back, span, subset) => {
+          const q = compile(QUERIES[which]!(x))
+          const clear = compile(`rsi_14 > ${x * 100}`)
+          const toDay = TODAY - back
+          const fromDay = toDay - span
+          const scopeSet = subset === undefined ? undefined : new Set(subset)
+          const walked = new Set(subset ?? [...Array(md.size).keys()])
+          for (const t of q.tickers) walked.add(md.index.get(t)!)
+          const slots = [...walked].sort((a, b) => a - b)
+          const days: Array<number> = []
+          drain(dailyEvaluations(md, { slots, q, clear, fromDay, toDay, scope: () => scopeSet }), (e) => {
+            const day = e.at / DAY_MS - 1
+            days.push(day)
+            const snap = md.snapshotAsOf(isoDate(day))
+            const inScope = (t: string) => scopeSet === undefined || scopeSet.has(md.index.get(t)!)
+            const expected = q
+              .matches(snap)
+              .filter(inScope)
+              .map((t) => md.index.get(t)!)
+            expect(Array.from(e.matched)).toEqual(expected.sort((a, b) => a - b))
+            const expectedClear = clear
+              .matches(snap)
+              .map((t) => md.index.get(t)!)
+              .filter((s) => walked.has(s))
+            expect(Array.from(e.clear!)).toEqual(expectedClear.sort((a, b) => a - b))
+            // the row's price and bar: the as-of row's
+            for (const slot of e.matched) {
+              const r = snap.index.get(md.tickers[slot]!.ticker)!
+              const price = snap.columns.get("price")!
+              expect(e.price(slot)).toBe(price.values[r])
+              const s = md.series[slot]!
+              expect(s.days[e.bar(slot)]).toBe((snap as any).rowDays[r])
+            }
+          })
+          // one evaluation per day on which a ticker in scope has a bar
+          const expectedDays: Array<number> = []
+          for (let d = fromDay; d <= toDay; d++) {
+            if (slots.some((k) => (scopeSet?.has(k) ?? true) && md.series[k]!.days.includes(d))) expectedDays.push(d)
+          }
+          expect(days).toEqual(expectedDays)
+        }
+      ),
+      { numRuns: 25 }
+    )
+  }, 120_000)
+
+  it("replays the evaluator's state machine over the evaluations, and measures forward returns from the closes", () => {
+    const q = compile("rsi_14 < 50")
+    const slots = [...Array(md.size).keys()]
+    const r = new Replay(DEFAULT_FIRING)
+    let before = new Set<number>()
+    let fired = 0
+    drain(
+      dailyEvaluations(md, {
+        slots,
+        q,
+        clear: undefined,
+        fromDay: TODAY - 40,
+        toDay: TODAY - 1,
+        scope: () => undefined
+      }),
+      (e) => {
+        const events = r.step(e)
+        const now = new Set(e.matched)
+        const entered = [...now].filter((s) => !before.has(s))
+        expect(events.flatMap((ev) => Array.from(ev.tickers))).toEqual(entered)
+        fired += entered.length
+        before = now
+      }
+    )
+    expect(r.signals).toHaveLength(fired)
+    const fr = forwardReturns(r.signals, (slot, bar) => md.series[slot]!.close[bar])
+    // recomputed by hand for the 1-day horizon
+    const returns = r.signals
+      .filter((s) => s.bar + 1 < md.series[s.id]!.length)
+      .map((s) => md.series[s.id]!.close[s.bar + 1]! / s.price - 1)
+    expect(fr["1d"].n).toBe(returns.length)
+    expect(fr["1d"].mean).toBeCloseTo(returns.reduce((a, b) => a + b, 0) / returns.length, 5)
+    expect(fr["1d"].hit_rate).toBeCloseTo(returns.filter((x) => x > 0).length / returns.length, 5)
+  }, 60_000)
+
+  it("evaluates at 1m on each ticker's latest minute row, the cadence deciding the minutes", () => {
+    const q = compile("price > 0")
+    const slots = ["AAPL", "BTC-USD"].map((t) => md.index.get(t)!).sort((a, b) => a - b)
+    const fromMs = FRIDAY_MIDDAY - DAY_MS
+    const minutes = (cadence: "realtime" | "hourly") =>
+      minuteEvaluations(md, {
+        slots,
+        q,
+        clear: undefined,
+        fromMs,
+        toMs: FRIDAY_MIDDAY,
+        cadence,
+        scope: () => undefined
+      })
+    const all: Array<Evaluation> = []
+    const hourly: Array<number> = []
+    const NIGHT = Date.UTC(2026, 10, 20, 5, 0)
+    const aapl = md.index.get("AAPL")!
+    let nightPrice = Number.NaN
+    drain(minutes("realtime"), (e) => {
+      all.push(e)
+      // a row's price is read while its evaluation is the current one
+      if (e.at === NIGHT) nightPrice = e.price(aapl)
+    })
+    drain(minutes("hourly"), (e) => {
+      hourly.push(e.at)
+    })
+    // crypto trades every minute: one evaluation a minute; the equity (open at `from`) keeps its last
+    // minute row overnight
+    expect(all.length).toBeGreaterThan(1400)
+    expect(all.every((e, i) => i === 0 || e.at - all[i - 1]!.at === 60_000)).toBe(true)
+    expect(all.every((e) => Array.from(e.matched).join() === slots.join())).toBe(true)
+    const close = md.intradaySeries("AAPL", "price", "1m", fromMs, NIGHT, 1)[0]!
+    expect(nightPrice).toBe(close.value)
+    expect(close.t).toBe(Date.UTC(2026, 10, 19, 21, 0))
+    // hourly: the first minute at or after each hour (the minute ending on it) after `from`
+    expect(hourly.length).toBe(24)
+    for (const t of hourly) expect(t % 3_600_000).toBe(0)
+  })
+
+  it("finds the tickers a rule is pinned to", () => {
+    const pinned = (q: string) => pinnedTickers(compile(q).ast)
+    expect(pinned("ticker = 'AAPL' AND (price > 0)")).toEqual(["AAPL"])
+    expect(pinned("price > 0 AND ticker IN ('AAPL', 'MSFT')")).toEqual(["AAPL", "MSFT"])
+    expect(pinned("ticker IN ('AAPL', 'MSFT') AND ticker = 'MSFT'")).toEqual(["MSFT"])
+    expect(pinned("ticker = 'AAPL' OR price > 0")).toBeUndefined()
+    expect(pinned("ticker NOT IN ('AAPL')")).toBeUndefined()
+    expect(pinned("ticker != 'AAPL'")).toBeUndefined()
+    expect(pinned("price > 0")).toBeUndefined()
+  })
+})
