@@ -42,8 +42,11 @@ export const keptColumns = (q: CompiledQuery, clear: CompiledQuery | undefined):
   return [...names].filter((n) => !STRING_COLUMN_NAMES.has(n)).sort()
 }
 
+const NEWS_COLUMNS: ReadonlySet<string> = new Set(["news_volume", "news_volume_weighted_sentiment"])
+
+/** The inputs the kept columns need: news only for the news columns (no other column reads it). */
 const inputsFor = (columns: ReadonlyArray<string>): WalkInputs =>
-  columns.some((c) => INPUT_COLUMNS.has(c)) ? "all" : "none"
+  columns.some((c) => NEWS_COLUMNS.has(c)) ? "all" : columns.some((c) => INPUT_COLUMNS.has(c)) ? "fundamentals" : "none"
 
 export function* dailyEvaluations(md: MarketData, spec: DailySpec): Generator<Evaluation | undefined, void> {
   const { slots, fromDay, toDay } = spec
@@ -71,7 +74,8 @@ export function* dailyEvaluations(md: MarketData, spec: DailySpec): Generator<Ev
     start: (_, s) => s.indexAtOrAfter(lo),
     fresh: false,
     toDay,
-    inputs: inputsFor(names)
+    inputs: inputsFor(names),
+    columns: names
   })
   const sources = kept.map((c) => walk.row.get(c.name) as Extract<Column, { kind: "numeric" | "boolean" }>)
   const run = walk.run((k, j) => {

@@ -799,27 +799,32 @@ export class MarketData {
     const bars = this.singleTickerBars ?? allocateDayBarsFor(this.size)
     this.singleTickerBars = bars
     const session = crypto ? this.crypto : this.equity
-    let intraday: IntradaySession
-    let state: DailyState
+    // the session's paths of this ticker alone (a path depends on its own bar only): the open
+    // session's shared paths would advance every ticker of the market at each minute
+    bars.traded.fill(0)
+    bars.traded[i] = 1
     if (j < 0) {
-      intraday = session.intraday
-      state = this.states[i]
+      const live = session.bars
+      bars.open[i] = live.open[i]
+      bars.high[i] = live.high[i]
+      bars.low[i] = live.low[i]
+      bars.close[i] = live.close[i]
+      bars.volume[i] = live.volume[i]
     } else {
-      bars.traded.fill(0)
-      bars.traded[i] = 1
       bars.open[i] = s.openAt(j)
       bars.high[i] = s.highAt(j)
       bars.low[i] = s.lowAt(j)
       bars.close[i] = s.close[j]
       bars.volume[i] = s.volume[j]
-      bars.day = day
-      bars.date = isoDate(day)
-      if (!crypto && !isTradingDay(bars.date)) return
-      intraday = this.sim.intradaySession(bars, crypto ? "crypto" : "equity")
-      state = this.stateBefore(i, j)
     }
+    bars.day = day
+    bars.date = isoDate(day)
+    if (!crypto && !isTradingDay(bars.date)) return
+    const intraday = this.sim.intradaySession(bars, crypto ? "crypto" : "equity")
+    const state = j < 0 ? this.states[i] : this.stateBefore(i, j)
     const inputs = this.tickerInputsAt(i, day)
-    const partial = allocatePartialBars(this.size)
+    const partial = this.singleTickerPartial ?? allocatePartialBars(this.size)
+    this.singleTickerPartial = partial
     const k = intraday.minutes
     for (let m = 1; m <= k; m++) {
       // 1h: every minute on the hour (UTC), and the session's last minute
@@ -866,6 +871,7 @@ export class MarketData {
   }
 
   private singleTickerBars: DayBars | undefined
+  private singleTickerPartial: PartialBars | undefined
 
   /** Whether ticker `i`'s bar on `day` came from an imported file. */
   private isImportedDay(i: number, day: number): boolean {

@@ -45,7 +45,8 @@ const QUERIES = [
   (x: number) => `sector = 'Technology' OR relative_volume > ${x * 3}`,
   (x: number) => `ticker IN ('AAPL', 'BTC-USD') AND rsi_14 > ${x * 80}`,
   (x: number) => `price > SPY.price * ${x}`,
-  (x: number) => `pe_ratio < ${x * 40} OR news_volume > 0`
+  (x: number) => `pe_ratio < ${x * 40} OR news_volume > 0`,
+  (x: number) => `market_cap > ${x * 1e11} AND rsi_14 < 60`
 ]
 
 describe("dry-run history readers", () => {
@@ -162,10 +163,12 @@ describe("dry-run history readers", () => {
     const NIGHT = Date.UTC(2026, 10, 20, 5, 0)
     const aapl = md.index.get("AAPL")!
     let nightPrice = Number.NaN
+    let lastPrice = Number.NaN
     drain(minutes("realtime"), (e) => {
       all.push(e)
       // a row's price is read while its evaluation is the current one
       if (e.at === NIGHT) nightPrice = e.price(aapl)
+      lastPrice = e.price(aapl)
     })
     drain(minutes("hourly"), (e) => {
       hourly.push(e.at)
@@ -177,6 +180,10 @@ describe("dry-run history readers", () => {
     expect(all.every((e) => Array.from(e.matched).join() === slots.join())).toBe(true)
     const close = md.intradaySeries("AAPL", "price", "1m", fromMs, NIGHT, 1)[0]!
     expect(nightPrice).toBe(close.value)
+    // the open session's last minute is the live row
+    expect(all.at(-1)!.at).toBe(FRIDAY_MIDDAY)
+    const live = md.latest
+    expect(lastPrice).toBe((live.columns.get("price") as any).values[live.index.get("AAPL")!])
     expect(close.t).toBe(Date.UTC(2026, 10, 19, 21, 0))
     // hourly: the first minute at or after each hour (the minute ending on it) after `from`
     expect(hourly.length).toBe(24)

@@ -9,8 +9,10 @@
  * hundred active webhooks whose match states change often: ticker-scoped
  * price thresholds set at the current price, conditions over the account's
  * own universes (edited between refreshes, so tickers enter and leave them),
- * over `top_100`, and over the whole market; a few are disabled and enabled
- * again as it runs. A driver edits universes, toggles webhooks and calls
+ * over `top_100`, and over the whole market, and a tenth more ticker
+ * thresholds with firing options (issue 16: `fire_on: both` with `clear_q`
+ * and a cooldown, or with `pending_for` and `repeat_interval`); a few are
+ * disabled and enabled again as it runs. A driver edits universes, toggles webhooks and calls
  * `POST /admin/refresh` in a loop; the killer SIGKILLs the service at random
  * moments — while a refresh is being evaluated, while the receiver has
  * deliveries in flight, or at a random time — and restarts it.
@@ -40,7 +42,12 @@
  * 4. every active webhook's stored match set equals a recomputation: the
  *    same `q` (and universe) through `POST /v2/scan` on the snapshot the last
  *    refresh evaluated (the last run uses a 1 h refresh interval, so the
- *    snapshot stays put while it scans).
+ *    snapshot stays put while it scans);
+ * 5. every webhook's events reached the receiver with `data.sequence` 1..n,
+ *    one event id per sequence, and its feed (`GET /v2/webhooks/{id}/events`)
+ *    holds exactly those events with the bodies delivered.
+ * Checks 2 and 4 are of the plain webhooks (the options' entries are not the
+ * set's additions, and they fire exits); check 5 is of every webhook.
  *
  * With `runners` (`npm run proof:cluster`, test/reliability/cluster.test.ts) the same run goes on
  * a cluster (support/topology.ts): an API process, which the driver talks to and which is never
@@ -348,7 +355,32 @@ export const runCrashSafety = async (options: CrashOptions): Promise<CrashReport
         )
       )
     }
-    log(`${webhookIds.length} webhooks (${nTicker} ticker, ${nUniverse} universe, ${nMarket} whole-market)`)
+    // issue 16: ticker webhooks with firing options (exits, hysteresis, cooldown, pending, repeat)
+    const nOptions = Math.max(4, Math.round(n * 0.1))
+    const optionIds = new Set<string>()
+    for (let i = 0; i < nOptions; i++) {
+      const t = pick(pool)
+      const p = prices.get(t)!
+      const upper = (p * (1 + rand(-0.0005, 0.0005))).toPrecision(8)
+      const lower = (p * (1 + rand(-0.0015, -0.0005))).toPrecision(8)
+      const options =
+        i % 2 === 0
+          ? { fire_on: "both", clear_q: `price < ${lower}`, cooldown: "5s" }
+          : { fire_on: "both", pending_for: "2s", repeat_interval: "6s" }
+      const body = must(
+        await call(url(), key, "POST", `/v2/tickers/${encodeURIComponent(t)}/subscribe`, {
+          condition: `price > ${upper}`,
+          ...options,
+          target_url: target(webhookIds.length)
+        }),
+        "subscribe ticker with firing options"
+      )
+      created(body)
+      optionIds.add(body.id)
+    }
+    log(
+      `${webhookIds.length} webhooks (${nTicker} ticker, ${nUniverse} universe, ${nMarket} whole-market, ${nOptions} with firing options)`
+    )
 
     // ---- chaos: the driver and the killer ------------------------------------------------------------
     let stopDriver = false
@@ -467,7 +499,8 @@ export const runCrashSafety = async (options: CrashOptions): Promise<CrashReport
     let recomputed = 0
     let mismatched = 0
     for (const w of all) {
-      if (w.status !== "active") continue
+      // a webhook with firing options holds its entered tickers (pending, hysteresis), not q's matches
+      if (w.status !== "active" || optionIds.has(w.id)) continue
       const cacheKey = `${w.q}\u0000${w.universe_id ?? ""}`
       let expected = recomputedSets.get(cacheKey)
       if (expected === undefined) {
@@ -508,6 +541,18 @@ export const runCrashSafety = async (options: CrashOptions): Promise<CrashReport
       )
     }
     await sleep(500)
+    // every webhook's event feed, for the sequence check
+    const feeds = new Map<string, Array<{ sequence: number; body: string }>>()
+    for (const id of webhookIds) {
+      const events: Array<{ sequence: number; body: string }> = []
+      for (let after = 0; ; ) {
+        const page = must(await call(url(), key, "GET", `/v2/webhooks/${id}/events?after=${after}&limit=100`), "feed")
+        for (const e of page.events) events.push({ sequence: e.sequence, body: JSON.stringify(e.body) })
+        if (page.next_cursor === null) break
+        after = Number(page.next_cursor)
+      }
+      feeds.set(id, events)
+    }
     await topology.stop()
 
     // ---- the store and the receiver's log ------------------------------------------------------------
@@ -584,6 +629,8 @@ export const runCrashSafety = async (options: CrashOptions): Promise<CrashReport
     let transitions = 0
     const fireSeq = new Map<string, number>()
     for (const d of fires) {
+      // firing options: entries are not the set's additions (pending, cooldown) and exits fire too
+      if (optionIds.has(d.webhook_id)) continue
       const tx = deliveryTx.get(d.id)
       const write = tx === undefined ? undefined : writes.get(`${d.webhook_id}/${tx}`)
       const event = JSON.parse(d.payload)
@@ -622,6 +669,7 @@ export const runCrashSafety = async (options: CrashOptions): Promise<CrashReport
         Number(a.new_seq) === Number(a.old_seq) + 1
       if (!evaluator) continue
       stateWrites++
+      if (optionIds.has(a.webhook_id)) continue
       const old = new Set(a.old_set)
       const added = a.new_set.filter((t) => !old.has(t))
       const n = firesOfWrite.get(`${a.webhook_id}/${a.tx}`) ?? 0
@@ -678,6 +726,47 @@ export const runCrashSafety = async (options: CrashOptions): Promise<CrashReport
       }
     }
 
+    // 5. per webhook, the sequences the receiver got are 1..n, one event id each, and the feed holds
+    // the same events with the same bodies
+    let sequenceGaps = 0
+    let optionEvents = 0
+    const receivedByWebhook = new Map<string, Map<number, { id: string; body: string }>>()
+    for (const [id, posts] of postsById) {
+      const d = byEventId.get(id)
+      if (d === undefined || d.test) continue
+      const event = JSON.parse(posts[0]!.body)
+      const sequence = Number(event.data.sequence)
+      const seen = receivedByWebhook.get(d.webhook_id) ?? new Map<number, { id: string; body: string }>()
+      const before = seen.get(sequence)
+      if (before !== undefined && before.id !== id) {
+        sequenceGaps++
+        violate(`${d.webhook_id} sent sequence ${sequence} under two event ids`)
+      }
+      seen.set(sequence, { id, body: posts[0]!.body })
+      receivedByWebhook.set(d.webhook_id, seen)
+      if (optionIds.has(d.webhook_id)) optionEvents++
+    }
+    for (const id of webhookIds) {
+      const seen = receivedByWebhook.get(id) ?? new Map<number, { id: string; body: string }>()
+      const feed = feeds.get(id) ?? []
+      const sequences = [...seen.keys()].sort((a, b) => a - b)
+      if (sequences.some((q, i) => q !== i + 1)) {
+        sequenceGaps++
+        violate(`${id}: the receiver got sequences ${sequences.slice(0, 10).join(",")}…, not 1..${sequences.length}`)
+      }
+      if (feed.length !== seen.size || feed.some((e, i) => e.sequence !== i + 1)) {
+        sequenceGaps++
+        violate(`${id}: the feed holds ${feed.length} events, the receiver got ${seen.size}`)
+      }
+      for (const e of feed) {
+        const got = seen.get(e.sequence)
+        if (got !== undefined && JSON.stringify(JSON.parse(got.body)) !== e.body) {
+          sequenceGaps++
+          violate(`${id}: the feed's event ${e.sequence} differs from the body delivered`)
+        }
+      }
+    }
+
     const redelivered = [...postsById.values()].filter((l) => l.length > 1).length
     const checks = [
       {
@@ -699,6 +788,11 @@ export const runCrashSafety = async (options: CrashOptions): Promise<CrashReport
         name: "stored match sets equal a recomputation",
         passed: mismatched === 0 && final?.status === 200,
         detail: `${recomputed - mismatched}/${recomputed} active webhooks equal`
+      },
+      {
+        name: "sequences gap-free at the receiver and in the feed (every webhook)",
+        passed: sequenceGaps === 0,
+        detail: `${receivedByWebhook.size} webhooks with events, ${optionEvents} events of ${optionIds.size} with firing options`
       },
       ...(cluster === undefined ? [] : clusterChecks(runnerKills))
     ]
