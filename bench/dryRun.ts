@@ -13,7 +13,6 @@
  *   npm run bench:dry-run
  */
 
-import { performance } from "node:perf_hooks"
 import { Either } from "effect"
 import { dailyEvaluations } from "../src/alerts/dryRun/dailyEvaluations.js"
 import { minuteEvaluations } from "../src/alerts/dryRun/minuteEvaluations.js"
@@ -27,16 +26,10 @@ import { DAY_MS, isoDate } from "../src/market/indicators/days.js"
 import { loadTickers } from "../src/market/tickers/index.js"
 import { type CompiledQuery, columnsOf, compileQuery } from "../src/query/index.js"
 import type { FiringOptions } from "../src/store/webhooks.js"
+import { timed } from "./support/stats.js"
 
 const NOW = Date.UTC(2026, 10, 20, 18, 30) // a Friday, 13:30 New York
 const TODAY = Math.floor(NOW / DAY_MS)
-const timed = <A>(f: () => A): { value: A; ms: number; cpuMs: number } => {
-  const c0 = process.cpuUsage()
-  const t0 = performance.now()
-  const value = f()
-  const c = process.cpuUsage(c0)
-  return { value, ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000 }
-}
 const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`)
 
 const tickers = loadTickers()

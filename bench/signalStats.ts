@@ -14,7 +14,6 @@
  *
  *   npm run bench:signal-stats
  */
-import { performance } from "node:perf_hooks"
 import {
   computedCounts,
   flagDays,
@@ -27,6 +26,7 @@ import { FlagHistory } from "../src/market/history/flagHistory.js"
 import { epochDay } from "../src/market/indicators/days.js"
 import { commit, configForAssetType, makeState } from "../src/market/indicators/index.js"
 import { loadTickers } from "../src/market/tickers/index.js"
+import { timed } from "./support/stats.js"
 
 const NOW = Date.UTC(2026, 10, 20, 18, 30) // a Friday, 13:30 New York
 const quantile = (xs: Array<number>, q: number) => {
@@ -34,13 +34,6 @@ const quantile = (xs: Array<number>, q: number) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))]
 }
 const fmt = (ms: number) => (ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : `${ms.toFixed(ms < 10 ? 2 : 0)} ms`)
-const timed = <A>(f: () => A): { value: A; ms: number; cpuMs: number } => {
-  const c0 = process.cpuUsage()
-  const t0 = performance.now()
-  const value = f()
-  const c = process.cpuUsage(c0)
-  return { value, ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000 }
-}
 
 const tickers = loadTickers()
 console.log(`market: ${tickers.length} tickers, HISTORY_DAYS=260`)
