@@ -173,7 +173,8 @@ const CHURN = args.get("churn") ?? "gentle"
 /**
  * `--options=0.1`: that share of the webhooks get firing options (issue 16), a quarter each:
  * `fire_on: both`; `clear_q` (hysteresis, `rsi_14 > 60`) with `fire_on: both`; `pending_for: 2s`
- * with `cooldown: 1h`; `repeat_interval: 1s`
+ * with `cooldown: 1h`; `repeat_interval: 60s` (every 60 of the bench's ~1 s ticks: a 1 h repeat on a
+ * 60 s refresh)
  */
 const OPTIONS = Number(args.get("options") ?? 0)
 
@@ -188,7 +189,7 @@ const withOptions = (specs: ReadonlyArray<Spec>) =>
     yield* sql`UPDATE webhooks SET fire_on = 'both' WHERE id = ANY(${group(0)}::text[])`
     yield* sql`UPDATE webhooks SET fire_on = 'both', clear_q = 'rsi_14 > 60' WHERE id = ANY(${group(1)}::text[])`
     yield* sql`UPDATE webhooks SET pending_for_ms = 2000, cooldown_ms = 3600000 WHERE id = ANY(${group(2)}::text[])`
-    yield* sql`UPDATE webhooks SET repeat_interval_ms = 1000 WHERE id = ANY(${group(3)}::text[])`
+    yield* sql`UPDATE webhooks SET repeat_interval_ms = 60000 WHERE id = ANY(${group(3)}::text[])`
     console.log(`firing options on ${chosen.length} webhooks (every ${every}th), a quarter each`)
   })
 if (CHURN !== "gentle" && CHURN !== "heavy") throw new Error("--churn=gentle|heavy")
