@@ -5,29 +5,28 @@
  * gate (`webhooks` in `PLAN_LIMITS`) and cap, conditions compiled for the
  * account and frozen, delivery settings (settings.ts: one validator per field
  * for create and update), defaults, cadence; the store enforces the cap
- * atomically; the `Alerts` evaluator is told of every change at once.
+ * atomically; the `Alerts` evaluator is told of every change at once. The
+ * service every webhook endpoint calls: it also serves what lives in modules of
+ * its own — access (access.ts), explain (explain.ts), the event feed and snooze
+ * (feed.ts), dry-runs (dryRun.ts).
  */
 import { Clock, Effect, Either } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { PLAN_LIMITS } from "../../accounts/plans.js"
 import { Alerts } from "../../alerts/Alerts.js"
-import { explainTicker } from "../../alerts/firing/explain.js"
-import { memoryOf } from "../../alerts/firing/machine.js"
 import { displayTarget, newId } from "../../alerts/ids.js"
 import { firedEvent } from "../../alerts/payload.js"
 import type { AppConfig } from "../../config/AppConfig.js"
 import { generateSigningSecret, newEventId } from "../../delivery/signing.js"
 import { DeliveryWake } from "../../delivery/wake.js"
-import { DAY_MS } from "../../market/indicators/days.js"
 import type { Market } from "../../market/Market.js"
 import { Tickers } from "../../market/tickers/index.js"
-import { type ExplainNode, explainNode } from "../../query/explain.js"
 import { compileQuery } from "../../query/index.js"
 import type { SignalResolver } from "../../signals/SignalResolver.js"
 import { Deliveries, type DeliveryRecord, type DeliveryStatus } from "../../store/deliveries.js"
 import type { Rules } from "../../store/rules.js"
 import type { Universes } from "../../store/universes.js"
-import { WebhookEvents } from "../../store/webhookEvents.js"
+import type { WebhookEvents } from "../../store/webhookEvents.js"
 import {
   effectiveLastEvaluated,
   type FiringOptions,
@@ -38,51 +37,33 @@ import {
 } from "../../store/webhooks.js"
 import { nowIso } from "../common/clock.js"
 import { compileContext, queryRejection } from "../common/compile.js"
-import { requireFeature } from "../common/features.js"
-import { liveSnapshot, marketData } from "../common/market.js"
+import { liveSnapshot } from "../common/market.js"
 import { pageSize } from "../common/params.js"
 import { trackedTicker } from "../common/tickers.js"
 import { type Cursors, integerPosition, keysetPage, timeAndIdPosition } from "../cursor.js"
 import {
   BadRequest,
   DeliveryNotFailed,
-  NotFound,
   orUnavailable,
   type ServiceUnavailable,
   WebhookLimitReached
 } from "../errors.js"
-import { dayOf, resolveUniverse } from "../universes/resolve.js"
+import { changed, notFound, owned, requireWebhooks } from "./access.js"
 import { checkUniverse, freeze, freezeForTicker, queryOrRule, signalCondition } from "./conditions.js"
 import { type DryRunInput, dryRunSubscription, dryRunWebhook, type WindowInput } from "./dryRun.js"
+import { explain } from "./explain.js"
+import { eventsOf, snooze } from "./feed.js"
 import { type FiringInput, firingEdit, newFiring } from "./firing.js"
 import { deliveryDoc, webhookRenderer, webhookRendererWith } from "./render.js"
 import { type DeliveryEditInput, type DeliveryInput, newSettings, type Settings, settingsEdit } from "./settings.js"
 
-const WEBHOOK_ID = /^wh_[A-Za-z0-9_-]{1,64}$/
 const DELIVERY_ID = /^dlv_[A-Za-z0-9_-]{1,64}$/
 /** How long the previous signing secret keeps signing after a rotation. */
 export const SECRET_OVERLAP_MS = 24 * 3_600_000
 
-const notFound = (what: string, id: string) => new NotFound({ message: `${what} ${JSON.stringify(id)} not found` })
-
-/** 403 `webhook_tier_required` unless the account's plan has webhooks (`PLAN_LIMITS`). */
-const requireWebhooks = (key: AuthenticatedKey) => requireFeature(key, "webhooks", "using webhooks")
-
 const limitReached = (key: AuthenticatedKey, active: number) =>
   new WebhookLimitReached({
     message: `this account has ${active} active webhooks, the most its ${key.account.plan} plan allows; disable or delete one, or upgrade`
-  })
-
-/** The caller's webhook `id`: 403 without webhooks on the plan, 400 for a malformed id, 404 for another's. */
-const owned = (key: AuthenticatedKey, id: string) =>
-  Effect.gen(function* () {
-    yield* requireWebhooks(key)
-    if (!WEBHOOK_ID.test(id)) {
-      return yield* new BadRequest({ message: `invalid webhook id ${JSON.stringify(id)}: ids look like wh_…` })
-    }
-    const w = yield* orUnavailable((yield* Webhooks).get(key.account.id, id))
-    if (w === undefined) return yield* notFound("webhook", id)
-    return w
   })
 
 /** A new webhook's validated subscription, ready to store. */
@@ -279,14 +260,6 @@ const get = (key: AuthenticatedKey, id: string) =>
   Effect.flatMap(owned(key, id), (w) => Effect.map(webhookRenderer, (doc) => doc(w)))
 
 /** Tells the evaluator of a changed webhook and renders it. */
-const changed = (w: WebhookRecord) =>
-  Effect.flatMap(Alerts, (alerts) =>
-    Effect.zipRight(
-      alerts.changed(w),
-      Effect.map(webhookRenderer, (doc) => doc(w))
-    )
-  )
-
 const update = (key: AuthenticatedKey, id: string, payload: DeliveryEditInput & FiringInput) =>
   Effect.gen(function* () {
     const w = yield* owned(key, id)
@@ -430,134 +403,11 @@ const deliveriesOf = (
     }
   })
 
-/** Why `ticker` is where it is on the webhook after its last evaluation (`explainTicker`). */
-const explain = (key: AuthenticatedKey, id: string, ticker: string) =>
-  Effect.gen(function* () {
-    const w = yield* owned(key, id)
-    const meta = yield* trackedTicker(ticker)
-    const snapshot = yield* liveSnapshot
-    const row = snapshot.index.get(meta.ticker)
-    if (row === undefined) return yield* notFound("ticker", meta.ticker)
-    const context = compileContext(yield* Tickers)
-    const compiled = compileQuery(w.q, context)
-    if (Either.isLeft(compiled)) return yield* queryRejection(compiled.left, "q")
-    let clearTree: ExplainNode | undefined
-    if (w.firing.clearQ !== null) {
-      const clear = compileQuery(w.firing.clearQ, context)
-      if (Either.isLeft(clear)) return yield* queryRejection(clear.left, "clear_q")
-      clearTree = explainNode(clear.right.ir, snapshot, row)
-    }
-    let inScope = true
-    if (w.universeId !== null) {
-      const members = yield* resolveUniverse(
-        yield* marketData,
-        key.account.id,
-        w.universeId,
-        dayOf(snapshot.asOf),
-        false
-      ).pipe(Effect.catchTag("UniverseNotFound", () => Effect.succeed([] as ReadonlyArray<string>)))
-      inScope = members.includes(meta.ticker)
-    }
-    const now = yield* Clock.currentTimeMillis
-    const memory = memoryOf(w.memory, meta.ticker)
-    const tree = explainNode(compiled.right.ir, snapshot, row)
-    const { state, reason } = explainTicker({
-      firing: w.firing,
-      inside: w.lastMatchSet.includes(meta.ticker),
-      memory,
-      now,
-      snoozedUntil: w.snoozedUntil,
-      inScope,
-      universeId: w.universeId,
-      tree,
-      clearTree
-    })
-    const last = effectiveLastEvaluated(w, yield* orUnavailable((yield* Webhooks).ticks))
-    return {
-      as_of: new Date(now).toISOString(),
-      webhook_id: w.id,
-      ticker: meta.ticker,
-      evaluated_at: last === null ? null : new Date(last).toISOString(),
-      data_as_of: new Date(snapshot.asOf).toISOString(),
-      state,
-      reason,
-      tree
-    }
-  })
-
 const dryRun = (key: AuthenticatedKey, input: DryRunInput) =>
   Effect.zipRight(requireWebhooks(key), dryRunSubscription(key, input))
 
 const dryRunOf = (key: AuthenticatedKey, id: string, window: WindowInput) =>
   Effect.flatMap(owned(key, id), (w) => dryRunWebhook(key, w, window))
-
-/** the furthest ahead a snooze may end */
-const MAX_SNOOZE_MS = 30 * DAY_MS
-
-/** A snooze's end: ISO 8601 or epoch seconds, in the future, at most 30 days ahead (epoch ms). */
-const snoozeEnd = (raw: string | number, now: number) => {
-  const ms =
-    typeof raw === "number"
-      ? raw * 1000
-      : /^\d+(\.\d+)?$/.test(raw.trim())
-        ? Number(raw.trim()) * 1000
-        : /^\d{4}-\d{2}-\d{2}/.test(raw.trim())
-          ? Date.parse(raw.trim())
-          : Number.NaN
-  if (!Number.isFinite(ms)) {
-    return Effect.fail(
-      new BadRequest({
-        message: `until must be an ISO 8601 time (e.g. 2026-11-28T14:30:00Z) or epoch seconds (got ${JSON.stringify(raw)})`
-      })
-    )
-  }
-  if (ms <= now)
-    return Effect.fail(new BadRequest({ message: `until must be in the future (got ${JSON.stringify(raw)})` }))
-  if (ms > now + MAX_SNOOZE_MS) {
-    return Effect.fail(new BadRequest({ message: `until must be at most 30 days ahead (got ${JSON.stringify(raw)})` }))
-  }
-  return Effect.succeed(Math.round(ms))
-}
-
-const snooze = (key: AuthenticatedKey, id: string, until: string | number | null) =>
-  Effect.gen(function* () {
-    const w = yield* owned(key, id)
-    const end = until === null ? null : yield* snoozeEnd(until, yield* Clock.currentTimeMillis)
-    const updated = yield* orUnavailable((yield* Webhooks).snooze(key.account.id, w.id, end))
-    if (updated === undefined) return yield* notFound("webhook", id)
-    return yield* changed(updated)
-  })
-
-/** The webhook's event feed after sequence `after`, ascending (see `WebhookEvents`). */
-const eventsOf = (
-  key: AuthenticatedKey,
-  id: string,
-  urlParams: { readonly after?: number | undefined; readonly limit?: number | undefined }
-) =>
-  Effect.gen(function* () {
-    const w = yield* owned(key, id)
-    const after = urlParams.after ?? 0
-    if (!Number.isSafeInteger(after) || after < 0) {
-      return yield* new BadRequest({ message: `after must be a sequence number, an integer ≥ 0 (got ${after})` })
-    }
-    const limit = yield* pageSize(urlParams.limit, 100, 50)
-    const page = yield* orUnavailable((yield* WebhookEvents).page(w.id, after, limit))
-    const last = page.events.at(-1)
-    return {
-      as_of: yield* nowIso,
-      oldest_sequence: page.oldest,
-      count: page.events.length,
-      next_cursor: last !== undefined && page.events.length === limit ? String(last.sequence) : null,
-      events: page.events.map((e) => ({
-        sequence: e.sequence,
-        type: e.type as "webhook.fired" | "webhook.cleared",
-        created_at: Math.floor(e.createdAt / 1000),
-        data_as_of: new Date(e.dataAsOf).toISOString(),
-        suppressed: e.suppressed,
-        body: JSON.parse(e.body) as unknown
-      }))
-    }
-  })
 
 const retryDelivery = (key: AuthenticatedKey, id: string, deliveryId: string) =>
   Effect.gen(function* () {

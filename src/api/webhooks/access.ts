@@ -1,0 +1,39 @@
+/**
+ * Who may touch a webhook: the plan gate (`webhooks` in `PLAN_LIMITS`), the caller's own webhook by
+ * id (another account's is a 404), and a change told to the evaluator with the record answered.
+ */
+import { Effect } from "effect"
+import type { AuthenticatedKey } from "../../accounts/Accounts.js"
+import { Alerts } from "../../alerts/Alerts.js"
+import { type WebhookRecord, Webhooks } from "../../store/webhooks.js"
+import { requireFeature } from "../common/features.js"
+import { BadRequest, NotFound, orUnavailable } from "../errors.js"
+import { webhookRenderer } from "./render.js"
+
+export const WEBHOOK_ID = /^wh_[A-Za-z0-9_-]{1,64}$/
+export const notFound = (what: string, id: string) =>
+  new NotFound({ message: `${what} ${JSON.stringify(id)} not found` })
+
+/** 403 `webhook_tier_required` unless the account's plan has webhooks (`PLAN_LIMITS`). */
+export const requireWebhooks = (key: AuthenticatedKey) => requireFeature(key, "webhooks", "using webhooks")
+
+/** The caller's webhook `id`: 403 without webhooks on the plan, 400 for a malformed id, 404 for another's. */
+export const owned = (key: AuthenticatedKey, id: string) =>
+  Effect.gen(function* () {
+    yield* requireWebhooks(key)
+    if (!WEBHOOK_ID.test(id)) {
+      return yield* new BadRequest({ message: `invalid webhook id ${JSON.stringify(id)}: ids look like wh_…` })
+    }
+    const w = yield* orUnavailable((yield* Webhooks).get(key.account.id, id))
+    if (w === undefined) return yield* notFound("webhook", id)
+    return w
+  })
+
+/** A webhook's change told to the evaluator at once, and the record as answered. */
+export const changed = (w: WebhookRecord) =>
+  Effect.flatMap(Alerts, (alerts) =>
+    Effect.zipRight(
+      alerts.changed(w),
+      Effect.map(webhookRenderer, (doc) => doc(w))
+    )
+  )
