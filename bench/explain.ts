@@ -5,6 +5,7 @@
  * `top_100`, evaluated once. One client, requests one at a time, tickers drawn from the market:
  *
  * - `GET /v2/webhooks/{id}/explain?ticker=` (the goal: ≤ 5 ms),
+ * - `GET /v2/webhooks/{id}` (the same store read, rendered: what of explain is the store's),
  * - `POST /v2/scan/explain` with the same `q` (live),
  * - the baseline in the same run: `GET /v2/tickers/{ticker}` (one row read through the same stack).
  *
@@ -51,12 +52,13 @@ const main = async () => {
       channel: "in_app"
     })
     await admin(server, "POST", "/admin/refresh")
-    const scan = await request("POST", "/v2/scan", { q: "price > 0", limit: 1000, fields: "price" })
+    const scan = await request("POST", "/v2/scan", { q: "price > 0", limit: 100, order: "volume_today" })
     const tickers: Array<string> = scan.results.map((r: { ticker: string }) => r.ticker)
     const pick = () => tickers[Math.floor(Math.random() * tickers.length)]!
     const kinds = {
       "GET /v2/webhooks/{id}/explain": (t: string) =>
         request("GET", `/v2/webhooks/${webhook.id}/explain?ticker=${encodeURIComponent(t)}`),
+      "GET /v2/webhooks/{id} (its store read alone)": (_: string) => request("GET", `/v2/webhooks/${webhook.id}`),
       "POST /v2/scan/explain": (t: string) => request("POST", "/v2/scan/explain", { q: "rsi_14 < 30", ticker: t }),
       "GET /v2/tickers/{ticker} (baseline)": (t: string) => request("GET", `/v2/tickers/${encodeURIComponent(t)}`)
     }

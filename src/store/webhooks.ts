@@ -386,6 +386,23 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
         (rows) => (rows.length === 0 ? undefined : toRecord(rows[0]!))
       )
 
+    /** `get` and `ticks` in one statement (one round trip): what a read that shows `last_evaluated_at` needs. */
+    const getWithTicks = (accountId: string, id: string) =>
+      Effect.map(
+        sql<WebhookRow & { ticks_text: string | null }>`SELECT w.*,
+            (SELECT string_agg(cadence || '=' || evaluated_at::text, ',') FROM evaluation_ticks) AS ticks_text
+          FROM webhook_records w WHERE w.account_id = ${accountId} AND w.id = ${id}`,
+        (rows) => {
+          if (rows.length === 0) return undefined
+          const ticks = new Map<Cadence, number>()
+          for (const pair of (rows[0]!.ticks_text ?? "").split(",")) {
+            const [cadence, at] = pair.split("=")
+            if (cadence !== undefined && at !== undefined && at !== "") ticks.set(cadence as Cadence, Number(at))
+          }
+          return { record: toRecord(rows[0]!), ticks: ticks as ReadonlyMap<Cadence, number> }
+        }
+      )
+
     const getById = (id: string) =>
       Effect.map(sql<WebhookRow>`SELECT * FROM webhook_records WHERE id = ${id}`, (rows) =>
         rows.length === 0 ? undefined : toRecord(rows[0]!)
@@ -528,6 +545,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("vigil/Webhooks", {
       create,
       createBatch,
       get,
+      getWithTicks,
       getById,
       getMany,
       list,

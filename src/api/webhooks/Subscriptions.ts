@@ -48,7 +48,7 @@ import {
   type ServiceUnavailable,
   WebhookLimitReached
 } from "../errors.js"
-import { changed, notFound, owned, requireWebhooks } from "./access.js"
+import { changed, notFound, owned, ownedWithTicks, requireWebhooks } from "./access.js"
 import { checkUniverse, freeze, freezeForTicker, queryOrRule, signalCondition } from "./conditions.js"
 import { type DryRunInput, dryRunSubscription, dryRunWebhook, type WindowInput } from "./dryRun.js"
 import { explain } from "./explain.js"
@@ -256,10 +256,12 @@ const list = (
     }
   })
 
+/** One webhook, read with the evaluation ticks in one statement. */
 const get = (key: AuthenticatedKey, id: string) =>
-  Effect.flatMap(owned(key, id), (w) => Effect.map(webhookRenderer, (doc) => doc(w)))
+  Effect.flatMap(ownedWithTicks(key, id), ({ record, ticks }) =>
+    Effect.map(webhookRendererWith(ticks), (doc) => doc(record))
+  )
 
-/** Tells the evaluator of a changed webhook and renders it. */
 const update = (key: AuthenticatedKey, id: string, payload: DeliveryEditInput & FiringInput) =>
   Effect.gen(function* () {
     const w = yield* owned(key, id)

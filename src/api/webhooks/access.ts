@@ -17,16 +17,30 @@ export const notFound = (what: string, id: string) =>
 /** 403 `webhook_tier_required` unless the account's plan has webhooks (`PLAN_LIMITS`). */
 export const requireWebhooks = (key: AuthenticatedKey) => requireFeature(key, "webhooks", "using webhooks")
 
+const checkId = (key: AuthenticatedKey, id: string) =>
+  Effect.zipRight(
+    requireWebhooks(key),
+    WEBHOOK_ID.test(id)
+      ? Effect.void
+      : Effect.fail(new BadRequest({ message: `invalid webhook id ${JSON.stringify(id)}: ids look like wh_…` }))
+  )
+
 /** The caller's webhook `id`: 403 without webhooks on the plan, 400 for a malformed id, 404 for another's. */
 export const owned = (key: AuthenticatedKey, id: string) =>
   Effect.gen(function* () {
-    yield* requireWebhooks(key)
-    if (!WEBHOOK_ID.test(id)) {
-      return yield* new BadRequest({ message: `invalid webhook id ${JSON.stringify(id)}: ids look like wh_…` })
-    }
+    yield* checkId(key, id)
     const w = yield* orUnavailable((yield* Webhooks).get(key.account.id, id))
     if (w === undefined) return yield* notFound("webhook", id)
     return w
+  })
+
+/** `owned`, with the evaluation ticks read in the same statement (for `last_evaluated_at`). */
+export const ownedWithTicks = (key: AuthenticatedKey, id: string) =>
+  Effect.gen(function* () {
+    yield* checkId(key, id)
+    const found = yield* orUnavailable((yield* Webhooks).getWithTicks(key.account.id, id))
+    if (found === undefined) return yield* notFound("webhook", id)
+    return found
   })
 
 /** A webhook's change told to the evaluator at once, and the record as answered. */

@@ -10,18 +10,17 @@ import { memoryOf } from "../../alerts/firing/machine.js"
 import { Tickers } from "../../market/tickers/index.js"
 import { type ExplainNode, explainNode } from "../../query/explain.js"
 import { compileQuery } from "../../query/index.js"
-import { effectiveLastEvaluated, Webhooks } from "../../store/webhooks.js"
+import { effectiveLastEvaluated } from "../../store/webhooks.js"
 import { compileContext, queryRejection } from "../common/compile.js"
 import { liveSnapshot, marketData } from "../common/market.js"
 import { trackedTicker } from "../common/tickers.js"
-import { orUnavailable } from "../errors.js"
 import { dayOf, resolveUniverse } from "../universes/resolve.js"
-import { notFound, owned } from "./access.js"
+import { notFound, ownedWithTicks } from "./access.js"
 
 /** Why `ticker` is where it is on the webhook after its last evaluation (`explainTicker`). */
 export const explain = (key: AuthenticatedKey, id: string, ticker: string) =>
   Effect.gen(function* () {
-    const w = yield* owned(key, id)
+    const { record: w, ticks } = yield* ownedWithTicks(key, id)
     const meta = yield* trackedTicker(ticker)
     const snapshot = yield* liveSnapshot
     const row = snapshot.index.get(meta.ticker)
@@ -60,7 +59,7 @@ export const explain = (key: AuthenticatedKey, id: string, ticker: string) =>
       tree,
       clearTree
     })
-    const last = effectiveLastEvaluated(w, yield* orUnavailable((yield* Webhooks).ticks))
+    const last = effectiveLastEvaluated(w, ticks)
     return {
       as_of: new Date(now).toISOString(),
       webhook_id: w.id,
