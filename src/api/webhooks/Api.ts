@@ -225,7 +225,9 @@ const DRY_RUN_DOC =
   "there were more) with their `sequence`, `per_ticker` (the 100 tickers with the most events), and " +
   "`forward_returns`: for each `webhook.fired` entry (each exit with `fire_on: exit`), the return from the evaluated " +
   "price to the ticker's close 1, 5 and 20 daily bars after the session evaluated (0.012 = +1.2%): `n` (signals " +
-  "with that close), `mean`, `median`, `hit_rate` (share above 0)."
+  "with that close), `mean`, `median`, `hit_rate` (share above 0). A replay that would take longer than 17 s (a " +
+  "whole-market window of a year or more, or news columns over the whole market) answers 400 `bad_request` naming " +
+  "its size: narrow the window, or scope it with a universe or a ticker."
 
 /** what both dry-runs answer besides the group's errors */
 const DRY_RUN_ERRORS = [

@@ -148,20 +148,27 @@ const scopeOf = (md: MarketData, u: ResolvedUniverse | undefined) => {
   }
 }
 
-/** Drives a history reader and the replay, letting other fibers run every few steps. */
-const replay = (evaluations: Generator<Evaluation | undefined, void>, r: Replay) => {
-  const loop: Effect.Effect<void> = Effect.suspend(() => {
+/** Drives a history reader and the replay, letting other fibers run every few steps; false past `deadline`. */
+export const replay = (evaluations: Generator<Evaluation | undefined, void>, r: Replay, deadline: number) => {
+  const loop: Effect.Effect<boolean> = Effect.suspend(() => {
     for (let steps = 0; steps < SLICE_STEPS; steps++) {
       const next = evaluations.next()
-      if (next.done) return Effect.void
+      if (next.done) return Effect.succeed(true)
       if (next.value !== undefined) r.step(next.value)
     }
-    return Effect.zipRight(Effect.yieldNow(), loop)
+    return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      now > deadline ? Effect.succeed(false) : Effect.zipRight(Effect.yieldNow(), loop)
+    )
   })
   return loop
 }
 /** reader steps between yields (a step is a few hundred bars, one ticker's minutes or one evaluation: ≲ 1 ms) */
 const SLICE_STEPS = 8
+/**
+ * The longest a dry-run replays before it answers 400 (a request is answered 503 at 20 s, which
+ * would invite a retry that can only fail again): the window or the scope is too large.
+ */
+export const DRY_RUN_BUDGET_MS = 17_000
 
 /** One dry-run at a time per process: a replay of the whole market is seconds of CPU. */
 const gate = Effect.unsafeMakeSemaphore(1)
@@ -230,7 +237,7 @@ const run = (key: AuthenticatedKey, rule: Rule, window: WindowInput) =>
     }
     const slots = [...walked].sort((a, b) => a - b)
     const r = new Replay(rule.firing)
-    yield* gate.withPermits(1)(
+    const finished = yield* gate.withPermits(1)(
       replay(
         minute
           ? minuteEvaluations(md, {
@@ -243,9 +250,15 @@ const run = (key: AuthenticatedKey, rule: Rule, window: WindowInput) =>
               scope: (t) => scope(Math.floor(t / DAY_MS))
             })
           : dailyEvaluations(md, { slots, q, clear, fromDay, toDay, scope }),
-        r
+        r,
+        now + DRY_RUN_BUDGET_MS
       )
     )
+    if (!finished) {
+      return yield* new BadRequest({
+        message: `this dry-run takes longer than ${DRY_RUN_BUDGET_MS / 1000} s (${slots.length} tickers over ${toDay - fromDay + 1} days at ${resolution}${r.evaluations > 0 ? `; ${r.evaluations} evaluations done` : ""}): narrow the window, or scope it with a universe or a ticker`
+      })
+    }
     const tickerOf = (slot: number) => md.tickers[slot]!.ticker
     const at = (t: number) => (minute ? new Date(t).toISOString() : isoDate(Math.floor(t / DAY_MS) - 1))
     const tallies = [...r.tallies].sort(
