@@ -29,7 +29,7 @@ import { liveSnapshot, marketData } from "../common/market.js"
 import { trackedTicker } from "../common/tickers.js"
 import { BadRequest, SignalNotAvailableAtInterval, TickerNotInMinuteTier } from "../errors.js"
 import { minuteTier } from "../signals/history.js"
-import { historyWindow } from "../signals/window.js"
+import { historyWindow, parseBound } from "../signals/window.js"
 import { lookupUniverse, membersOn, type ResolvedUniverse, systemMembership } from "../universes/resolve.js"
 import { checkUniverse, freeze, freezeForTicker, queryOrRule, signalCondition } from "./conditions.js"
 import { type FiringInput, newFiring } from "./firing.js"
@@ -181,6 +181,9 @@ const run = (key: AuthenticatedKey, rule: Rule, window: WindowInput) =>
     const now = yield* Clock.currentTimeMillis
     const minute = resolution === "1m"
     const retentionStart = live.asOf - (md.options.minuteHistoryDays ?? 730) * DAY_MS
+    if (window.from !== undefined && (yield* parseBound("from", window.from, false)) > now) {
+      return yield* new BadRequest({ message: `from ${window.from} is in the future` })
+    }
     const w = yield* historyWindow({
       plan: key.account.plan,
       maxDays: PLAN_LIMITS[key.account.plan].maxHistoryDays,

@@ -206,6 +206,9 @@ describe("webhook dry-runs", () => {
     expectError(await dry({ q: "price > 0", from: "2026-02-30" }), 400, "bad_request")
     expectError(await dry({ q: "price > 0", from: "2026-01-10", to: "2026-01-01" }), 400, "bad_request")
     expectError(await dry({ q: "price > 0", from: "1990-01-02" }), 400, "history_window_exceeded")
+    const future = await dry({ q: "price > 0", from: isoDay(Date.now() + 3 * DAY) })
+    expectError(future, 400, "bad_request")
+    expect(future.body.error.message).toMatch(/in the future/)
     // Hobby's history window is today only; Free has no webhooks
     expectError(
       await dry({ q: "price > 0", from: isoDay(Date.now() - 10 * DAY) }, await newKey("hobby")),
