@@ -229,14 +229,19 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
           )
           importsApplied = tick.imports
         }
-        // seen once its imports are applied: a failed read of the import log retries this tick
-        lastTick = tick
-        if (tick.asOf < md.latest.asOf) return undefined
+        // the tick is seen (`lastTick`, what `requestTick` waits for) once its snapshot is published: a
+        // failed read (the import log, the feed switch) retries it, and a caller woken by it reads the
+        // tick's snapshot, never the one before (the feed switch's read yields in between)
+        if (tick.asOf < md.latest.asOf) {
+          lastTick = tick
+          return undefined
+        }
         if (yield* feedPaused) {
           // no new data: the tick goes on with the snapshot held (evaluators see it stale and skip it)
           const held = published ?? md.latest
           tickOf.set(held, tick)
           yield* publish(held)
+          lastTick = tick
           return held
         }
         const started = performance.now()
@@ -244,6 +249,7 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
         yield* Metric.update(refreshDuration, (performance.now() - started) / 1000)
         tickOf.set(snapshot, tick)
         yield* publish(snapshot)
+        lastTick = tick
         return snapshot
       })
 
