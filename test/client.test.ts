@@ -118,6 +118,32 @@ describe("the typed client (HttpApiClient over VigilApi) against a real server",
     expect(String(asOf.data.date) <= "2026-03-02").toBe(true)
   })
 
+  it("dry-runs a subscription and a stored webhook, answers equal to the raw API's (issue 16)", async () => {
+    const key = await newKey("pro")
+    const vigil = makeVigilClient(server.url, key)
+    const fields = { ticker: "AAPL", condition: "rsi_14 < 50", fire_on: "both", from: "2026-06-01", to: "2026-09-30" }
+    const typed = await run(Effect.flatMap(vigil, (c) => c.webhooks.dryRun({ payload: fields })))
+    expect(typed.q).toBe("ticker = 'AAPL' AND (rsi_14 < 50)")
+    expect(typed.evaluations).toBeGreaterThan(60)
+    expect(typed.events.every((e) => e.tickers.join() === "AAPL")).toBe(true)
+    const raw = await api(server, key, "/v2/webhooks/dry-run", { method: "POST", body: JSON.stringify(fields) })
+    expect({ ...typed, as_of: null }).toEqual({ ...raw.body, as_of: null })
+    const created = await run(
+      Effect.flatMap(vigil, (c) =>
+        c.webhooks.subscribeTicker({
+          path: { ticker: "AAPL" },
+          payload: { condition: "rsi_14 < 50", fire_on: "both", channel: "in_app" }
+        })
+      )
+    )
+    const stored = await run(
+      Effect.flatMap(vigil, (c) =>
+        c.webhooks.dryRunWebhook({ path: { id: created.id }, payload: { from: fields.from, to: fields.to } })
+      )
+    )
+    expect({ ...stored, as_of: null }).toEqual({ ...typed, as_of: null })
+  })
+
   it("scans with a custom signal: compiled with the account's signals, its expansion matching the same rows", async () => {
     const key = await newKey("pro")
     const vigil = makeVigilClient(server.url, key)
