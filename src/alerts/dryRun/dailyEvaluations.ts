@@ -107,21 +107,7 @@ export function* dailyEvaluations(md: MarketData, spec: DailySpec): Generator<Ev
         bars[k] = j
       } else bars[k] = -1
     }
-    const snapshot = layout.at(dayInstant(day), positions)
-    const scope = spec.scope(day)
-    const matched = layout.slotsOf(spec.q.evaluate(snapshot, layout.rowsIn(scope)))
-    const clear = spec.clear === undefined ? undefined : layout.slotsOf(spec.clear.evaluate(snapshot))
-    const dayBars = bars.slice()
-    yield {
-      at: dayInstant(day),
-      matched,
-      clear,
-      price: (id) => layout.price(id),
-      bar: (id) => {
-        const k = layout.positionOf(id)
-        return k < 0 ? -1 : dayBars[k]!
-      }
-    }
+    yield layout.evaluate(dayInstant(day), positions, bars.slice(), spec.q, spec.clear, spec.scope(day))
   }
 }
 

@@ -9,6 +9,8 @@
 import { columnByName } from "../../market/catalog.js"
 import { type MarketData, STRING_COLUMNS } from "../../market/engine/MarketData.js"
 import type { Column, Snapshot } from "../../market/snapshot.js"
+import type { CompiledQuery } from "../../query/index.js"
+import type { Evaluation } from "./replay.js"
 
 export const STRING_COLUMN_NAMES: ReadonlySet<string> = new Set(STRING_COLUMNS)
 
@@ -86,6 +88,31 @@ export class DaySnapshot {
     for (const s of this.strings) columns.set(s.name, { kind: "string", values: rows.map((k) => s.values[k] ?? null) })
     const tickers = rows.map((k) => this.tickerOfK[k]!)
     return { asOf, size, tickers, index: new RowIndex(this.kOfTicker, this.rowOfK, tickers), columns }
+  }
+
+  /**
+   * One evaluation at `at` over the rows at `positions`: `q` among the slots in `scope`, `clear` over
+   * every row; `bars` (kept by the evaluation) is each walked ticker's daily bar (-1: none).
+   */
+  evaluate(
+    at: number,
+    positions: Int32Array,
+    bars: Int32Array,
+    q: CompiledQuery,
+    clear: CompiledQuery | undefined,
+    scope: ReadonlySet<number> | undefined
+  ): Evaluation {
+    const snapshot = this.at(at, positions)
+    return {
+      at,
+      matched: this.slotsOf(q.evaluate(snapshot, this.rowsIn(scope))),
+      clear: clear === undefined ? undefined : this.slotsOf(clear.evaluate(snapshot)),
+      price: (id) => this.price(id),
+      bar: (id) => {
+        const k = this.positionOf(id)
+        return k < 0 ? -1 : bars[k]!
+      }
+    }
   }
 
   /** The rows (ascending) of the slots in `scope`; undefined: every row. */

@@ -76,18 +76,6 @@ export function* minuteEvaluations(md: MarketData, spec: MinuteSpec): Generator<
         bars[k] = barOf[p]!
       }
     }
-    const snapshot = layout.at(t, positions)
-    const matched = layout.slotsOf(spec.q.evaluate(snapshot, layout.rowsIn(spec.scope(t))))
-    const clear = spec.clear === undefined ? undefined : layout.slotsOf(spec.clear.evaluate(snapshot))
-    yield {
-      at: t,
-      matched,
-      clear,
-      price: (id) => layout.price(id),
-      bar: (id) => {
-        const k = layout.positionOf(id)
-        return k < 0 ? -1 : bars[k]!
-      }
-    }
+    yield layout.evaluate(t, positions, bars, spec.q, spec.clear, spec.scope(t))
   }
 }

@@ -2,6 +2,7 @@
  * Who may touch a webhook: the plan gate (`webhooks` in `PLAN_LIMITS`), the caller's own webhook by
  * id (another account's is a 404), and a change told to the evaluator with the record answered.
  */
+import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { Alerts } from "../../alerts/Alerts.js"
@@ -25,23 +26,25 @@ const checkId = (key: AuthenticatedKey, id: string) =>
       : Effect.fail(new BadRequest({ message: `invalid webhook id ${JSON.stringify(id)}: ids look like wh_…` }))
   )
 
-/** The caller's webhook `id`: 403 without webhooks on the plan, 400 for a malformed id, 404 for another's. */
-export const owned = (key: AuthenticatedKey, id: string) =>
+/** The caller's webhook `id` as `read` finds it: 403 without webhooks, 400 for a malformed id, 404 for another's. */
+const ownedVia = <A>(
+  key: AuthenticatedKey,
+  id: string,
+  read: (store: Webhooks) => Effect.Effect<A | undefined, SqlError>
+) =>
   Effect.gen(function* () {
     yield* checkId(key, id)
-    const w = yield* orUnavailable((yield* Webhooks).get(key.account.id, id))
-    if (w === undefined) return yield* notFound("webhook", id)
-    return w
-  })
-
-/** `owned`, with the evaluation ticks read in the same statement (for `last_evaluated_at`). */
-export const ownedWithTicks = (key: AuthenticatedKey, id: string) =>
-  Effect.gen(function* () {
-    yield* checkId(key, id)
-    const found = yield* orUnavailable((yield* Webhooks).getWithTicks(key.account.id, id))
+    const found = yield* orUnavailable(read(yield* Webhooks))
     if (found === undefined) return yield* notFound("webhook", id)
     return found
   })
+
+/** The caller's webhook `id`: 403 without webhooks on the plan, 400 for a malformed id, 404 for another's. */
+export const owned = (key: AuthenticatedKey, id: string) => ownedVia(key, id, (store) => store.get(key.account.id, id))
+
+/** `owned`, with the evaluation ticks read in the same statement (for `last_evaluated_at`). */
+export const ownedWithTicks = (key: AuthenticatedKey, id: string) =>
+  ownedVia(key, id, (store) => store.getWithTicks(key.account.id, id))
 
 /** A webhook's change told to the evaluator at once, and the record as answered. */
 export const changed = (w: WebhookRecord) =>

@@ -137,10 +137,11 @@ const scopeOf = (md: MarketData, u: ResolvedUniverse | undefined) => {
   if (u === undefined) return () => undefined
   const memo = new Map<unknown, ReadonlySet<number>>()
   return (day: number): ReadonlySet<number> => {
-    const key = u._tag === "System" ? systemMembership(md, u.id, day).effectiveDay : membersOn(md, u, day)
+    const system = u._tag === "System" ? systemMembership(md, u.id, day) : undefined
+    const key = system?.effectiveDay ?? membersOn(md, u, day)
     let set = memo.get(key)
     if (set === undefined) {
-      const members = u._tag === "System" ? systemMembership(md, u.id, day).tickers : (key as ReadonlyArray<string>)
+      const members = system?.tickers ?? (key as ReadonlyArray<string>)
       set = new Set(members.flatMap((t) => md.index.get(t) ?? []))
       memo.set(key, set)
     }
