@@ -82,6 +82,12 @@ export interface CrashOptions {
   readonly log?: (line: string) => void
   /** keep the schema / data directory for inspection */
   readonly keep?: boolean
+  /**
+   * The failover bounds checked (ms; default the issue's figures: SIGKILL 15 s, SIGTERM 5 s).
+   * `proof:cluster` holds the figures; the CI-sized test checks that failover happens, with
+   * room for a shared machine's stalls, and prints the figures (a slow one traced).
+   */
+  readonly failoverBoundsMs?: { readonly sigkill: number; readonly sigterm: number }
 }
 
 export interface CrashReport {
@@ -794,7 +800,7 @@ export const runCrashSafety = async (options: CrashOptions): Promise<CrashReport
         passed: sequenceGaps === 0,
         detail: `${receivedByWebhook.size} webhooks with events, ${optionEvents} events of ${optionIds.size} with firing options`
       },
-      ...(cluster === undefined ? [] : clusterChecks(runnerKills))
+      ...(cluster === undefined ? [] : clusterChecks(runnerKills, options.failoverBoundsMs ?? FIGURES))
     ]
     return {
       store: options.store,
@@ -839,24 +845,29 @@ const range = (xs: ReadonlyArray<number>) =>
   xs.length === 0 ? "none" : `${Math.min(...xs)}–${Math.max(...xs)} ms (median ${median(xs)})`
 
 /** Issue 15, item 5: the failover figures the cluster proof holds the runners to. */
-const clusterChecks = (kills: ReadonlyArray<RunnerKill>) => {
+const FIGURES = { sigkill: 15_000, sigterm: 5_000 }
+
+const clusterChecks = (
+  kills: ReadonlyArray<RunnerKill>,
+  bounds: { readonly sigkill: number; readonly sigterm: number }
+) => {
   const killed = kills.filter((k) => k.signal === "SIGKILL")
   const termed = kills.filter((k) => k.signal === "SIGTERM")
   return [
     {
-      name: "after a runner's SIGKILL every slice evaluates a new tick within 15 s",
+      name: `after a runner's SIGKILL every slice evaluates a new tick within ${bounds.sigkill / 1000} s`,
       passed: within(
         killed.map((k) => k.failoverMs),
-        15_000
+        bounds.sigkill
       ),
       detail: `${killed.length} SIGKILLs: ${range(killed.map((k) => k.failoverMs))}`
     },
     {
-      name: "a runner's SIGTERM hands its slices over within 5 s, no tick missed",
+      name: `a runner's SIGTERM hands its slices over within ${bounds.sigterm / 1000} s, no tick missed`,
       passed:
         within(
           termed.map((k) => k.handoverMs),
-          5_000
+          bounds.sigterm
         ) && termed.every((k) => k.ticksMissed === 0),
       detail: `${termed.length} SIGTERMs: handover ${range(termed.map((k) => k.handoverMs))}, slice-ticks missed ${termed.map((k) => k.ticksMissed).join(", ") || "none"}`
     },

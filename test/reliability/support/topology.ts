@@ -55,6 +55,25 @@ const stamp = (logs: string, message: string): number => {
   return Date.parse(/"timestamp":"([^"]+)"/.exec(line)?.[1] ?? "")
 }
 
+/**
+ * A slow failover prints what the surviving runners logged meanwhile (warnings, errors, slice
+ * moves, slow evaluations): the proof's figure alone does not say where the time went.
+ */
+const traceSlowFailover = (running: ReadonlyArray<RunningServer | undefined>, t0: number) => {
+  running.forEach((s, n) => {
+    if (s === undefined) return
+    const lines = s
+      .logs()
+      .split("\n")
+      .filter((l) => {
+        const at = Date.parse(/"timestamp":"([^"]+)"/.exec(l)?.[1] ?? "")
+        return at >= t0 - 2_000 && /"logLevel":"(WARN|WARNING|ERROR|FATAL)"|slices|slow|Shard|unhealthy/i.test(l)
+      })
+    console.log(`[topology] slow failover: runner ${n} logged ${lines.length} lines since the signal:`)
+    for (const l of lines.slice(0, 40)) console.log(`[topology]   ${l.slice(0, 600)}`)
+  })
+}
+
 const exited = (s: RunningServer) =>
   new Promise((r) =>
     s.process.exitCode !== null || s.process.signalCode !== null ? r(null) : s.process.once("exit", r)
@@ -168,6 +187,7 @@ export const clusterOf = (baseEnv: Record<string, string>, runners: number, db: 
         }
         await exited(victim)
         running[i] = undefined
+        if (!(handoverMs <= 10_000) || !(failoverMs <= 12_000)) traceSlowFailover(running, t0)
         const [after] = await inspector.query("SELECT coalesce(sum(missed), 0)::int AS missed FROM slice_ticks")
         const r0 = Date.now()
         const restarted = await start(envOf("runner", lastEnv))
