@@ -56,6 +56,7 @@ import {
   MarketSimulator,
   type PartialBars
 } from "../sim/index.js"
+import { LEVEL_EVERY } from "../sim/levels.js"
 import type { Column, Snapshot } from "../snapshot.js"
 import type { ParsedBar } from "../sources/csvBars.js"
 import type { MarketSource } from "../sources/MarketSource.js"
@@ -133,6 +134,10 @@ export class MarketData {
   private readonly partialCrypto: PartialBars
   private readonly newsVolume: Float64Array
   private readonly newsSentiment: Float64Array
+  /** per ticker: what its simulated closes are multiplied by after real bars (`generateSeries`) */
+  private readonly levelOffset: Float64Array
+  /** every ticker slot, in order */
+  private readonly allSlots: Int32Array
   private fundamentalsCache = new Map<number, FundamentalColumns>()
   private asOfCache = new Map<number, DailySnapshot>()
   memberships: Array<Membership> = []
@@ -154,6 +159,8 @@ export class MarketData {
     this.partialCrypto = allocatePartialBars(this.size)
     this.newsVolume = new Float64Array(this.size)
     this.newsSentiment = new Float64Array(this.size)
+    this.levelOffset = new Float64Array(this.size).fill(1)
+    this.allSlots = Int32Array.from(options.tickers, (_, i) => i)
     this.stringColumns = this.buildStringColumns(options.tickers)
 
     const sessionE = equityTradingDate(options.now)
@@ -208,32 +215,33 @@ export class MarketData {
   /**
    * (Re)generates the daily bars of `which` tickers from the start of history
    * to the last completed day, laying imported bars over the simulated ones.
+   *
+   * A simulated close is the ticker's level (`sim/levels.ts`: seekable, the same bits however
+   * the day is reached) times its offset: 1 until a real bar (imported or replayed) was laid,
+   * then that bar's close over the simulated close of its day, so the simulation resumes from
+   * the real close.
    */
   private *generateSeries(which: ReadonlySet<number>, now: number): Generator<void, void> {
     const lastE = this.lastCompleteDay(false, now)
     const lastC = this.lastCompleteDay(true, now)
     const first = Math.min(this.startEquityDay, this.startCryptoDay)
     const last = Math.max(lastE, lastC)
-    // The simulated market is pinned at the anchor date. When the anchor falls inside the
-    // generated range, generate from level 1 and rescale afterwards (returns do not depend
-    // on the price level), which saves walking every ticker back from the anchor first.
-    const anchor = this.sim.anchorDay
-    const rescale = anchor >= first && anchor <= last
-    const prevClose = rescale ? new Float64Array(this.size).fill(1) : this.sim.closesAt(isoDate(first - 1))
-    const shadow = new Float64Array(this.size).fill(1)
-    const atAnchor = new Float64Array(this.size).fill(1)
-    // per ticker slot, in arrays (the loop below visits every ticker on every day: ~14 M visits)
-    const slots = Int32Array.from(which)
-    /** per ticker: bars before this index follow the pure simulation (and are rescaled); -1: all of them */
-    const simulatedUntil = new Int32Array(this.size).fill(-1)
+    const slots = Int32Array.from(which).sort()
+    const subset = slots.length === this.size ? undefined : slots
+    const anchorPrice = this.sim.params.anchorPrice
+    const offset = this.levelOffset
+    for (const i of slots) offset[i] = 1
+    const prevClose = new Float64Array(this.size)
+    const closes = new Float64Array(this.size)
     const fresh: Array<BarSeries | undefined> = new Array(this.size)
     const importedAt: Array<{ bars: ReadonlyArray<ParsedBar>; days: Int32Array; next: number } | undefined> = new Array(
       this.size
     )
-    const pushImported = (i: number, s: BarSeries, day: number, b: ParsedBar) => {
-      if (simulatedUntil[i] < 0) simulatedUntil[i] = s.length
+    /** lays a real bar; `simulated` is the simulated close of its day (the offset from then on) */
+    const pushReal = (i: number, s: BarSeries, day: number, b: ParsedBar, simulated: number) => {
       s.push(day, b.open, b.high, b.low, b.close, b.volume)
-      prevClose[i] = b.close
+      offset[i] = b.close / simulated
+      closes[i] = b.close
     }
     const capacityOf = (i: number) => Math.ceil((last - first) * (this.isCrypto[i] ? 1 : 0.72)) + 8
     // the opens, highs and lows of every series while they are built: one allocation, which
@@ -255,35 +263,44 @@ export class MarketData {
       let next = 0
       // imported history before the simulated window: kept as is; the simulation resumes from its close
       while (next < bars.length && days[next] < first) {
-        pushImported(i, s, days[next], bars[next])
+        const b = bars[next]
+        s.push(days[next], b.open, b.high, b.low, b.close, b.volume)
         next++
+      }
+      if (next > 0) {
+        const level = this.sim.levels.at(Int32Array.of(i), days[next - 1])[0]
+        offset[i] = bars[next - 1].close / (anchorPrice[i] * Math.exp(level))
       }
       importedAt[i] = { bars, days, next }
     }
     const total = last - first + 1
     let dayBars: DayBars | undefined
-    for (let d = first; d <= last; d++) {
-      dayBars = this.sim.generateDay(isoDate(d), prevClose, dayBars)
+    let started = false
+    const visit = (d: number, sPrev: Float64Array, sCur: Float64Array) => {
+      for (let k = 0; k < slots.length; k++) {
+        const i = slots[k]
+        prevClose[i] = started ? closes[i] : anchorPrice[i] * Math.exp(sPrev[k]) * offset[i]
+        closes[i] = anchorPrice[i] * Math.exp(sCur[k]) * offset[i]
+      }
+      started = true
+      dayBars = this.sim.generateDay(isoDate(d), prevClose, dayBars, closes, subset)
       const { traded, open, high, low, close, volume } = dayBars
       for (let k = 0; k < slots.length; k++) {
         const i = slots[k]
-        if (traded[i] === 1) shadow[i] *= close[i] / prevClose[i]
         const crypto = this.isCrypto[i] === 1
-        if (d < (crypto ? this.startCryptoDay : this.startEquityDay) || d > (crypto ? lastC : lastE)) {
-          if (traded[i] === 1) prevClose[i] = close[i]
-          continue
-        }
+        if (d < (crypto ? this.startCryptoDay : this.startEquityDay) || d > (crypto ? lastC : lastE)) continue
         const s = fresh[i] as BarSeries
         const imp = importedAt[i]
         if (imp !== undefined && imp.next < imp.bars.length && d >= imp.days[0]) {
           if (imp.days[imp.next] === d) {
-            pushImported(i, s, d, imp.bars[imp.next++])
+            pushReal(i, s, d, imp.bars[imp.next++], anchorPrice[i] * Math.exp(sCur[k]))
             continue
           }
           if (d <= imp.days[imp.bars.length - 1]) continue // a day the imported file has no bar for
         }
-        if (traded[i] === 1 && this.sim.realBar?.(i, dayBars.date) === true) {
-          pushImported(i, s, d, {
+        if (traded[i] !== 1) continue
+        if (this.sim.realBar?.(i, dayBars.date) === true) {
+          const bar = {
             ticker: "",
             date: dayBars.date,
             open: open[i],
@@ -291,44 +308,31 @@ export class MarketData {
             low: low[i],
             close: close[i],
             volume: volume[i]
-          })
+          }
+          pushReal(i, s, d, bar, anchorPrice[i] * Math.exp(sCur[k]))
           continue
         }
-        if (traded[i] === 1) {
-          if (simulatedUntil[i] >= 0) {
-            s.push(
-              d,
-              tickRound(open[i], crypto),
-              tickRound(high[i], crypto),
-              tickRound(low[i], crypto),
-              tickRound(close[i], crypto),
-              Math.round(volume[i])
-            )
-          } else {
-            s.push(d, open[i], high[i], low[i], close[i], Math.round(volume[i]))
-          }
-          prevClose[i] = close[i]
-        }
-      }
-      if (d === anchor) atAnchor.set(shadow)
-      if ((d - first) % 30 === 0) {
-        this.options.onProgress?.("history", d - first, total)
-        yield
+        s.push(
+          d,
+          tickRound(open[i], crypto),
+          tickRound(high[i], crypto),
+          tickRound(low[i], crypto),
+          tickRound(close[i], crypto),
+          Math.round(volume[i])
+        )
       }
     }
-    const anchorPrice = this.sim.params.anchorPrice
+    // in chunks on the levels' 64-day grid (each walks from its own checkpoint), yielding between
+    const anchor = this.sim.anchorDay
+    for (let from = first; from <= last; ) {
+      const to = Math.min(last, anchor + LEVEL_EVERY * Math.floor((from - anchor + LEVEL_EVERY) / LEVEL_EVERY))
+      this.sim.levels.walk(slots, from, to, visit)
+      this.options.onProgress?.("history", to - first + 1, total)
+      yield
+      from = to + 1
+    }
     for (const i of slots) {
       const s = fresh[i] as BarSeries
-      const until = simulatedUntil[i] >= 0 ? simulatedUntil[i] : s.length
-      const factor = rescale ? anchorPrice[i] / atAnchor[i] : 1
-      const crypto = this.isCrypto[i] === 1
-      // built with doubles (ohlScale 1): rescaled in place, then kept scaled where exact
-      for (let j = 0; j < until; j++) {
-        s.open[j] = tickRound(s.open[j] * factor, crypto)
-        s.high[j] = tickRound(s.high[j] * factor, crypto)
-        s.low[j] = tickRound(s.low[j] * factor, crypto)
-        s.close[j] = tickRound(s.close[j] * factor, crypto)
-      }
       s.compact()
       this.series[i] = s
     }
@@ -366,20 +370,19 @@ export class MarketData {
     this.options.onProgress?.("indicators", which.size, which.size)
   }
 
-  /** Prior close of every ticker before `day` (from its series). */
-  private closesBefore(day: number): Float64Array {
-    const out = new Float64Array(this.size)
-    for (let i = 0; i < this.size; i++) {
-      const s = this.series[i]
-      const j = s.indexAtOrBefore(day - 1)
-      out[i] = j >= 0 ? s.close[j] : Number.NaN
-    }
-    return out
-  }
-
   private makeSession(date: string, kind: "equity" | "crypto"): Session {
     const day = epochDay(date)
-    const bars = this.sim.generateDay(date, this.closesBefore(day))
+    // the bars the history will hold for the day (`generateSeries`): from the levels and offsets
+    const anchorPrice = this.sim.params.anchorPrice
+    const prevClose = new Float64Array(this.size)
+    const closes = new Float64Array(this.size)
+    this.sim.levels.walk(this.allSlots, day, day, (_, sPrev, sCur) => {
+      for (let i = 0; i < this.size; i++) {
+        prevClose[i] = anchorPrice[i] * Math.exp(sPrev[i]) * this.levelOffset[i]
+        closes[i] = anchorPrice[i] * Math.exp(sCur[i]) * this.levelOffset[i]
+      }
+    })
+    const bars = this.sim.generateDay(date, prevClose, undefined, closes)
     // the session's bar in ticks, as the history will hold it once the session closed
     for (let i = 0; i < this.size; i++) {
       if (bars.traded[i] !== 1) continue

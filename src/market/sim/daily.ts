@@ -211,19 +211,27 @@ export const allocateReturnScratch = (n: number): ReturnScratch => ({
  * Fills `out` with the bars of `model.day` from the previous closes (slot i:
  * ticker i's last close before this day). Pure: the same day and prevClose give
  * the same bars whatever else was generated.
+ *
+ * `closes`, when given, are the day's closes (the simulated levels, `levels.ts`,
+ * rather than `prevClose · e^r`); `slots`, when given, are the only tickers
+ * filled (the others' slots are left alone).
  */
 export const fillDayBars = (
   model: DayModel,
   prevClose: Float64Array,
   out: DayBars,
-  scratch: ReturnScratch
+  scratch: ReturnScratch,
+  closes?: Float64Array,
+  slots?: Int32Array
 ): DayBars => {
   const p = model.p
   const n = p.n
   const { kind, key, drift, sigmaTotal, avgVolume } = p
   const { traded, open, high, low, close, volume, earnings } = out
   const { r, gap } = scratch
-  computeReturns(model, r, gap)
+  if (slots === undefined) computeReturns(model, r, gap)
+  else for (let k = 0; k < slots.length; k++) computeReturns(model, r, gap, slots[k], slots[k] + 1)
+  const count = slots === undefined ? n : slots.length
   const k3 = model.k3
   const day = model.day
   const eTable = model.earningsTable
@@ -234,7 +242,8 @@ export const fillDayBars = (
   const cryptoVol = model.cryptoVol
   const volRegime = Math.sqrt(equityVol)
   const cryptoRegime = Math.sqrt(cryptoVol)
-  for (let i = 0; i < n; i++) {
+  for (let k = 0; k < count; k++) {
+    const i = slots === undefined ? k : slots[k]
     const crypto = kind[i] === KIND_CRYPTO
     if (!crypto && sessionFactor === 0) {
       traded[i] = 0
@@ -246,7 +255,7 @@ export const fillDayBars = (
     const prev = prevClose[i]
     const ri = r[i]
     const o = crypto ? prev : prev * expOfSmall(gap[i])
-    const c = prev * expOfSmall(ri)
+    const c = closes === undefined ? prev * expOfSmall(ri) : closes[i]
     const h = fmix32(k3 ^ key[i])
     const earn = eTable[i] === day
     const sigma = sigmaTotal[i] * (crypto ? cryptoVol : equityVol)

@@ -26,6 +26,7 @@ import {
 import { EarningsSchedule } from "./earnings.js"
 import { allocateFundamentals, type FundamentalColumns, Fundamentals } from "./fundamentals.js"
 import { IntradaySession, type SessionKind } from "./intraday.js"
+import { SimLevels } from "./levels.js"
 import {
   collectMentions,
   type DayNews,
@@ -70,6 +71,8 @@ export class MarketSimulator {
   private readonly index: ReadonlyMap<string, number>
   private readonly news = new Map<number, DayNews>()
   private readonly scratch: ReturnScratch
+  /** the seekable price levels (`levels.ts`): what a history's closes are */
+  readonly levels: SimLevels
 
   constructor(readonly options: SimulatorOptions) {
     if (!Number.isSafeInteger(options.seed)) throw new RangeError(`seed must be an integer, got ${options.seed}`)
@@ -87,6 +90,7 @@ export class MarketSimulator {
       index.set(t, i)
     })
     this.index = index
+    this.levels = new SimLevels(this.size, this.anchorDay, (day) => this.model(day), allocateReturnScratch(this.size))
   }
 
   /** Slot of a ticker symbol, or -1. */
@@ -111,12 +115,18 @@ export class MarketSimulator {
    * trade that date (equities on weekends and holidays) get `traded = 0`, NaN
    * prices and volume 0. Writes into `out` when given (arrays of `size`).
    */
-  generateDay(date: string, prevClose: Float64Array, out?: DayBars): DayBars {
+  generateDay(
+    date: string,
+    prevClose: Float64Array,
+    out?: DayBars,
+    closes?: Float64Array,
+    slots?: Int32Array
+  ): DayBars {
     const bars = out ?? allocateDayBars(this.size)
     const day = epochDay(date)
     bars.date = date
     bars.day = day
-    return fillDayBars(this.model(day), prevClose, bars, this.scratch)
+    return fillDayBars(this.levels.modelOf(day), prevClose, bars, this.scratch, closes, slots)
   }
 
   /**

@@ -17,6 +17,7 @@
  *   engine needs nothing else; see docs/market-data.md.
  */
 import type { DayBars, FundamentalColumns, IntradaySession, SessionKind } from "../sim/index.js"
+import type { SimLevels } from "../sim/levels.js"
 
 export interface MarketSource {
   /** number of tickers (slots follow the tracked tickers' order) */
@@ -29,8 +30,16 @@ export interface MarketSource {
   readonly params: { readonly anchorPrice: Float64Array }
   /** every ticker's close at the end of `date` */
   closesAt(date: string): Float64Array
-  /** the daily bars of `date` for every ticker, from each ticker's previous close */
-  generateDay(date: string, prevClose: Float64Array, out?: DayBars): DayBars
+  /**
+   * The seekable log price levels its simulated bars follow (`sim/levels.ts`): the close of a
+   * simulated bar is `anchorPrice · e^level`; real bars (`realBar`) replace them.
+   */
+  readonly levels: SimLevels
+  /**
+   * The daily bars of `date` for every ticker (or only `slots`), from each ticker's previous
+   * close; `closes`, when given, are the day's closes of the simulated bars.
+   */
+  generateDay(date: string, prevClose: Float64Array, out?: DayBars, closes?: Float64Array, slots?: Int32Array): DayBars
   /**
    * Whether the bar `generateDay` gives for a slot on a date is real (recorded
    * or live) rather than simulated: real bars are taken at their level, never

@@ -9,6 +9,7 @@
 import { addTradingDays, isTradingDay, tradingDaysBetween } from "../calendar.js"
 import { epochDay } from "../indicators/days.js"
 import type { DayBars, FundamentalColumns, IntradaySession, SessionKind } from "../sim/index.js"
+import type { SimLevels } from "../sim/levels.js"
 import type { ParsedBar } from "./csvBars.js"
 import type { MarketSource } from "./MarketSource.js"
 
@@ -59,9 +60,20 @@ export class ReplaySource implements MarketSource {
     return this.base.closesAt(date)
   }
 
-  generateDay(date: string, prevClose: Float64Array, out?: DayBars): DayBars {
-    const bars = this.base.generateDay(date, prevClose, out)
+  get levels(): SimLevels {
+    return this.base.levels
+  }
+
+  generateDay(
+    date: string,
+    prevClose: Float64Array,
+    out?: DayBars,
+    closes?: Float64Array,
+    slots?: Int32Array
+  ): DayBars {
+    const bars = this.base.generateDay(date, prevClose, out, closes, slots)
     for (const tape of this.tapes) {
+      if (slots !== undefined && !slots.includes(tape.slot)) continue
       const b = this.barOn(tape, date)
       if (b === undefined) continue
       const i = tape.slot
