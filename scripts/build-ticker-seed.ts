@@ -207,6 +207,8 @@ interface ScreenerRow {
   readonly country: string
   readonly sector: string
   readonly industry: string
+  /** `ipoyear`, when the screener gives one */
+  readonly ipoYear?: number | undefined
 }
 
 interface Sp500Row {
@@ -358,7 +360,8 @@ const readScreener = (dataDir: string): Map<string, ScreenerRow> => {
         volume: positive(num(r["volume"])),
         country: r["country"] ?? "",
         sector: r["sector"] ?? "",
-        industry: r["industry"] ?? ""
+        industry: r["industry"] ?? "",
+        ipoYear: /^(19|20)\d\d$/.test(r["ipoyear"] ?? "") ? Number(r["ipoyear"]) : undefined
       })
     }
   }
@@ -447,6 +450,26 @@ interface CryptoRow {
   readonly price: number
   readonly marketCap: number
   readonly volume24hUsd: number
+}
+
+/** The year daily history starts for tickers the data does not date later (docs/market-data.md, "Coverage"). */
+export const HISTORY_START_YEAR = 2003
+/** Crypto the Coinbase file does not date (there from its first day, or absent): simulated from this year. */
+export const CRYPTO_UNDATED_YEAR = 2014
+
+/**
+ * Each crypto's first year of trading where the seed data knows it: the year of its first bar in
+ * the Coinbase daily file, when that is later than the file's own first day (2020-01-01).
+ */
+const readCryptoFirstYears = (dataDir: string): Map<string, number> => {
+  const rows = readCsv(`${dataDir}/crypto/coinbase_top200_summary_20251025_171425.csv`)
+  const fileStart = rows.reduce((lo, r) => (r["First Date"]! < lo ? r["First Date"]! : lo), "9999-12-31")
+  const out = new Map<string, number>()
+  for (const r of rows) {
+    const first = r["First Date"]!.trim()
+    if (first > fileStart) out.set(r["Symbol"]!.trim().toUpperCase(), Number(first.slice(0, 4)))
+  }
+  return out
 }
 
 const readCrypto = (dataDir: string): Array<CryptoRow> =>
@@ -559,6 +582,7 @@ export const buildSeed = (dataDir: string = DEFAULT_DATA_DIR): { seed: SeedFile;
     ["QQQ", readYahoo(`${dataDir}/prices/etfs/QQQ.csv`)]
   ])
   const crypto = readCrypto(dataDir)
+  const cryptoFirstYears = readCryptoFirstYears(dataDir)
   const sec = readSec(dataDir)
 
   const exchanges: Array<ExchangeCode> = ["NASDAQ", "NYSE", "NYSEARCA", "NYSEAMERICAN", "CBOEBZX", "OTC", "CRYPTO"]
@@ -583,6 +607,8 @@ export const buildSeed = (dataDir: string = DEFAULT_DATA_DIR): { seed: SeedFile;
   let countryDefaulted = 0
   const rows: Array<SeedRow> = []
   const fundamentals: Record<string, SeedFundamentals> = {}
+  /** ticker → first year of daily history, where later than HISTORY_START_YEAR */
+  const firstYears: Record<string, number> = {}
   const tracked = new Set<string>()
 
   const push = (
@@ -707,6 +733,7 @@ export const buildSeed = (dataDir: string = DEFAULT_DATA_DIR): { seed: SeedFile;
 
     if (fin !== undefined && gics !== undefined && fin.fundamentals.some((v) => v !== null))
       fundamentals[l.symbol] = fin.fundamentals
+    if (scr?.ipoYear !== undefined && scr.ipoYear > HISTORY_START_YEAR) firstYears[l.symbol] = scr.ipoYear
     push(l.symbol, name, l.assetType, l.exchange, country, cls, gics !== undefined, null, {
       price,
       shares,
@@ -721,6 +748,7 @@ export const buildSeed = (dataDir: string = DEFAULT_DATA_DIR): { seed: SeedFile;
     const listed = listedName.get(c.symbol)
     const ticker = listed === undefined ? c.symbol : cryptoPairSymbol(c.symbol)
     if (listed !== undefined) collisions.push({ crypto: c.symbol, tracked: ticker, listed: `${c.symbol} (${listed})` })
+    firstYears[ticker] = cryptoFirstYears.get(c.symbol) ?? CRYPTO_UNDATED_YEAR
     push(
       ticker,
       c.name,
@@ -797,7 +825,8 @@ export const buildSeed = (dataDir: string = DEFAULT_DATA_DIR): { seed: SeedFile;
     sectors,
     industries,
     rows,
-    fundamentals
+    fundamentals,
+    first_years: firstYears
   }
   return { seed, report }
 }

@@ -335,6 +335,9 @@ describe("the OpenAPI document, read as client generators read it", () => {
       ["GET /v2/tickers/{ticker}/history", "/v2/tickers/AAPL/history?asof=2026-03-02", 200, P],
       ["GET /v2/tickers/{ticker}/history", "/v2/tickers/AAPL/history", 400, P],
       ["GET /v2/tickers/{ticker}/history", "/v2/tickers/AAPL/history?asof=1990-01-02", 404, { key: scale }],
+      ["GET /v2/tickers/{ticker}/coverage", "/v2/tickers/AAPL/coverage", 200, P],
+      ["GET /v2/tickers/{ticker}/coverage", "/v2/tickers/ZZZZQX/coverage", 404, P],
+      ["GET /v2/tickers/{ticker}/coverage", "/v2/tickers/AAPL/coverage?x=1", 400, P],
 
       ["GET /v2/market/status", "/v2/market/status", 200, P],
       ["GET /v2/market/status", "/v2/market/status?at=now", 400, P]

@@ -51,7 +51,7 @@ const naive = (sim: MarketSimulator, from: number, to: number) => {
   const r = new Float64Array(n)
   const gap = new Float64Array(n)
   const byDay = new Map<number, Float64Array>()
-  let s = new Float64Array(n)
+  let s: Float64Array = new Float64Array(n)
   byDay.set(anchor, s)
   for (let d = anchor; d > from - 1; d--) {
     const m = sim.model(d)

@@ -3,6 +3,7 @@ import { Clock, Effect } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { PLAN_LIMITS } from "../../accounts/plans.js"
 import { columnByName, isAvailableAt } from "../../market/catalog.js"
+import { HISTORY_START_DAY } from "../../market/history/coverage.js"
 import { DAY_MS, isoDate } from "../../market/indicators/days.js"
 import { Market } from "../../market/Market.js"
 import { isoAsOf, liveSnapshot, marketData } from "../common/market.js"
@@ -72,7 +73,9 @@ export const signalSeries = (
       plan: key.account.plan,
       maxDays: PLAN_LIMITS[key.account.plan].maxHistoryDays,
       now,
-      coverageStartMs: intraday ? live.asOf - (md.options.minuteHistoryDays ?? 730) * DAY_MS : md.earliestDay * DAY_MS,
+      coverageStartMs: intraday
+        ? live.asOf - (md.options.minuteHistoryDays ?? 730) * DAY_MS
+        : Math.min(HISTORY_START_DAY, md.earliestDay) * DAY_MS,
       interval,
       from: urlParams.from,
       to: urlParams.to

@@ -116,6 +116,22 @@ export const TickerHistoryResponse = Schema.Struct({
   data: TickerRow
 })
 
+export const TickerCoverage = Schema.Struct({
+  ticker: Schema.String.annotations({ description: "Canonical ticker symbol" }),
+  daily_from: Schema.String.annotations({
+    description:
+      "The first day with a daily bar (YYYY-MM-DD): 2003-01-02, or the first session of the year the ticker listed"
+  }),
+  daily_to: Schema.String.annotations({ description: "The last completed daily bar (YYYY-MM-DD)" }),
+  minute_from: Schema.NullOr(Schema.String).annotations({
+    description:
+      "The first session with minute bars (YYYY-MM-DD; `MINUTE_HISTORY_DAYS` back), or null when the ticker is not in the minute tier (the top 200 by 30-day dollar volume)"
+  }),
+  minute_to: Schema.NullOr(Schema.String).annotations({
+    description: "The latest session with minute bars (the current one), or null outside the minute tier"
+  })
+})
+
 export class TickersApi extends HttpApiGroup.make("tickers")
   // what every endpoint of the group can answer
   .pipe(groupErrors(BadRequest, ServiceUnavailable))
@@ -154,5 +170,17 @@ export class TickersApi extends HttpApiGroup.make("tickers")
         "One ticker's daily row as of `asof`: the most recent daily state on or before the date, no look-back limit (`data.date` may precede `asof`); a future date gives the latest completed row. The plan's history window applies (Free and Hobby: today only, Pro 5 years, Scale and Enterprise everything): an earlier `asof` is 400 `history_window_exceeded` with `max_history_days` and `earliest_allowed_from`. (`GET /v2/tickers/{ticker}?asof=` has no window.)"
       )
   )
+  .add(
+    HttpApiEndpoint.get("coverage", "/v2/tickers/:ticker/coverage")
+      .annotate(OpenApi.Summary, "Get how far one ticker's data reaches")
+      .setPath(TickerPath)
+      .setUrlParams(StrictParams({}))
+      .addSuccess(TickerCoverage)
+      .pipe(withErrors(NotFound))
+      .annotate(
+        OpenApi.Description,
+        "The days one ticker's data covers: daily bars from `daily_from` (2003-01-02, or the first session of its listing year; crypto from its first year of trading) to `daily_to`, and minute bars from `minute_from` to `minute_to` for tickers in the minute tier (null otherwise). Reads within these bounds may still be limited by the plan's history window."
+      )
+  )
   .middleware(Authentication)
-  .annotate(OpenApi.Description, "Tracked tickers: list, bulk lookup, one row live or as of a date.") {}
+  .annotate(OpenApi.Description, "Tracked tickers: list, bulk lookup, one row live or as of a date, coverage.") {}

@@ -3,7 +3,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { VigilApi } from "../Api.js"
 import { CurrentKey } from "../middleware/Authentication.js"
-import { listTickers, tickerHistory, tickerRow } from "./reads.js"
+import { listTickers, tickerCoverage, tickerHistory, tickerRow } from "./reads.js"
 
 export const TickersHttpLive = HttpApiBuilder.group(VigilApi, "tickers", (handlers) =>
   handlers
@@ -12,4 +12,5 @@ export const TickersHttpLive = HttpApiBuilder.group(VigilApi, "tickers", (handle
     .handle("history", ({ path, urlParams }) =>
       Effect.flatMap(CurrentKey, (key) => tickerHistory(key, path, urlParams))
     )
+    .handle("coverage", ({ path }) => tickerCoverage(path))
 )

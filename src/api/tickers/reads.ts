@@ -12,7 +12,7 @@ import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { PLAN_LIMITS } from "../../accounts/plans.js"
 import type { MarketData } from "../../market/engine/MarketData.js"
 import { STRING_COLUMNS } from "../../market/engine/MarketData.js"
-import { DAY_MS } from "../../market/indicators/days.js"
+import { DAY_MS, isoDate } from "../../market/indicators/days.js"
 import type { Snapshot } from "../../market/snapshot.js"
 import {
   type AssetType,
@@ -27,7 +27,8 @@ import { pageSize, parseDate } from "../common/params.js"
 import { FROZEN_FIELDS, ROW_COLUMNS, renderRow } from "../common/rows.js"
 import { cursorCodec, readCursor } from "../cursor.js"
 import { BadRequest, HistoryWindowExceeded, NotFound } from "../errors.js"
-import type { TickerHistoryResponse, TickerList, TickerListParams, TickerRowResponse } from "./Api.js"
+import { minuteTier } from "../signals/history.js"
+import type { TickerCoverage, TickerHistoryResponse, TickerList, TickerListParams, TickerRowResponse } from "./Api.js"
 import { type ListFilter, type ListOrder, listPage, readPosition } from "./listing.js"
 import { liveRowBody } from "./liveRow.js"
 
@@ -258,5 +259,24 @@ export const tickerHistory = (
       }
     }
     const body: Schema.Schema.Type<typeof TickerHistoryResponse> = yield* asOfBody(md, meta, urlParams.asof)
+    return json(body)
+  })
+
+/** GET /v2/tickers/{ticker}/coverage: the days its daily and minute data cover. */
+export const tickerCoverage = (path: { readonly ticker: string }) =>
+  Effect.gen(function* () {
+    const md = yield* marketData
+    const { meta, i } = yield* tickerOf(md, path.ticker)
+    const live = yield* liveSnapshot
+    const daily = md.dailyCoverage(i)
+    if (daily === undefined) return yield* new NotFound({ message: `${meta.ticker} has no daily bars yet` })
+    const minute = minuteTier(live).has(meta.ticker) ? md.minuteCoverage(i) : undefined
+    const body: Schema.Schema.Type<typeof TickerCoverage> = {
+      ticker: meta.ticker,
+      daily_from: isoDate(daily.from),
+      daily_to: isoDate(daily.to),
+      minute_from: minute === undefined ? null : isoDate(minute.from),
+      minute_to: minute === undefined ? null : isoDate(minute.to)
+    }
     return json(body)
   })

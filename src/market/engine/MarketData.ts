@@ -29,6 +29,8 @@ import {
   previousTradingDay
 } from "../calendar.js"
 import { BarSeries, barAt, barInto, newBar, SeriesArena } from "../history/barSeries.js"
+import { historyStartDay } from "../history/coverage.js"
+import { buildDeepTicker, type DeepTicker, deepStateBefore } from "../history/deepTicker.js"
 import { DAY_MS, epochDay, isoDate } from "../indicators/days.js"
 import {
   allocateColumns,
@@ -73,6 +75,8 @@ export const CRYPTO_WARMUP_DAYS = 372
 export const CARRY_FORWARD_DAYS = 14
 /** as-of universe snapshots kept in memory (each about 15 MB) */
 export const AS_OF_CACHE_SIZE = 8
+/** Tickers whose history before the window is kept after a read (`deepOf`; ~150 KB each for twenty years) */
+export const DEEP_CACHE_SIZE = 64
 
 export const STRING_COLUMNS = ["ticker", "name", "asset_type", "exchange", "country", "sector", "industry"] as const
 
@@ -138,6 +142,8 @@ export class MarketData {
   private readonly levelOffset: Float64Array
   /** every ticker slot, in order */
   private readonly allSlots: Int32Array
+  /** per ticker: the epoch day of its first daily bar (`history/coverage.ts`) */
+  readonly firstDay: Int32Array
   private fundamentalsCache = new Map<number, FundamentalColumns>()
   private asOfCache = new Map<number, DailySnapshot>()
   memberships: Array<Membership> = []
@@ -161,6 +167,7 @@ export class MarketData {
     this.newsSentiment = new Float64Array(this.size)
     this.levelOffset = new Float64Array(this.size).fill(1)
     this.allSlots = Int32Array.from(options.tickers, (_, i) => i)
+    this.firstDay = Int32Array.from(options.tickers, historyStartDay)
     this.stringColumns = this.buildStringColumns(options.tickers)
 
     const sessionE = equityTradingDate(options.now)
@@ -298,7 +305,7 @@ export class MarketData {
           }
           if (d <= imp.days[imp.bars.length - 1]) continue // a day the imported file has no bar for
         }
-        if (traded[i] !== 1) continue
+        if (traded[i] !== 1 || d < this.firstDay[i]) continue
         if (this.sim.realBar?.(i, dayBars.date) === true) {
           const bar = {
             ticker: "",
@@ -660,6 +667,60 @@ export class MarketData {
     return this.checkpoints.stateBefore(i, j, this.series[i], this.tickers[i].asset_type)
   }
 
+  /** The first day of ticker `i`'s history kept in memory (earlier days: `deepOf`). */
+  windowDayOf(i: number): number {
+    return this.isCrypto[i] === 1 ? this.startCryptoDay : this.startEquityDay
+  }
+
+  /** Tickers' histories before the window, built on demand (`history/deepTicker.ts`), least recently read first. */
+  private readonly deepCache = new Map<number, DeepTicker>()
+
+  /** Ticker `i`'s history from its first day to the day before its window; undefined when it has none. */
+  deepOf(i: number): DeepTicker | undefined {
+    const toDay = this.windowDayOf(i) - 1
+    const imported = this.imported.get(this.tickers[i].ticker)
+    if (this.firstDay[i] > toDay && (imported === undefined || epochDay(imported[0].date) > toDay)) return undefined
+    let deep = this.deepCache.get(i)
+    if (deep !== undefined) {
+      this.deepCache.delete(i)
+    } else {
+      deep = buildDeepTicker({
+        source: this.sim,
+        slot: i,
+        crypto: this.isCrypto[i] === 1,
+        imported,
+        fromDay: this.firstDay[i],
+        toDay,
+        assetType: this.tickers[i].asset_type
+      })
+      if (this.deepCache.size >= DEEP_CACHE_SIZE) this.deepCache.delete(this.deepCache.keys().next().value as number)
+    }
+    this.deepCache.set(i, deep)
+    return deep
+  }
+
+  /** The epoch days of ticker `i`'s first and last completed daily bars (undefined: none yet). */
+  dailyCoverage(i: number): { from: number; to: number } | undefined {
+    const s = this.series[i]
+    if (s.length === 0) return undefined
+    const imported = this.imported.get(this.tickers[i].ticker)
+    const firstImported = imported === undefined || imported.length === 0 ? s.days[0] : epochDay(imported[0].date)
+    return { from: Math.min(this.firstDay[i], firstImported, s.days[0]), to: s.days[s.length - 1] }
+  }
+
+  /**
+   * The epoch days of ticker `i`'s first and last sessions with minute bars: `MINUTE_HISTORY_DAYS`
+   * back from the latest refresh (not before its first bar), to the current session.
+   */
+  minuteCoverage(i: number): { from: number; to: number } {
+    const crypto = this.isCrypto[i] === 1
+    const session = crypto ? this.crypto : this.equity
+    const retention = Math.floor(this.latest.asOf / DAY_MS) - (this.options.minuteHistoryDays ?? 730)
+    let from = Math.max(retention, this.firstDay[i])
+    if (!crypto) while (!isTradingDay(isoDate(from))) from++
+    return { from: Math.min(from, session.day), to: session.day }
+  }
+
   /** The number of as-of snapshots held in memory. */
   get asOfCacheSize(): number {
     return this.asOfCache.size
@@ -672,10 +733,19 @@ export class MarketData {
   rowAsOf(ticker: string, date: string): { date: string; values: Record<string, number | boolean | null> } | undefined {
     const i = this.index.get(ticker)
     if (i === undefined) return undefined
+    const day = epochDay(date)
     const s = this.series[i]
-    const j = s.indexAtOrBefore(epochDay(date))
-    if (j < 0) return undefined
+    const j = s.indexAtOrBefore(day)
     const one = allocateColumns(1)
+    if (j < 0 || s.days[j] < this.windowDayOf(i)) {
+      // before the window: from the ticker's whole history
+      const deep = this.deepOf(i)
+      const k = deep === undefined ? -1 : deep.series.indexAtOrBefore(day)
+      if (deep === undefined || k < 0) return undefined
+      const d = deep.series.days[k]
+      preview(deepStateBefore(deep, k), barAt(deep.series, k), this.tickerInputsAt(i, d), bindColumns(one), 0)
+      return { date: isoDate(d), values: readRow(one, 0) }
+    }
     preview(this.stateBefore(i, j), barAt(s, j), this.tickerInputsAt(i, s.days[j]), bindColumns(one), 0)
     return { date: isoDate(s.days[j]), values: readRow(one, 0) }
   }
@@ -692,17 +762,42 @@ export class MarketData {
   ): Array<{ day: number; value: number | boolean | null }> {
     const i = this.index.get(ticker)
     if (i === undefined) return []
+    const out: Array<{ day: number; value: number | boolean | null }> = []
+    const windowDay = this.windowDayOf(i)
+    if (fromDay < windowDay) {
+      // the days before the window, from the ticker's whole history
+      const deep = this.deepOf(i)
+      if (deep !== undefined)
+        this.seriesOf(i, deep.series, column, fromDay, Math.min(toDay, windowDay - 1), out, (j) =>
+          deepStateBefore(deep, j)
+        )
+      fromDay = windowDay
+    }
     const s = this.series[i]
+    return this.seriesOf(i, s, column, Math.max(fromDay, windowDay), toDay, out, (j) =>
+      this.checkpoints.stateBefore(i, j, s, this.tickers[i].asset_type)
+    )
+  }
+
+  /** `dailySeries` over one series of ticker `i` (the window's or its deep history), appended to `out`. */
+  private seriesOf(
+    i: number,
+    s: BarSeries,
+    column: string,
+    fromDay: number,
+    toDay: number,
+    out: Array<{ day: number; value: number | boolean | null }>,
+    stateBefore: (j: number) => DailyState
+  ): Array<{ day: number; value: number | boolean | null }> {
     const start = s.indexAtOrAfter(fromDay)
     const end = s.indexAtOrBefore(toDay)
-    const out: Array<{ day: number; value: number | boolean | null }> = []
     if (start > end) return out
     const needsInputs = INPUT_COLUMNS.has(column)
     const one = allocateColumns(1)
     const col = one.get(column)
     if (col === undefined) return out
     const sink = bindColumns(new Map([[column, col]]))
-    const st = this.checkpoints.stateBefore(i, start, s, this.tickers[i].asset_type)
+    const st = stateBefore(start)
     for (let j = start; j <= end; j++) {
       const bar = barAt(s, j)
       preview(st, bar, needsInputs ? this.tickerInputsAt(i, s.days[j]) : NO_INPUTS, sink as RowSink, 0)

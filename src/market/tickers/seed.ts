@@ -9,6 +9,8 @@
  * - `exchanges`, `sectors`, `industries`: string tables; rows hold indexes into them
  * - `rows`: one array per ticker, columns as in `SEED_COLUMNS`
  * - `fundamentals`: ticker → [eps, dividend_yield, price_to_book, price_to_sales, pe_ratio, low_52w, high_52w, market_cap]
+ * - `first_years`: ticker → the first year of its daily history, where later than 2003 (a listing's
+ *   `ipoyear` in the exchange screener files; a crypto's first year of trading)
  */
 import type {
   AssetType,
@@ -77,6 +79,7 @@ export interface SeedFile {
   readonly industries: ReadonlyArray<string>
   readonly rows: ReadonlyArray<SeedRow>
   readonly fundamentals: Readonly<Record<string, SeedFundamentals>>
+  readonly first_years?: Readonly<Record<string, number>>
 }
 
 const CLS_CODE: Readonly<Record<ClassificationSource, string>> = {
@@ -120,14 +123,15 @@ export const roundSig = (x: number, digits: number): number => {
 
 /** Serialise with one row per line. */
 export const encodeSeed = (seed: SeedFile): string => {
-  const { rows, fundamentals, ...head } = seed
+  const { rows, fundamentals, first_years: firstYears = {}, ...head } = seed
   const headJson = JSON.stringify(head, null, 2)
   const rowLines = rows.map((r) => `    ${JSON.stringify(r)}`).join(",\n")
-  const fundLines = Object.keys(fundamentals)
-    .sort()
-    .map((k) => `    ${JSON.stringify(k)}: ${JSON.stringify(fundamentals[k])}`)
-    .join(",\n")
-  return `${headJson.slice(0, -2)},\n  "rows": [\n${rowLines}\n  ],\n  "fundamentals": {\n${fundLines}\n  }\n}\n`
+  const byKey = (record: Readonly<Record<string, unknown>>) =>
+    Object.keys(record)
+      .sort()
+      .map((k) => `    ${JSON.stringify(k)}: ${JSON.stringify(record[k])}`)
+      .join(",\n")
+  return `${headJson.slice(0, -2)},\n  "rows": [\n${rowLines}\n  ],\n  "fundamentals": {\n${byKey(fundamentals)}\n  },\n  "first_years": {\n${byKey(firstYears)}\n  }\n}\n`
 }
 
 const toFundamentals = (f: SeedFundamentals): Sp500Fundamentals => ({
@@ -167,7 +171,8 @@ export const decodeSeed = (seed: SeedFile): ReadonlyArray<TickerMeta> => {
       market_cap: Math.round(price * shares),
       avg_volume: r[12],
       seed_source: { price: SRC_BY_CODE[src[0]!]!, shares: SRC_BY_CODE[src[1]!]!, volume: SRC_BY_CODE[src[2]!]! },
-      fundamentals: fund === undefined ? null : toFundamentals(fund)
+      fundamentals: fund === undefined ? null : toFundamentals(fund),
+      first_year: seed.first_years?.[r[0]] ?? null
     }
   }
   out.sort((a, b) => (a.ticker < b.ticker ? -1 : a.ticker > b.ticker ? 1 : 0))

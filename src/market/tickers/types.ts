@@ -90,4 +90,9 @@ export interface TickerMeta {
   }
   /** S&P 500 names only */
   readonly fundamentals: Sp500Fundamentals | null
+  /**
+   * The first year of its daily history where later than 2003 (a listing's IPO year, a crypto's
+   * first year of trading; docs/market-data.md, "Coverage"); null: from 2003
+   */
+  readonly first_year: number | null
 }

@@ -397,5 +397,54 @@ describe("tickers over HTTP", () => {
       expectError(await get("/v2/tickers/a!b/history?asof=2026-01-05"), 400, "bad_request", "ticker")
       expectError(await get("/v2/tickers/AAPL/history?asof=2026-01-05&x=1"), 400, "bad_request", "x")
     })
+
+    it("reaches back to 2003 on Scale: a row in 2010 and a 1d series across years (issue 17)", async () => {
+      const scale = (await admin(server, "POST", "/admin/accounts", { plan: "scale" })).body.api_key
+      const row = await get("/v2/tickers/AAPL/history?asof=2010-06-05", scale)
+      expect(row.status).toBe(200)
+      // a Saturday: Friday's close
+      expect(row.body.data.date).toBe("2010-06-04")
+      for (const c of ["price", "sma_200", "rsi_14", "ema_50", "high_52w"])
+        expect(typeof row.body.data[c], c).toBe("number")
+      // the same row through the snapshot read
+      const same = await get("/v2/tickers/AAPL?asof=2010-06-04", scale)
+      expect(same.body.data).toEqual(row.body.data)
+      const first = await get("/v2/tickers/AAPL/history?asof=2003-01-02", scale)
+      expect(first.body.data.date).toBe("2003-01-02")
+      expect(first.body.data.sma_200).toBeNull()
+      expectError(await get("/v2/tickers/AAPL/history?asof=2002-12-31", scale), 404, "not_found")
+      // a 1d series from 2008 into the window: one point per session, the 2010 one equal to the row
+      const series = await get("/v2/signals/rsi_14/AAPL/history/1d?from=2010-06-01&to=2010-06-30", scale)
+      expect(series.status).toBe(200)
+      const bars: Array<{ t: string; v: number }> = series.body.bars
+      expect(bars).toHaveLength(22)
+      expect(bars.find((b) => b.t === "2010-06-04")?.v).toBe(row.body.data.rsi_14)
+      const before = await get("/v2/signals/rsi_14/AAPL/history/1d?from=2002-06-01&to=2003-01-10", scale)
+      expectError(before, 400, "history_window_exceeded", "before the data available")
+      expect(before.body.error.earliest_allowed_from).toBe("2003-01-02")
+    })
+
+    it("gives each ticker's coverage: daily bars from 2003 or its listing year, minute bars for the minute tier", async () => {
+      const aapl = await get("/v2/tickers/aapl/coverage")
+      expect(aapl.status).toBe(200)
+      expect(aapl.body.ticker).toBe("AAPL")
+      expect(aapl.body.daily_from).toBe("2003-01-02")
+      expect([lastClosedTradingDate(Date.now()), previousTradingDay(lastClosedTradingDate(Date.now()))]).toContain(
+        aapl.body.daily_to
+      )
+      expect(aapl.body.minute_to >= aapl.body.daily_to).toBe(true)
+      expect(aapl.body.minute_from < aapl.body.daily_to).toBe(true)
+      const btc = await get("/v2/tickers/BTC-USD/coverage")
+      expect(btc.body.daily_from).toMatch(/^20\d\d-01-01$/)
+      // a small listing is not in the minute tier
+      const list = await get("/v2/tickers?limit=1000&asset_type=CS")
+      const small = list.body.results.filter((r: any) => r.market_cap !== null).at(-1)
+      const other = await get(`/v2/tickers/${small.ticker}/coverage`)
+      expect(other.status).toBe(200)
+      expect(other.body.minute_from).toBeNull()
+      expect(other.body.minute_to).toBeNull()
+      expectError(await get("/v2/tickers/ZZZZ9/coverage"), 404, "not_found")
+      expectError(await get("/v2/tickers/AAPL/coverage?asof=2020-01-01"), 400, "bad_request", "asof")
+    })
   })
 })
