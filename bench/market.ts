@@ -132,6 +132,35 @@ console.log(
   `series (rsi_14, whole window): p50 ${fmt(quantile(seriesMs, 0.5))} p99 ${fmt(quantile(seriesMs, 0.99))}; reading the bars alone p50 ${fmt(quantile(barsMs, 0.5))}`
 )
 
+// --- deep history (issue 17): one ticker's twenty years, built on demand, against the window's series
+{
+  const deepSample = Array.from({ length: 60 }, () => tickers[Math.floor(random() * tickers.length)].ticker)
+  const deepCold: Array<number> = []
+  const deepWarm: Array<number> = []
+  const deepRows: Array<number> = []
+  const first = epochDay("2003-01-02")
+  // the first deep read extends the price levels' checkpoints back to 2003 (once per process)
+  t0 = performance.now()
+  md.dailySeries("AAPL", "rsi_14", first, to)
+  const firstMs = performance.now() - t0
+  let points = 0
+  for (const ticker of deepSample) {
+    t0 = performance.now()
+    points = md.dailySeries(ticker, "rsi_14", first, to).length
+    deepCold.push(performance.now() - t0)
+    t0 = performance.now()
+    md.dailySeries(ticker, "sma_50", first, to)
+    deepWarm.push(performance.now() - t0)
+    const date = isoDate(first + Math.floor(random() * (from - first)))
+    t0 = performance.now()
+    md.rowAsOf(ticker, date)
+    deepRows.push(performance.now() - t0)
+  }
+  console.log(
+    `deep series (rsi_14, 2003 to today, e.g. ${points} points): cold p50 ${fmt(quantile(deepCold, 0.5))} p99 ${fmt(quantile(deepCold, 0.99))} (goal ≤ 50 ms), warm p50 ${fmt(quantile(deepWarm, 0.5))}; first of the process ${fmt(firstMs)}; a row before the window p50 ${fmt(quantile(deepRows, 0.5))}; window series p50 above: × ${(quantile(deepCold, 0.5) / quantile(seriesMs, 0.5)).toFixed(1)}`
+  )
+}
+
 global.gc?.()
 const usage = process.memoryUsage()
 console.log(
