@@ -31,6 +31,7 @@ import {
 import { BarSeries, barAt, barInto, newBar, SeriesArena } from "../history/barSeries.js"
 import { historyStartDay } from "../history/coverage.js"
 import { buildDeepTicker, type DeepTicker, deepStateBefore } from "../history/deepTicker.js"
+import { generateBars } from "../history/generateBars.js"
 import { DAY_MS, epochDay, isoDate } from "../indicators/days.js"
 import {
   allocateColumns,
@@ -58,7 +59,6 @@ import {
   MarketSimulator,
   type PartialBars
 } from "../sim/index.js"
-import { LEVEL_EVERY } from "../sim/levels.js"
 import type { Column, Snapshot } from "../snapshot.js"
 import type { ParsedBar } from "../sources/csvBars.js"
 import type { MarketSource } from "../sources/MarketSource.js"
@@ -234,22 +234,8 @@ export class MarketData {
     const first = Math.min(this.startEquityDay, this.startCryptoDay)
     const last = Math.max(lastE, lastC)
     const slots = Int32Array.from(which).sort()
-    const subset = slots.length === this.size ? undefined : slots
-    const anchorPrice = this.sim.params.anchorPrice
-    const offset = this.levelOffset
-    for (const i of slots) offset[i] = 1
-    const prevClose = new Float64Array(this.size)
-    const closes = new Float64Array(this.size)
+    for (const i of slots) this.levelOffset[i] = 1
     const fresh: Array<BarSeries | undefined> = new Array(this.size)
-    const importedAt: Array<{ bars: ReadonlyArray<ParsedBar>; days: Int32Array; next: number } | undefined> = new Array(
-      this.size
-    )
-    /** lays a real bar; `simulated` is the simulated close of its day (the offset from then on) */
-    const pushReal = (i: number, s: BarSeries, day: number, b: ParsedBar, simulated: number) => {
-      s.push(day, b.open, b.high, b.low, b.close, b.volume)
-      offset[i] = b.close / simulated
-      closes[i] = b.close
-    }
     const capacityOf = (i: number) => Math.ceil((last - first) * (this.isCrypto[i] ? 1 : 0.72)) + 8
     // the opens, highs and lows of every series while they are built: one allocation, which
     // `compact` below leaves whole to be freed (see BarSeries)
@@ -260,90 +246,28 @@ export class MarketData {
     const arena = new SeriesArena(scratchSize / 3)
     let scratchAt = 0
     for (const i of slots) {
-      const capacity = capacityOf(i)
-      const s = new BarSeries(capacity, scratch.subarray(scratchAt, scratchAt + 3 * capacity), arena)
+      const capacity = capacityOf(i) + (this.imported.get(this.tickers[i].ticker)?.length ?? 0)
+      fresh[i] = new BarSeries(capacity, scratch.subarray(scratchAt, scratchAt + 3 * capacity), arena)
       scratchAt += 3 * capacity
-      fresh[i] = s
-      const bars = this.imported.get(this.tickers[i].ticker)
-      if (bars === undefined || bars.length === 0) continue
-      const days = Int32Array.from(bars, (b) => epochDay(b.date))
-      let next = 0
-      // imported history before the simulated window: kept as is; the simulation resumes from its close
-      while (next < bars.length && days[next] < first) {
-        const b = bars[next]
-        s.push(days[next], b.open, b.high, b.low, b.close, b.volume)
-        next++
-      }
-      if (next > 0) {
-        const level = this.sim.levels.at(Int32Array.of(i), days[next - 1])[0]
-        offset[i] = bars[next - 1].close / (anchorPrice[i] * Math.exp(level))
-      }
-      importedAt[i] = { bars, days, next }
     }
-    const total = last - first + 1
-    let dayBars: DayBars | undefined
-    let started = false
-    const visit = (d: number, sPrev: Float64Array, sCur: Float64Array) => {
-      for (let k = 0; k < slots.length; k++) {
-        const i = slots[k]
-        prevClose[i] = started ? closes[i] : anchorPrice[i] * Math.exp(sPrev[k]) * offset[i]
-        closes[i] = anchorPrice[i] * Math.exp(sCur[k]) * offset[i]
-      }
-      started = true
-      dayBars = this.sim.generateDay(isoDate(d), prevClose, dayBars, closes, subset)
-      const { traded, open, high, low, close, volume } = dayBars
-      for (let k = 0; k < slots.length; k++) {
-        const i = slots[k]
-        const crypto = this.isCrypto[i] === 1
-        if (d < (crypto ? this.startCryptoDay : this.startEquityDay) || d > (crypto ? lastC : lastE)) continue
-        const s = fresh[i] as BarSeries
-        const imp = importedAt[i]
-        if (imp !== undefined && imp.next < imp.bars.length && d >= imp.days[0]) {
-          if (imp.days[imp.next] === d) {
-            pushReal(i, s, d, imp.bars[imp.next++], anchorPrice[i] * Math.exp(sCur[k]))
-            continue
-          }
-          if (d <= imp.days[imp.bars.length - 1]) continue // a day the imported file has no bar for
-        }
-        if (traded[i] !== 1 || d < this.firstDay[i]) continue
-        if (this.sim.realBar?.(i, dayBars.date) === true) {
-          const bar = {
-            ticker: "",
-            date: dayBars.date,
-            open: open[i],
-            high: high[i],
-            low: low[i],
-            close: close[i],
-            volume: volume[i]
-          }
-          pushReal(i, s, d, bar, anchorPrice[i] * Math.exp(sCur[k]))
-          continue
-        }
-        s.push(
-          d,
-          tickRound(open[i], crypto),
-          tickRound(high[i], crypto),
-          tickRound(low[i], crypto),
-          tickRound(close[i], crypto),
-          Math.round(volume[i])
-        )
-      }
-    }
-    // in chunks on the levels' 64-day grid (each walks from its own checkpoint), yielding between
-    const anchor = this.sim.anchorDay
-    for (let from = first; from <= last; ) {
-      const to = Math.min(last, anchor + LEVEL_EVERY * Math.floor((from - anchor + LEVEL_EVERY) / LEVEL_EVERY))
-      this.sim.levels.walk(slots, from, to, visit)
-      this.options.onProgress?.("history", to - first + 1, total)
-      yield
-      from = to + 1
-    }
+    yield* generateBars({
+      source: this.sim,
+      slots,
+      fromDay: (i) => (this.isCrypto[i] === 1 ? this.startCryptoDay : this.startEquityDay),
+      toDay: (i) => (this.isCrypto[i] === 1 ? lastC : lastE),
+      origin: (i) => this.firstDay[i],
+      crypto: (i) => this.isCrypto[i] === 1,
+      imported: (i) => this.imported.get(this.tickers[i].ticker),
+      offset: this.levelOffset,
+      onBar: (i, day, open, high, low, close, volume) =>
+        (fresh[i] as BarSeries).push(day, open, high, low, close, volume),
+      onProgress: (done, total) => this.options.onProgress?.("history", done, total)
+    })
     for (const i of slots) {
       const s = fresh[i] as BarSeries
       s.compact()
       this.series[i] = s
     }
-    this.options.onProgress?.("history", total, total)
   }
 
   /** The epoch day of each ticker's current session at `now` (bars before it are committed). */
