@@ -8,9 +8,17 @@ import { MarketData } from "../../src/market/engine/MarketData.js"
 import { barAt } from "../../src/market/history/barSeries.js"
 import { HISTORY_START_DAY, historyStartDay } from "../../src/market/history/coverage.js"
 import { buildDeepTicker } from "../../src/market/history/deepTicker.js"
+import { GRID_SLOT, gridDays, gridStates } from "../../src/market/history/gridStates.js"
 import { tickerBars } from "../../src/market/history/tickerBars.js"
 import { epochDay, isoDate } from "../../src/market/indicators/days.js"
-import { commitAll, configForAssetType, makeState, previewValues } from "../../src/market/indicators/index.js"
+import {
+  commitAll,
+  configForAssetType,
+  makeState,
+  previewValues,
+  recursiveScalars,
+  SC_COUNT
+} from "../../src/market/indicators/index.js"
 import { parseCsvBars } from "../../src/market/sources/csvBars.js"
 import { loadTickers } from "../../src/market/tickers/index.js"
 
@@ -123,5 +131,53 @@ describe("deep history", () => {
     // the next simulated day opens near the imported close, not at the simulated level
     const next = deep.series.openAt(j + 1)
     expect(Math.abs(next / 21 - 1)).toBeLessThan(0.2)
+  })
+
+  it("keeps every ticker's state on a calendar grid, equal to its own history's state at each grid day", () => {
+    const origin = epochDay("2003-01-02")
+    const every = 64
+    const toDay = epochDay("2005-06-30")
+    const got = new Map<number, Float64Array>()
+    const walk = gridStates({
+      source: md.sim,
+      assetTypes: md.tickers.map((t) => t.asset_type),
+      firstDay: md.firstDay,
+      imported: () => undefined,
+      origin,
+      every,
+      toDay,
+      group: 5,
+      onTicker: (i, slots) => got.set(i, slots.slice())
+    })
+    while (!walk.next().done) {}
+    expect(got.size).toBe(md.size)
+    const days = gridDays(origin, every, toDay)
+    for (const t of ["AAPL", "KO", "BTC-USD", late[0]!.ticker]) {
+      const i = md.index.get(t)!
+      const deep = buildDeepTicker({
+        source: md.sim,
+        slot: i,
+        crypto: md.isCrypto[i] === 1,
+        imported: undefined,
+        fromDay: md.firstDay[i],
+        toDay,
+        assetType: md.tickers[i].asset_type
+      })
+      const slots = got.get(i)!
+      for (let k = 0; k < days; k++) {
+        const g = origin + every * k
+        const j = deep.series.indexAtOrAfter(g)
+        const count = j < 0 ? deep.series.length : j
+        expect(slots[k * GRID_SLOT + SC_COUNT], `${t} ${isoDate(g)}`).toBe(count)
+        if (count === 0) continue
+        const st = commitAll(
+          makeState(configForAssetType(md.tickers[i].asset_type)),
+          Array.from({ length: count }, (_, q) => barAt(deep.series, q))
+        )
+        expect([...slots.subarray(k * GRID_SLOT, k * GRID_SLOT + SC_COUNT)], `${t} ${isoDate(g)}`).toEqual([
+          ...recursiveScalars(st)
+        ])
+      }
+    }
   })
 })

@@ -20,9 +20,8 @@ export interface TickerBarsOptions {
 }
 
 export const tickerBars = (o: TickerBarsOptions): BarSeries => {
-  const series = new BarSeries(
-    Math.ceil((o.toDay - o.fromDay + 1) * (o.crypto ? 1 : 0.72)) + 8 + (o.imported?.length ?? 0)
-  )
+  const days = Math.max(0, o.toDay - o.fromDay + 1)
+  const series = new BarSeries(Math.ceil(days * (o.crypto ? 1 : 0.72)) + 8 + (o.imported?.length ?? 0))
   const bars = generateBars({
     source: o.source,
     slots: Int32Array.of(o.slot),

@@ -1,0 +1,99 @@
+/**
+ * Every ticker's indicator state on a calendar grid, from its first bar: the recursive scalars
+ * (`SC_COUNT` doubles) and the number of bars committed, as they stand before the first bar on or
+ * after each grid day (grid day g = `origin + every · k`). With the bars, that is all of a state
+ * (`restoreFromBars`): a whole-market row on any day replays at most `every` days of bars from the
+ * grid day before it, and the in-memory window can start from the state of its first grid day.
+ *
+ * The walk goes a group of tickers at a time (their states only in memory: ~14 KB a ticker), the
+ * bars from `generateBars` — the history's one definition — committed as they come.
+ */
+import {
+  commitDeferred,
+  configForAssetType,
+  copyRecursiveScalars,
+  type DailyState,
+  makeState,
+  SC_COUNT
+} from "../indicators/index.js"
+import type { ParsedBar } from "../sources/csvBars.js"
+import type { MarketSource } from "../sources/MarketSource.js"
+import { generateBars } from "./generateBars.js"
+
+/** doubles per ticker per grid day: the recursive scalars, then the bars committed */
+export const GRID_SLOT = SC_COUNT + 1
+
+export interface GridSpec {
+  readonly source: MarketSource
+  readonly assetTypes: ReadonlyArray<string>
+  /** per ticker: its first day (`coverage.ts`) */
+  readonly firstDay: Int32Array
+  readonly imported: (i: number) => ReadonlyArray<ParsedBar> | undefined
+  /** the grid: its first day and spacing (calendar days), and the last day walked */
+  readonly origin: number
+  readonly every: number
+  readonly toDay: number
+  /** tickers per group */
+  readonly group?: number | undefined
+  /** receives, for each ticker, its slots of every grid day (`GRID_SLOT` doubles each; a ticker without a bar yet: count 0) */
+  readonly onTicker: (i: number, slots: Float64Array) => void
+}
+
+/** The grid days of a spec: origin, origin + every, … ≤ toDay. */
+export const gridDays = (origin: number, every: number, toDay: number): number =>
+  toDay < origin ? 0 : Math.floor((toDay - origin) / every) + 1
+
+export function* gridStates(spec: GridSpec): Generator<void, void> {
+  const size = spec.source.size
+  const group = spec.group ?? 512
+  const days = gridDays(spec.origin, spec.every, spec.toDay)
+  const offset = new Float64Array(size).fill(1)
+  for (let from = 0; from < size; from += group) {
+    const slots = Int32Array.from({ length: Math.min(group, size - from) }, (_, k) => from + k)
+    const states = new Map<number, DailyState>()
+    const out = new Map<number, Float64Array>()
+    /** per ticker: the next grid day index to record */
+    const next = new Map<number, number>()
+    const record = (i: number, st: DailyState, upTo: number) => {
+      const buf = out.get(i) as Float64Array
+      let k = next.get(i) as number
+      for (; k < days && spec.origin + spec.every * k <= upTo; k++) {
+        copyRecursiveScalars(st, buf, k * GRID_SLOT)
+        buf[k * GRID_SLOT + SC_COUNT] = st.count
+      }
+      next.set(i, k)
+    }
+    for (const i of slots) {
+      states.set(i, makeState(configForAssetType(spec.assetTypes[i])))
+      out.set(i, new Float64Array(days * GRID_SLOT))
+      next.set(i, 0)
+    }
+    const bar = { day: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 }
+    yield* generateBars({
+      source: spec.source,
+      slots,
+      fromDay: (i) => spec.firstDay[i],
+      toDay: () => spec.toDay,
+      origin: (i) => spec.firstDay[i],
+      crypto: (i) => spec.assetTypes[i] === "CRYPTO",
+      imported: spec.imported,
+      offset,
+      onBar: (i, day, open, high, low, close, volume) => {
+        const st = states.get(i) as DailyState
+        // the grid days up to this bar's day see the state before it
+        record(i, st, day)
+        bar.day = day
+        bar.open = open
+        bar.high = high
+        bar.low = low
+        bar.close = close
+        bar.volume = volume
+        commitDeferred(st, bar)
+      }
+    })
+    for (const i of slots) {
+      record(i, states.get(i) as DailyState, spec.toDay)
+      spec.onTicker(i, out.get(i) as Float64Array)
+    }
+  }
+}
