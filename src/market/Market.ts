@@ -372,6 +372,24 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
             return summary
           })
         ),
+      /**
+       * Lays bars already stored over the live market, without storing them again: the bulk
+       * import (`POST /admin/import`) stores each file itself, then hands over the bars it read
+       * back (split-adjusted) that fall within the market's window (issue 17)
+       */
+      applyStored: (byTicker: ReadonlyMap<string, ReadonlyArray<ParsedBar>>) =>
+        lock.withPermits(1)(
+          Effect.gen(function* () {
+            const md = yield* ready
+            const now = following === undefined ? yield* Clock.currentTimeMillis : md.latest.asOf
+            const summary = yield* Effect.try({
+              try: (): ImportSummary => md.importBars(byTicker, now),
+              catch: (e) => new ImportRejected({ message: (e as Error).message })
+            })
+            yield* publish(md.latest)
+            return summary
+          })
+        ),
       tickers,
       directory,
       refreshInterval: Duration.toMillis(config.refreshInterval),

@@ -52,6 +52,22 @@ export interface PgliteClient extends SqlClient.SqlClient {
 
 export const PgliteClient = Context.GenericTag<PgliteClient>("vigil/PgliteClient")
 
+/**
+ * What this driver's connections add: `COPY … FROM '/dev/blob'` with `data` as the blob (the
+ * statement names the table, columns and format). The bulk import writes its rows with it in
+ * PostgreSQL's binary format: parsing 65,000 numbers from text took PostgreSQL compiled to
+ * WebAssembly longer than storing them (docs/benchmarks.md, issue 17).
+ */
+export interface CopyFrom {
+  readonly copyFrom: (sql: string, data: Uint8Array) => Effect.Effect<void, SqlError>
+}
+
+/** The `COPY` of the transaction's connection, when it runs on this driver (undefined on PostgreSQL). */
+export const copyFromOf = (connection: Connection): CopyFrom["copyFrom"] | undefined =>
+  "copyFrom" in connection && typeof connection.copyFrom === "function"
+    ? (connection.copyFrom as CopyFrom["copyFrom"])
+    : undefined
+
 export interface PgliteClientConfig {
   /** directory for a file-backed database; undefined for in-memory */
   readonly dataDir?: string | undefined
@@ -122,7 +138,9 @@ const startDatabaseThread = (input: PgliteWorkerInput, onDeath: (error: Error) =
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject })
       try {
-        worker.postMessage({ ...statement, id } as PgliteRequest)
+        // a COPY's data moves to the thread rather than being copied
+        const transfer = statement.op === "copy" ? [statement.data.buffer as ArrayBuffer] : []
+        worker.postMessage({ ...statement, id } as PgliteRequest, transfer)
       } catch (error) {
         // a parameter that cannot be copied to the thread
         pending.delete(id)
@@ -215,7 +233,7 @@ export const make = (config: PgliteClientConfig) =>
       })
 
     /** A connection: statements outside a transaction (`tx` undefined), or those of transaction `tx`. */
-    const connection = (tx: number | undefined): Connection => {
+    const connection = (tx: number | undefined): Connection & CopyFrom => {
       const execute = (
         sql: string,
         params: ReadonlyArray<unknown>,
@@ -234,7 +252,12 @@ export const make = (config: PgliteClientConfig) =>
             Stream.mapChunks((c) => Chunk.fromIterable(c))
           ),
         executeValues: (sql, params) => runQuery(tx, sql, params, "array") as any,
-        executeUnprepared: execute
+        executeUnprepared: execute,
+        copyFrom: (sql, data) =>
+          Effect.tryPromise({
+            try: () => thread.send({ op: "copy", tx, sql, data }),
+            catch: (cause) => toSqlError(cause)
+          }).pipe(Effect.asVoid)
       }
     }
 

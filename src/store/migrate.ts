@@ -23,6 +23,7 @@ import ticks from "./migrations/0015_ticks.js"
 import firing from "./migrations/0016_firing.js"
 import marketFeed from "./migrations/0017_market_feed.js"
 import eventBodiesOnce from "./migrations/0018_event_bodies_once.js"
+import importedSplits from "./migrations/0019_imported_splits.js"
 
 export const migrations = {
   "0001_accounts": accounts,
@@ -42,7 +43,8 @@ export const migrations = {
   "0015_ticks": ticks,
   "0016_firing": firing,
   "0017_market_feed": marketFeed,
-  "0018_event_bodies_once": eventBodiesOnce
+  "0018_event_bodies_once": eventBodiesOnce,
+  "0019_imported_splits": importedSplits
 }
 
 export const runMigrations = Migrator.make({})({

@@ -32,6 +32,14 @@ export type PgliteStatement =
       readonly sql: string
       readonly params: ReadonlyArray<unknown>
     }
+  /** `COPY … FROM '/dev/blob'` with `data` as the blob (the bulk import's binary rows); answers nothing */
+  | {
+      readonly op: "copy"
+      readonly id: number
+      readonly tx: number | undefined
+      readonly sql: string
+      readonly data: Uint8Array
+    }
 
 export type PgliteRequest =
   | PgliteStatement

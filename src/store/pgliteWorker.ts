@@ -53,6 +53,9 @@ const run = async (db: PGlite, statement: PgliteStatement): Promise<unknown> => 
       return (await db.query(statement.sql, [...statement.params], { rowMode: statement.rowMode })).rows
     case "raw":
       return await db.query(statement.sql, [...statement.params])
+    case "copy":
+      await db.query(statement.sql, [], { blob: new Blob([statement.data]) })
+      return []
   }
 }
 

@@ -140,7 +140,20 @@ describe("foundation over HTTP", () => {
       }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }))
     const ok = await post(text)
     expect(ok.status).toBe(200)
-    expect(ok.body).toEqual({ tickers: ["QQQ"], rows: 1113, from: "2017-01-03", to: "2021-06-04" })
+    // the contract's fields, and (issue 17, additive) the summary of the one file
+    expect(ok.body).toMatchObject({ tickers: ["QQQ"], rows: 1113, from: "2017-01-03", to: "2021-06-04" })
+    expect(ok.body.files).toEqual([
+      {
+        file: "QQQ.csv",
+        layout: "per-ticker",
+        rows: 1113,
+        tickers: 1,
+        from: "2017-01-03",
+        to: "2021-06-04",
+        skipped_tickers: 0,
+        skipped_examples: []
+      }
+    ])
 
     const lines = text.split("\n")
     lines[5] = "2017-01-10,abc,1,1,1,1,1"

@@ -19,11 +19,30 @@ export const AccountView = Schema.Struct({
   rate_limit_per_minute: Schema.Number
 })
 
+/** One file of an import: what was stored of it, and the symbols it held that Vigil does not track. */
+export const ImportedFile = Schema.Struct({
+  file: Schema.String,
+  layout: Schema.Literal("long", "per-ticker", "aggregates", "splits"),
+  /** rows stored: bars, or splits for a splits file */
+  rows: Schema.Number,
+  /** tickers with rows stored */
+  tickers: Schema.Number,
+  from: Schema.NullOr(Schema.String),
+  to: Schema.NullOr(Schema.String),
+  skipped_tickers: Schema.Number,
+  skipped_examples: Schema.Array(Schema.String)
+})
+
 export const ImportResult = Schema.Struct({
   tickers: Schema.Array(Schema.String),
   rows: Schema.Number,
   from: Schema.String,
-  to: Schema.String
+  to: Schema.String,
+  // issue 17, additive: the files stored, the splits among the rows, the symbols skipped
+  files: Schema.Array(ImportedFile),
+  splits: Schema.Number,
+  skipped_tickers: Schema.Number,
+  skipped: Schema.Array(Schema.String)
 })
 
 export const CreatedKey = Schema.Struct({ key_id: Schema.String, api_key: Schema.String })
@@ -95,13 +114,13 @@ export class AdminApi extends HttpApiGroup.make("admin")
   )
   .add(
     HttpApiEndpoint.post("import", "/admin/import")
-      .annotate(OpenApi.Summary, "Import daily bars (CSV)")
-      .setUrlParams(Schema.Struct({ ticker: Schema.optional(Schema.String) }))
+      .annotate(OpenApi.Summary, "Import daily bars and splits (CSV, gzip, several files)")
+      .setUrlParams(Schema.Struct({ ticker: Schema.optional(Schema.String), file: Schema.optional(Schema.String) }))
       .addSuccess(ImportResult)
       .pipe(withErrors(BadRequest))
       .annotate(
         OpenApi.Description,
-        "Imports daily bars from a CSV body (text/csv, streamed): the long format ticker,date,open,high,low,close,volume, or a per-ticker file (columns found by header name) for the ticker named by ?ticker=. Answers once the bars and every derived daily row are stored; a bad line gives 400 naming it, with nothing stored."
+        "Imports daily bars from a CSV body (text/csv, streamed; `Content-Encoding: gzip` for a compressed one): the long format ticker,date,open,high,low,close,volume, a per-ticker file (columns found by header name) for the ticker named by ?ticker=, or a whole-market day of aggregates (ticker,volume,open,close,high,low,window_start,transactions; window_start in nanoseconds; symbols Vigil does not track are skipped and counted). A splits file (ticker,date,ratio) adjusts the prices and volumes of the bars before each split. A multipart/form-data body carries several files (a part named *.gz, or of type application/gzip, is gunzipped), taken in order. ?file= names a single-file body in messages and the summary. Each file is validated whole and stored in one transaction; the answer comes once every file and every derived daily row is stored, with a summary per file. A bad line gives 400 naming it as file:line: reason, with nothing of that file stored and no later file read; `stored` in the error is the summary of the files stored before it, if any."
       )
   )
   // every operation reads or writes the database: 503 when it cannot answer (the market's own

@@ -1,16 +1,19 @@
 /**
  * The operator's admin API: accounts (create, change plan — a downgrade disables the webhooks
  * beyond the new cap —, keys), an immediate market refresh that answers once webhooks were
- * evaluated, the streamed bars import. A database that cannot answer is a 503 with Retry-After, as
+ * evaluated, the streamed bars import (one file or many, CSV or gzip, bars or splits). A database that cannot answer is a 503 with Retry-After, as
  * on /v2 (`orUnavailable`).
  */
-import { HttpServerRequest } from "@effect/platform"
-import { Duration, Effect, Option, Stream } from "effect"
+import { HttpServerRequest, Multipart } from "@effect/platform"
+import { Clock, Duration, Effect, Option, Stream } from "effect"
 import { Accounts } from "../../accounts/Accounts.js"
 import { PLAN_LIMITS } from "../../accounts/plans.js"
 import { Alerts } from "../../alerts/Alerts.js"
+import { isoDate } from "../../market/indicators/days.js"
 import { Market } from "../../market/Market.js"
-import { CsvBarParser, CsvImportError } from "../../market/sources/csvBars.js"
+import { BulkImport, ImportDecodeError, parseFile } from "../../market/sources/bulkImport.js"
+import { CsvImportError } from "../../market/sources/csvBars.js"
+import { ImportedBars } from "../../store/importedBars.js"
 import { Webhooks } from "../../store/webhooks.js"
 import type { RequestOf } from "../common/request.js"
 import { BadRequest, NotFound, orUnavailable, ServiceUnavailable, unavailable } from "../errors.js"
@@ -107,51 +110,149 @@ export const refreshMarket = () =>
     )
   )
 
+/** imports run one at a time: each reads the live market's window and lays its bars over it */
+const importLock = Effect.unsafeMakeSemaphore(1)
+
+/** `Content-Encoding` of an import body: gzip or none (`identity`); anything else is refused */
+const gzipEncoding = (header: string | undefined): boolean | string => {
+  const codings = (header ?? "")
+    .split(",")
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== "" && c !== "identity")
+  if (codings.length === 0) return false
+  if (codings.length === 1 && (codings[0] === "gzip" || codings[0] === "x-gzip")) return true
+  return codings.join(", ")
+}
+
+const GZIP_TYPES = /^application\/(x-)?gzip\b/i
+
+/**
+ * `POST /admin/import`: one CSV body (gzip with `Content-Encoding: gzip`) or a multipart body of
+ * several files, each parsed, validated and stored in a transaction of its own, in order
+ * (`BulkImport`); then the bars stored within the live market's window are read back
+ * (split-adjusted) and laid over it in one go. The first bad file stops the import: the files
+ * before it stay stored (and applied), the answer is 400 naming its line, with `stored` their
+ * summary (when there are some).
+ */
 export const importBars = ({ urlParams }: RequestOf<typeof AdminApi, "import">) =>
   Effect.gen(function* () {
     const market = yield* Market
+    const store = yield* ImportedBars
     const request = yield* HttpServerRequest.HttpServerRequest
-    const parser = new CsvBarParser({
-      file: urlParams.ticker === undefined ? "upload" : `${urlParams.ticker}.csv`,
-      ticker: urlParams.ticker,
-      resolveTicker: (symbol) => market.directory.lookup(symbol)?.ticker
-    })
-    const decoder = new TextDecoder()
-    // After the first bad line the rest of the upload is still read (and dropped), so the client
-    // gets the 400 rather than a connection reset while it is still sending.
-    let failure: unknown
-    const feed = (chunk: Uint8Array) => {
-      if (failure !== undefined) return
-      try {
-        parser.push(decoder.decode(chunk, { stream: true }))
-      } catch (e) {
-        failure = e
+    const md = yield* market.data
+    const now = yield* Clock.currentTimeMillis
+    const bulk = new BulkImport(store, isoDate(md.earliestDay))
+    const options = { ticker: urlParams.ticker, directory: market.directory, now }
+    /** the first file that could not be imported */
+    let failure: BadRequest | undefined
+    const fail = (e: unknown): BadRequest =>
+      e instanceof CsvImportError || e instanceof ImportDecodeError
+        ? new BadRequest({ message: e.message })
+        : new BadRequest({ message: "the request body could not be read" })
+    /**
+     * One file: parsed, then stored while the next is read (`enqueue`); a file after a failure is
+     * read and dropped
+     */
+    const importOne = <E>(file: string, bytes: Stream.Stream<Uint8Array, E>, gzip: boolean) =>
+      failure !== undefined
+        ? Stream.runDrain(bytes).pipe(Effect.ignore)
+        : parseFile(bytes, { ...options, file, gzip }).pipe(
+            Effect.either,
+            Effect.flatMap((parsed) =>
+              parsed._tag === "Right"
+                ? bulk.enqueue(file, parsed.right)
+                : Effect.zipRight(
+                    bulk.settle,
+                    Effect.sync(() => {
+                      failure = fail(parsed.left)
+                    })
+                  )
+            )
+          )
+
+    const type = request.headers["content-type"] ?? ""
+    // a request without a body: nothing to read (the multipart parser would wait for its end forever)
+    const empty = request.headers["content-length"]?.trim() === "0"
+    if (/^multipart\/form-data\b/i.test(type)) {
+      if (empty) return yield* new BadRequest({ message: "the multipart body holds no file" })
+      if (!/;\s*boundary=("[^"]+"|[^\s;"]+)/i.test(type)) {
+        yield* Stream.runDrain(request.stream).pipe(Effect.ignore)
+        return yield* new BadRequest({ message: "a multipart/form-data body needs its boundary in Content-Type" })
+      }
+      if (gzipEncoding(request.headers["content-encoding"]) !== false) {
+        yield* Stream.runDrain(request.stream).pipe(Effect.ignore)
+        return yield* new BadRequest({
+          message: "a multipart import body is not compressed as a whole: send its .gz files as parts"
+        })
+      }
+      let files = 0
+      yield* request.multipartStream.pipe(
+        Stream.runForEach((part) => {
+          if (!Multipart.isFile(part)) return Effect.void
+          files++
+          const gzip = part.name.toLowerCase().endsWith(".gz") || GZIP_TYPES.test(part.contentType)
+          return importOne(part.name, part.content, gzip)
+        }),
+        Effect.catchTag("MultipartError", (e) =>
+          Effect.sync(() => {
+            failure ??= new BadRequest({ message: `the multipart body could not be read (${e.message})` })
+          })
+        ),
+        Effect.catchAllDefect(() =>
+          Effect.sync(() => {
+            failure ??= new BadRequest({ message: "the multipart body could not be read" })
+          })
+        )
+      )
+      if (files === 0 && failure === undefined) {
+        return yield* new BadRequest({ message: "the multipart body holds no file" })
+      }
+    } else {
+      const gzip = gzipEncoding(request.headers["content-encoding"])
+      if (typeof gzip === "string") {
+        // still read, so the client gets this answer rather than a reset
+        yield* Stream.runDrain(request.stream).pipe(Effect.ignore)
+        return yield* new BadRequest({
+          message: `Content-Encoding ${gzip} is not supported: send gzip or an uncompressed body`
+        })
+      }
+      const file = urlParams.file ?? (urlParams.ticker === undefined ? "upload" : `${urlParams.ticker}.csv`)
+      yield* importOne(file, empty ? Stream.empty : request.stream, gzip || GZIP_TYPES.test(type))
+    }
+
+    yield* bulk.settle
+    // the bars stored within the market's window, read back split-adjusted, laid over it once;
+    // logged, so every process following ticks does the same before its next tick
+    const update = bulk.marketUpdate()
+    if (update !== undefined) {
+      yield* store.logImport(update.tickers)
+      const bars = yield* store.load(update.tickers, { from: update.from, to: update.to })
+      if (bars.size > 0) {
+        yield* market.applyStored(bars).pipe(
+          // validated against the session when the request came: only a session that turned since
+          // (midnight UTC for crypto) refuses them now; stored, they are laid over at the next start
+          Effect.catchTag("ImportRejected", (e) =>
+            Effect.logWarning("imported bars stored but not applied to the live market").pipe(
+              Effect.annotateLogs({ reason: e.message })
+            )
+          )
+        )
       }
     }
-    const parsed = yield* request.stream.pipe(
-      Stream.runForEach((chunk) => Effect.sync(() => feed(chunk))),
-      Effect.zipRight(
-        Effect.try(() => {
-          if (failure !== undefined) throw failure
-          parser.push(decoder.decode())
-          return parser.finish()
-        })
-      ),
-      Effect.mapError((e) => {
-        const cause = (e as any)?.error ?? e
-        return cause instanceof CsvImportError
-          ? new BadRequest({ message: cause.message })
-          : new BadRequest({ message: "the request body could not be read" })
-      })
-    )
-    return yield* market.importBars(parsed).pipe(
-      Effect.catchTags({
-        ImportRejected: (e) => Effect.fail(new BadRequest({ message: e.message })),
-        MarketNotReady: (e) => Effect.fail(new ServiceUnavailable({ message: e.message, details: { retry_after: 2 } })),
-        SqlError: () => Effect.fail(unavailable())
-      })
-    )
-  })
+    if (failure !== undefined) {
+      const stored = bulk.report()
+      return yield* new BadRequest(
+        stored.files.length === 0 ? { message: failure.message } : { message: failure.message, details: { stored } }
+      )
+    }
+    return bulk.report()
+  }).pipe(
+    importLock.withPermits(1),
+    Effect.catchTags({
+      MarketNotReady: (e) => Effect.fail(new ServiceUnavailable({ message: e.message, details: { retry_after: 2 } })),
+      SqlError: () => Effect.fail(unavailable())
+    })
+  )
 
 export const revokeKey = ({ path }: RequestOf<typeof AdminApi, "revokeKey">) =>
   Effect.gen(function* () {
