@@ -102,6 +102,28 @@ export class SimLevels {
   }
 
   /**
+   * Makes the checkpoints a walk of `slots` over [fromDay, toDay] needs, one at a time (64 days of
+   * returns each), yielding between: a caller that must not hold its thread for long (the market's
+   * load) runs this before walking.
+   */
+  *prepare(slots: Int32Array, fromDay: number, toDay: number): Generator<void, void> {
+    if (fromDay <= this.anchorDay) {
+      const k = Math.floor((this.anchorDay - fromDay) / LEVEL_EVERY)
+      for (let j = 1; j <= k; j++) {
+        this.ensure(slots, "below", j)
+        yield
+      }
+    }
+    if (toDay > this.anchorDay + 1) {
+      const k = Math.floor((toDay - 1 - this.anchorDay) / LEVEL_EVERY)
+      for (let j = 1; j <= k; j++) {
+        this.ensure(slots, "above", j)
+        yield
+      }
+    }
+  }
+
+  /**
    * Visits every day of [fromDay, toDay] in order with the levels of `slots` at the end of the
    * day before and of the day. The arrays are reused between visits: copy what you keep.
    */
