@@ -133,6 +133,17 @@ describe("deep history", () => {
     expect(Math.abs(next / 21 - 1)).toBeLessThan(0.2)
   })
 
+  it("reads imported deep years at once after an import, not a ticker's history cached before it", () => {
+    const market = MarketData.build({ seed: 11, tickers, historyDays: 60, now: FRIDAY_MIDDAY })
+    const before = market.rowAsOf("MSFT", "2009-05-05")!
+    expect(before.values.price).not.toBe(33.25)
+    const csv = ["ticker,date,open,high,low,close,volume", "MSFT,2009-05-05,33,34,32.5,33.25,2000000"].join("\n")
+    market.importBars(parseCsvBars(csv, { file: "msft.csv", resolveTicker: (s: string) => s }), FRIDAY_MIDDAY)
+    const after = market.rowAsOf("MSFT", "2009-05-05")!
+    expect(after.date).toBe("2009-05-05")
+    expect(after.values.price).toBe(33.25)
+  })
+
   it("keeps every ticker's state on a calendar grid, equal to its own history's state at each grid day", () => {
     const origin = epochDay("2003-01-02")
     const every = 64
