@@ -22,7 +22,6 @@ import { DeliveryTransport } from "./delivery/transport.js"
 import { DeliveryWake } from "./delivery/wake.js"
 import { DeliveryWorker } from "./delivery/worker.js"
 import { Fatal } from "./Fatal.js"
-import { FollowTicksLive } from "./market/followTicks.js"
 import { Market } from "./market/Market.js"
 import { type Tickers, TickersLive } from "./market/tickers/index.js"
 import { jsonLinesLogger } from "./observability/logSink.js"
@@ -33,6 +32,7 @@ import { DatabaseLive } from "./store/Database.js"
 import { Deliveries } from "./store/deliveries.js"
 import { EvaluatorState } from "./store/evaluatorState.js"
 import { ImportedBars } from "./store/importedBars.js"
+import { FollowTicksLive, MarketStoreLive } from "./store/marketStore.js"
 import { runMigrations } from "./store/migrate.js"
 import { RedisLive } from "./store/Redis.js"
 import { Rules } from "./store/rules.js"
@@ -88,7 +88,11 @@ const RunnerAlertsLive = RunnerPlacementLive.pipe(
  */
 const foundation = <A, E, R>(tickers: Layer.Layer<Tickers>, top: Layer.Layer<A, E, R>, followTicks: boolean) =>
   top.pipe(
-    Layer.provide(followTicks ? Market.Default.pipe(Layer.provide(FollowTicksLive)) : Market.Default),
+    Layer.provide(
+      (followTicks ? Market.Default.pipe(Layer.provide(FollowTicksLive)) : Market.Default).pipe(
+        Layer.provide(MarketStoreLive)
+      )
+    ),
     Layer.provide(RateLimiterLive),
     Layer.provide(
       Layer.mergeAll(

@@ -2,7 +2,8 @@
  * The arrows of docs/architecture.md, read from the imports of `src/`: no module imports itself
  * back through others (a cycle makes what a module sees at load depend on who loaded first), only
  * the modules at the root of `src/` import `api`, and `delivery` imports neither `alerts` nor `api`
- * (alerts → delivery, one way).
+ * (alerts → delivery, one way), and `market` imports no `store` module (its ports,
+ * `src/market/ports.ts`, are implemented in `store`).
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
@@ -98,5 +99,15 @@ describe("the arrows between modules and folders", () => {
     const back = ["alerts", "api"].filter((u) => edges.get("delivery")?.has(u))
     expect(back.map((u) => `delivery → ${u} (${edges.get("delivery")!.get(u)})`)).toEqual([])
     expect(edges.get("alerts")?.has("delivery")).toBe(true)
+  })
+
+  it("keep the market free of the store: store implements the market's ports", () => {
+    const intoStore = [...modules]
+      .filter(([file]) => unitOf(join(SRC, file)) === "market")
+      .flatMap(([file, targets]) =>
+        targets.filter((t) => unitOf(join(SRC, t.path)) === "store").map((t) => `${file} → ${t.path}`)
+      )
+    expect(intoStore).toEqual([])
+    expect(edges.get("store")?.has("market")).toBe(true)
   })
 })

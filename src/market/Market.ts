@@ -26,12 +26,9 @@ import { Fatal } from "../Fatal.js"
 import { writeLogLine } from "../observability/logSink.js"
 import { Readiness } from "../observability/Readiness.js"
 import { registerScrapeGauge } from "../observability/scrapeGauges.js"
-import { NewDatabase } from "../store/Database.js"
-import { ImportedBars } from "../store/importedBars.js"
-import { MarketFeed } from "../store/marketFeed.js"
-import type { Tick } from "../store/ticks.js"
 import { type ImportSummary, MarketData } from "./engine/MarketData.js"
 import { FollowTicks, TICK_POLL_MS, TICK_WAIT_MS } from "./followTicks.js"
+import { MarketBars, MarketFeedSwitch, type RefreshTick as Tick } from "./ports.js"
 import type { Snapshot } from "./snapshot.js"
 import { CsvBarParser, type ParsedBar } from "./sources/csvBars.js"
 import type { MarketSource } from "./sources/MarketSource.js"
@@ -66,11 +63,10 @@ const yieldToEventLoop = Effect.async<void>((resume) => {
 })
 
 export class Market extends Effect.Service<Market>()("vigil/Market", {
-  dependencies: [MarketFeed.Default],
   scoped: Effect.gen(function* () {
     const config = yield* AppConfig
     const readiness = yield* Readiness
-    const importedBars = yield* ImportedBars
+    const importedBars = yield* MarketBars
     const fatal = yield* Fatal
     yield* readiness.require("market_snapshot")
 
@@ -80,7 +76,7 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
     let market: MarketData | undefined
     const lock = yield* Effect.makeSemaphore(1)
     const following = Option.getOrUndefined(yield* Effect.serviceOption(FollowTicks))
-    const feed = yield* MarketFeed
+    const feed = yield* MarketFeedSwitch
     const intervalMs = Duration.toMillis(config.refreshInterval)
     /** the feed is paused (`POST /admin/feed/pause`): ticks go on, no new data is applied */
     const feedPaused = feed.paused.pipe(
@@ -131,17 +127,13 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
       return (simulator: MarketSource) => new ReplaySource(simulator, tapes, start)
     })
 
-    // a database this start creates holds no imported bars: the market loads while it is created
-    const newDatabase = Option.getOrElse(yield* Effect.serviceOption(NewDatabase), () => false)
-
     const build = Effect.gen(function* () {
       if (following !== undefined) {
         // read before the bars: an import logged meanwhile is applied again, harmlessly
         importsApplied = yield* readiness.await("migrations").pipe(Effect.zipRight(following.importsVersion))
       }
-      const imported: ReadonlyMap<string, ReadonlyArray<ParsedBar>> = newDatabase
-        ? new Map()
-        : yield* readiness.await("migrations").pipe(Effect.zipRight(importedBars.loadAll))
+      // a database this start creates holds none: the market loads while it is created
+      const imported: ReadonlyMap<string, ReadonlyArray<ParsedBar>> = yield* importedBars.initial
       const now = yield* Clock.currentTimeMillis
       const started = Date.now()
       let lastLogged = ""

@@ -3,14 +3,13 @@
  * (processes of a split deployment: `VIGIL_ROLE=api` and `runner`) instead of
  * refreshing on its own clock: every process then holds the same snapshot
  * for a tick — same `as_of`, same imports — and a refresh asked for through
- * any of them is the next tick (`src/alerts/tickDriver.ts` issues them).
+ * any of them is the next tick (`src/alerts/tickDriver.ts` issues them; the
+ * store's `Ticks` is the log, `src/store/marketStore.ts` provides it).
  */
-import { Context, Layer } from "effect"
-import { Ticks } from "../store/ticks.js"
+import { Context } from "effect"
+import type { TickLog } from "./ports.js"
 
-export class FollowTicks extends Context.Tag("vigil/FollowTicks")<FollowTicks, Ticks>() {}
-
-export const FollowTicksLive = Layer.effect(FollowTicks, Ticks)
+export class FollowTicks extends Context.Tag("vigil/FollowTicks")<FollowTicks, TickLog>() {}
 
 /** how often a following process looks for a new tick (ms) */
 export const TICK_POLL_MS = 100

@@ -7,20 +7,13 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect, Option } from "effect"
+import type { StoredBar } from "../market/ports.js"
 import { copyFromOf } from "./PgliteClient.js"
 import { copyFromStdinOf } from "./pgCopy.js"
 import { adjustForSplits, type Split } from "./splits.js"
 
-/** A daily bar as stored (what the market's CSV parser gives; the store knows no market module). */
-export interface StoredBar {
-  readonly ticker: string
-  readonly date: string
-  readonly open: number
-  readonly high: number
-  readonly low: number
-  readonly close: number
-  readonly volume: number
-}
+/** A daily bar as stored: the market's port defines it (`src/market/ports.ts`). */
+export type { StoredBar } from "../market/ports.js"
 
 export type { Split } from "./splits.js"
 

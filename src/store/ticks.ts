@@ -8,19 +8,11 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import type { RefreshTick } from "../market/ports.js"
 import type { Cadence } from "./webhooks.js"
 
-export interface Tick {
-  readonly seq: number
-  /** the market time every process refreshes to (epoch ms) */
-  readonly asOf: number
-  /** the cadences evaluated on this tick */
-  readonly due: ReadonlyArray<Cadence>
-  /** the last import (`market_imports.seq`) the tick's snapshot includes */
-  readonly imports: number
-  /** the last refresh request (`requestRefresh`) issued before the tick */
-  readonly request: number
-}
+/** A refresh tick as the store keeps it: the market's port defines it (`src/market/ports.ts`). */
+export type Tick = RefreshTick
 
 interface TickRow {
   readonly seq: number | string

@@ -15,11 +15,14 @@
  * insert every row with its state), so a create costs neither a transaction
  * of its own nor anything that grows with the account's webhooks.
  */
+
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
+import type { Cadence } from "../market/ports.js"
 import { makeGroupCommit } from "./groupCommit.js"
 
-export type Cadence = "realtime" | "hourly" | "exchange_open"
+/** an evaluation cadence: defined with the refresh tick (`src/market/ports.ts`) */
+export type { Cadence }
 export type Channel = "webhook" | "chat" | "in_app" | "mobile_push"
 export type WebhookStatus = "active" | "disabled"
 export type FireOn = "enter" | "exit" | "both"

@@ -17,6 +17,7 @@ import { loadTickers, makeTickerDirectory, Tickers } from "../../src/market/tick
 import { Readiness } from "../../src/observability/Readiness.js"
 import { pgliteLayer } from "../../src/store/Database.js"
 import { ImportedBars } from "../../src/store/importedBars.js"
+import { MarketStoreLive } from "../../src/store/marketStore.js"
 import { runMigrations } from "../../src/store/migrate.js"
 
 /** Friday 2026-11-20, 13:30 New York: the session is open */
@@ -117,7 +118,7 @@ const StatsTest = Layer.unwrapEffect(
   Effect.gen(function* () {
     const fatal = yield* Deferred.make<never, Error>()
     return SignalStats.Default.pipe(
-      Layer.provideMerge(Market.Default),
+      Layer.provideMerge(Market.Default.pipe(Layer.provide(MarketStoreLive))),
       Layer.provideMerge(Readiness.Default),
       Layer.provide(ImportedBars.Default),
       Layer.provide(Layer.effectDiscard(runMigrations).pipe(Layer.provideMerge(pgliteLayer(undefined)))),

@@ -2,7 +2,6 @@ import { describe, expect, it } from "@effect/vitest"
 import { Context, Deferred, Duration, Effect, Fiber, Layer, Stream, TestClock } from "effect"
 import { AppConfig } from "../../src/config/AppConfig.js"
 import { Fatal } from "../../src/Fatal.js"
-import { FollowTicksLive } from "../../src/market/followTicks.js"
 import { Market, type MarketNotReady } from "../../src/market/Market.js"
 import type { Snapshot } from "../../src/market/snapshot.js"
 import type { ParsedBar } from "../../src/market/sources/csvBars.js"
@@ -10,6 +9,7 @@ import { loadTickers, makeTickerDirectory, Tickers } from "../../src/market/tick
 import { Readiness } from "../../src/observability/Readiness.js"
 import { pgliteLayer } from "../../src/store/Database.js"
 import { ImportedBars } from "../../src/store/importedBars.js"
+import { FollowTicksLive, MarketStoreLive } from "../../src/store/marketStore.js"
 import { runMigrations } from "../../src/store/migrate.js"
 import { Ticks } from "../../src/store/ticks.js"
 
@@ -23,6 +23,7 @@ const MarketTest = Layer.unwrapEffect(
   Effect.gen(function* () {
     const fatal = yield* Deferred.make<never, Error>()
     return Market.Default.pipe(
+      Layer.provide(MarketStoreLive),
       Layer.provideMerge(Readiness.Default),
       Layer.provide(ImportedBars.Default),
       Layer.provide(Layer.effectDiscard(runMigrations).pipe(Layer.provideMerge(pgliteLayer(undefined)))),
@@ -96,6 +97,7 @@ describe("Market service following the refresh ticks in the store (a split deplo
             const ctx = yield* Layer.build(
               Market.Default.pipe(
                 Layer.provide(FollowTicksLive),
+                Layer.provide(MarketStoreLive),
                 Layer.provide(Ticks.Default),
                 Layer.provideMerge(Readiness.Default),
                 Layer.provide(ImportedBars.Default),

@@ -16,6 +16,7 @@ import { loadTickers, makeTickerDirectory, Tickers } from "../../src/market/tick
 import { Readiness } from "../../src/observability/Readiness.js"
 import { NewDatabase, pgliteLayer } from "../../src/store/Database.js"
 import { ImportedBars } from "../../src/store/importedBars.js"
+import { MarketStoreLive } from "../../src/store/marketStore.js"
 import { PgliteClient } from "../../src/store/PgliteClient.js"
 
 const subset = makeTickerDirectory(loadTickers().filter((t, i) => i % 400 === 0 || t.ticker === "AAPL"))
@@ -26,6 +27,7 @@ const marketOn = (dir: string) =>
     Effect.gen(function* () {
       const fatal = yield* Deferred.make<never, Error>()
       return Market.Default.pipe(
+        Layer.provide(MarketStoreLive),
         Layer.provideMerge(Readiness.Default),
         Layer.provide(ImportedBars.Default),
         Layer.provideMerge(pgliteLayer(dir)),

@@ -13,8 +13,8 @@
 import { createGunzip } from "node:zlib"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Fiber, Stream } from "effect"
-import type { ImportedBars, Split } from "../../store/importedBars.js"
 import { cryptoTradingDate, equityTradingDate } from "../calendar.js"
+import type { BulkBarStore, Split } from "../ports.js"
 import type { TickerDirectory, TickerMeta } from "../tickers/index.js"
 import {
   type BarLayout,
@@ -294,7 +294,7 @@ export class BulkImport {
   private updateTo = ""
 
   constructor(
-    private readonly store: ImportedBars,
+    private readonly store: BulkBarStore,
     private readonly earliest?: string | undefined
   ) {}
 

@@ -28,9 +28,9 @@
  * whole file parsed. A skipped row of a whole-market file must still be well
  * formed (numbers, a timestamp); only the checks of tracked bars are spared it.
  */
-import type { StoredBar } from "../../store/importedBars.js"
 import { nyDate } from "../calendar.js"
 import { isoDate } from "../indicators/days.js"
+import type { StoredBar } from "../ports.js"
 
 /** A parsed bar is what the store keeps of an imported daily bar. */
 export type ParsedBar = StoredBar

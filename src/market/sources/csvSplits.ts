@@ -7,7 +7,7 @@
  * ratio that is not a positive number, the same ticker and date twice, a split after the
  * ticker's current session) is refused as `file:line: reason`.
  */
-import type { Split } from "../../store/importedBars.js"
+import type { Split } from "../ports.js"
 import { CsvImportError, splitCsvLine } from "./csvBars.js"
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/
