@@ -23,7 +23,6 @@ import {
 } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import { Fatal } from "../Fatal.js"
-import { writeLogLine } from "../observability/logSink.js"
 import { Readiness } from "../observability/Readiness.js"
 import { registerScrapeGauge } from "../observability/scrapeGauges.js"
 import { type ImportSummary, MarketData } from "./engine/MarketData.js"
@@ -135,8 +134,10 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
       // a database this start creates holds none: the market loads while it is created
       const imported: ReadonlyMap<string, ReadonlyArray<ParsedBar>> = yield* importedBars.initial
       const now = yield* Clock.currentTimeMillis
-      const started = Date.now()
-      let lastLogged = ""
+      const started = now
+      /** the load's phase and tenth reached (`onProgress`), logged once each */
+      let progress = { key: "", phase: "", percent: 0 }
+      let logged = ""
       const source = yield* replaySource
       const md = new MarketData({
         source,
@@ -147,33 +148,30 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
         imported,
         now,
         onProgress: (phase, done, total) => {
-          const pct = Math.floor((done / Math.max(1, total)) * 10) * 10
-          const key = `${phase}:${pct}`
-          if (key !== lastLogged) {
-            lastLogged = key
-            writeLogLine(
-              JSON.stringify({
-                message: "market loading",
-                logLevel: "INFO",
-                timestamp: new Date().toISOString(),
-                annotations: { phase, percent: pct }
-              })
-            )
-          }
+          const percent = Math.floor((done / Math.max(1, total)) * 10) * 10
+          progress = { key: `${phase}:${percent}`, phase, percent }
         }
       })
       const work = md.load()
-      let slice = Date.now()
+      // the load yields to the event loop after every 20 ms of its work: a slice of real time by
+      // nature (performance.now, monotonic), not of the Clock — under a TestClock it would never yield
+      let slice = performance.now()
       for (;;) {
         const step = work.next()
+        if (progress.key !== logged) {
+          logged = progress.key
+          yield* Effect.logInfo("market loading").pipe(
+            Effect.annotateLogs({ phase: progress.phase, percent: progress.percent })
+          )
+        }
         if (step.done) {
           market = md
           yield* publish(step.value)
           break
         }
-        if (Date.now() - slice > 20) {
+        if (performance.now() - slice > 20) {
           yield* yieldToEventLoop
-          slice = Date.now()
+          slice = performance.now()
         }
       }
       yield* readiness.markReady("market_snapshot")
@@ -183,7 +181,7 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
           history_days: config.historyDays,
           window_start: md.windowStart,
           imported_tickers: imported.size,
-          seconds: (Date.now() - started) / 1000
+          seconds: ((yield* Clock.currentTimeMillis) - started) / 1000
         })
       )
     })
