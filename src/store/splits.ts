@@ -6,23 +6,13 @@
  * the prices as traded. Pure: the store applies it when it reads imported bars back.
  */
 
-/** A split as stored: `ratio` new shares per old share from `date` on (4 for 4-for-1, 0.1 for 1-for-10). */
-export interface Split {
-  readonly ticker: string
-  readonly date: string
-  readonly ratio: number
-}
+import type { Split, StoredBar } from "../market/ports.js"
 
-/** A daily bar (the store's `StoredBar`, restated here so this module imports nothing). */
-export interface DailyBar {
-  readonly ticker: string
-  readonly date: string
-  readonly open: number
-  readonly high: number
-  readonly low: number
-  readonly close: number
-  readonly volume: number
-}
+/** A split as stored: `ratio` new shares per old share from `date` on (the market's port defines it). */
+export type { Split }
+
+/** A daily bar as stored (the market's port defines it). */
+export type DailyBar = StoredBar
 
 /**
  * The bars of one ticker (dates ascending) adjusted for its splits (any order): each bar's

@@ -10,8 +10,8 @@ import type { Column, Snapshot } from "../snapshot.js"
 import type { MarketCore } from "./core.js"
 import { computeMemberships } from "./history.js"
 import { tickerInputs } from "./inputs.js"
-import { appendIfClosed, minuteOf, roll } from "./sessions.js"
-import { tickRound, VENDOR_FEED_START } from "./specs.js"
+import { appendIfClosed, minuteOf, partialBar, roll } from "./sessions.js"
+import { VENDOR_FEED_START } from "./specs.js"
 
 /**
  * Advances to `now`: rolls sessions that ended (their final bars join the
@@ -49,15 +49,7 @@ export const refresh = (core: MarketCore, now: number): Snapshot => {
     if (session.intraday.slotOf[i] < 0) {
       bars[i] = undefined
     } else {
-      bars[i] = {
-        day: session.day,
-        open: tickRound(p.open[i], crypto),
-        high: tickRound(p.high[i], crypto),
-        low: tickRound(p.low[i], crypto),
-        close: tickRound(p.close[i], crypto),
-        volume: Math.round(p.volume[i]),
-        vwap: p.vwap[i]
-      }
+      bars[i] = partialBar(p, i, session.day, crypto)
     }
     inputs[i] = tickerInputs(crypto ? fCrypto : fEquity, i, newsVolume[i], newsSentiment[i], crypto || vendorE)
   }

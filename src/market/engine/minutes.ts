@@ -5,11 +5,11 @@
  */
 import { isTradingDay } from "../calendar.js"
 import { DAY_MS, epochDay, isoDate } from "../indicators/days.js"
-import { allocateColumns, bindColumns, type DailyBar, preview, type RowSink } from "../indicators/index.js"
+import { allocateColumns, bindColumns, preview, type RowSink } from "../indicators/index.js"
 import { allocateDayBars, allocatePartialBars, type DayBars, type PartialBars } from "../sim/index.js"
 import type { MarketCore } from "./core.js"
 import { stateBefore } from "./history.js"
-import { tickRound } from "./specs.js"
+import { partialBar } from "./sessions.js"
 
 export type MinutePoint = { t: number; value: number | boolean | null }
 
@@ -130,15 +130,7 @@ const sessionMinutes = (
     const t = intraday.startMs + m * 60_000
     if (t > toMs || t < fromMs) continue
     intraday.partialBars(m, partial)
-    const bar: DailyBar = {
-      day,
-      open: tickRound(partial.open[i], crypto),
-      high: tickRound(partial.high[i], crypto),
-      low: tickRound(partial.low[i], crypto),
-      close: tickRound(partial.close[i], crypto),
-      volume: Math.round(partial.volume[i]),
-      vwap: partial.vwap[i]
-    }
+    const bar = partialBar(partial, i, day, crypto)
     preview(state, bar, inputs, sink, 0)
     visit(t)
   }

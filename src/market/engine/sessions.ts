@@ -7,7 +7,8 @@
 import { addTradingDays, closeInstant, cryptoTradingDate, equityTradingDate, isTradingDay } from "../calendar.js"
 import { barAt } from "../history/barSeries.js"
 import { DAY_MS, epochDay, isoDate } from "../indicators/days.js"
-import { commit } from "../indicators/index.js"
+import { commit, type DailyBar } from "../indicators/index.js"
+import type { PartialBars } from "../sim/index.js"
 import type { MarketCore, Session } from "./core.js"
 import { tickRound } from "./specs.js"
 
@@ -111,3 +112,14 @@ export const minuteCoverage = (core: MarketCore, i: number): { from: number; to:
   if (!crypto) while (!isTradingDay(isoDate(from))) from++
   return { from: Math.min(from, session.day), to: session.day }
 }
+
+/** Ticker `i`'s bar so far on `day` from a session's partial bars, in ticks as the history keeps bars. */
+export const partialBar = (p: PartialBars, i: number, day: number, crypto: boolean): DailyBar => ({
+  day,
+  open: tickRound(p.open[i], crypto),
+  high: tickRound(p.high[i], crypto),
+  low: tickRound(p.low[i], crypto),
+  close: tickRound(p.close[i], crypto),
+  volume: Math.round(p.volume[i]),
+  vwap: p.vwap[i]
+})
