@@ -3,7 +3,15 @@ import { Schema } from "effect"
 import { ExplainTree } from "../common/explainDoc.js"
 import { IntParam, StrictParams } from "../common/params.js"
 import { DirectRead } from "../direct/DirectRead.js"
-import { BadRequest, COMPILE_ERRORS, groupErrors, NotFound, ServiceUnavailable, UniverseNotFound } from "../errors.js"
+import {
+  BadRequest,
+  COMPILE_ERRORS,
+  groupErrors,
+  HistoryWindowExceeded,
+  NotFound,
+  ServiceUnavailable,
+  UniverseNotFound
+} from "../errors.js"
 import { Authentication } from "../middleware/Authentication.js"
 
 const Cell = Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null)
@@ -55,11 +63,13 @@ export const ScanParams = StrictParams({
 })
 
 const describe = (form: string) =>
-  `${form}. \`q\` (required unless \`rule\` gives it, ≤ 4000 chars), \`universe\` (top_10, top_100 or an own slug; as-of scans use its members of that date), \`asof\` (YYYY-MM-DD or ISO; as-of form), \`order\` (a column; default day_change_pct), \`dir\` (asc|desc; default desc), \`fields\` (comma-separated extra columns, or * for every column), \`limit\` (1–100; default 50), \`cursor\`, \`rule\` (a saved rule id; explicit parameters override it). See docs/scan.md.`
+  `${form}. \`q\` (required unless \`rule\` gives it, ≤ 4000 chars), \`universe\` (top_10, top_100 or an own slug; as-of scans use its members of that date), \`asof\` (YYYY-MM-DD or ISO; as-of form; a date before the whole-market daily history the service holds is 400 history_window_exceeded with earliest_allowed_from), \`order\` (a column; default day_change_pct), \`dir\` (asc|desc; default desc), \`fields\` (comma-separated extra columns, or * for every column), \`limit\` (1–100; default 50), \`cursor\`, \`rule\` (a saved rule id; explicit parameters override it). See docs/scan.md.`
 
 export class ScanApi extends HttpApiGroup.make("scan")
   // what every endpoint of the group can answer
-  .pipe(groupErrors(BadRequest, ...COMPILE_ERRORS, NotFound, UniverseNotFound, ServiceUnavailable))
+  .pipe(
+    groupErrors(BadRequest, ...COMPILE_ERRORS, HistoryWindowExceeded, NotFound, UniverseNotFound, ServiceUnavailable)
+  )
   .add(
     HttpApiEndpoint.post("scan", "/v2/scan")
       .annotate(OpenApi.Summary, "Scan tickers (POST)")

@@ -36,7 +36,7 @@ export const runScan = (input: ScanInput, requireAsof: boolean) =>
     const directory = yield* Tickers
     const compiled = yield* compileFor(p.q, directory, key.account)
 
-    const { md: dayData, snapshot, day } = yield* scanSnapshot(p.asof)
+    const { md: dayData, snapshot, day } = yield* scanSnapshot(key, p.asof)
     let md = dayData
 
     // the universe's rows

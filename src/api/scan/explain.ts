@@ -42,7 +42,7 @@ export const explainScan = (input: ExplainScanInput) =>
             onRight: (d) => Effect.succeed(d)
           })
     const compiled = yield* compileFor(input.q, directory, key.account)
-    const { md, snapshot, day } = yield* scanSnapshot(asof)
+    const { md, snapshot, day } = yield* scanSnapshot(key, asof)
     const row = snapshot.index.get(meta.ticker)
     if (row === undefined) {
       return yield* new NotFound({

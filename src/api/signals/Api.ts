@@ -218,10 +218,10 @@ export class SignalsApi extends HttpApiGroup.make("signals")
         })
       )
       .addSuccess(Matches)
-      .pipe(withErrors(...COMPILE_ERRORS, NotFound, UniverseNotFound))
+      .pipe(withErrors(...COMPILE_ERRORS, HistoryWindowExceeded, NotFound, UniverseNotFound))
       .annotate(
         OpenApi.Description,
-        "Tickers matching a signal: a boolean built-in or custom signal where TRUE (by ticker), a numeric built-in satisfying `condition` `<op><value>` with op one of > >= = != < <= (by value descending, then ticker). `asof` (YYYY-MM-DD or ISO) reads the daily state of that day (14-day carry-forward; `_meta` gives the resolution and frozen fields). `universe`: `top_10`, `top_100` (membership in effect on the day read) or one of the account's universes (live: its list now; with `asof`: the list it had at the end of that date, its first list before it existed), else 404 `universe_not_found`. A custom signal needs Pro or above (403 `custom_signals_tier_required`). `total` counts every match, `count` the rows of this page (`limit` max 200, default 50)."
+        "Tickers matching a signal: a boolean built-in or custom signal where TRUE (by ticker), a numeric built-in satisfying `condition` `<op><value>` with op one of > >= = != < <= (by value descending, then ticker). `asof` (YYYY-MM-DD or ISO) reads the daily state of that day (14-day carry-forward; `_meta` gives the resolution and frozen fields); a date before the whole-market daily history the service holds is 400 `history_window_exceeded` with `earliest_allowed_from`. `universe`: `top_10`, `top_100` (membership in effect on the day read) or one of the account's universes (live: its list now; with `asof`: the list it had at the end of that date, its first list before it existed), else 404 `universe_not_found`. A custom signal needs Pro or above (403 `custom_signals_tier_required`). `total` counts every match, `count` the rows of this page (`limit` max 200, default 50)."
       )
   )
   .add(

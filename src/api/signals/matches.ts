@@ -4,7 +4,7 @@ import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { epochDay } from "../../market/indicators/days.js"
 import { Market } from "../../market/Market.js"
 import type { Snapshot } from "../../market/snapshot.js"
-import { isoAsOf, liveSnapshot, marketData } from "../common/market.js"
+import { asOfSnapshot, isoAsOf, liveSnapshot, marketData } from "../common/market.js"
 import { pageSize, parseDate } from "../common/params.js"
 import { FROZEN_FIELDS } from "../common/rows.js"
 import { cursorCodec, readCursor } from "../cursor.js"
@@ -48,7 +48,7 @@ export const signalMatches = (
     if (urlParams.asof !== undefined) {
       asof = yield* parseDate("asof", urlParams.asof)
       const md = yield* marketData
-      snapshot = md.snapshotAsOf(asof)
+      snapshot = yield* asOfSnapshot(md, key, asof)
     } else {
       snapshot = yield* liveSnapshot
     }
