@@ -8,13 +8,13 @@ import { Either, type Schema } from "effect"
 import { isoDate } from "../../market/indicators/days.js"
 import type { Snapshot } from "../../market/snapshot.js"
 import type { CompiledQuery } from "../../query/index.js"
+import { type OrderValue, pageOf, valueAt } from "../../query/order.js"
 import { isoAsOf } from "../common/market.js"
 import { pageSize, parseDate } from "../common/params.js"
 import { FROZEN_FIELDS, renderRow, renderRowsJson } from "../common/rows.js"
 import { type CursorCodec, readCursor } from "../cursor.js"
 import { BadRequest, InvalidQuery } from "../errors.js"
 import type { ScanResponse } from "./Api.js"
-import { type OrderValue, pageOf, valueAt } from "./order.js"
 import {
   DEFAULT_DIR,
   DEFAULT_ORDER,
