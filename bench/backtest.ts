@@ -17,13 +17,11 @@
  *   npm run bench:backtest [-- --history-days=260]
  */
 
-import { Either } from "effect"
 import { systemMembership } from "../src/api/universes/resolve.js"
-import { CATALOG } from "../src/market/catalog.js"
 import { MarketData } from "../src/market/engine/MarketData.js"
 import { DAY_MS, isoDate } from "../src/market/indicators/days.js"
 import { loadTickers } from "../src/market/tickers/index.js"
-import { type CompiledQuery, columnsOf, compileQuery } from "../src/query/index.js"
+import type { CompiledQuery } from "../src/query/index.js"
 import {
   type BacktestPeriod,
   backtestPeriods,
@@ -33,6 +31,7 @@ import {
 } from "../src/research/backtest/run.js"
 import { type Every, exitDay, rebalanceDays } from "../src/research/backtest/schedule.js"
 import { summarize } from "../src/research/backtest/stats.js"
+import { compileOn } from "../test/support/compileOn.js"
 import { timed } from "./support/stats.js"
 
 const arg = (name: string, fallback: number) => {
@@ -50,15 +49,7 @@ const built = timed(() => MarketData.build({ seed: 20260526, tickers, historyDay
 const md = built.value
 console.log(`built in ${fmt(built.ms)}`)
 
-const compile = (q: string): CompiledQuery => {
-  const c = compileQuery(q, {
-    columns: columnsOf(CATALOG),
-    tickers: (s) => (md.index.has(s.toUpperCase()) ? s.toUpperCase() : undefined),
-    mode: "query"
-  })
-  if (Either.isLeft(c)) throw new Error(c.left.message)
-  return c.right
-}
+const compile = compileOn(md)
 
 let end = 0
 for (const s of md.series) if (s.length > 0) end = Math.max(end, s.days[s.length - 1]!)

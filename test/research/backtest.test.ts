@@ -1,21 +1,13 @@
-/**
- * The backtest's one walk against the as-of reads: every period equals what
- * the compiled query over `snapshotAsOf` of its rebalance day gives (within the
- * day's scope, the top `limit` sorted here by (order value, ticker) with NULLs
- * last), each holding's return taken to its last close on or before the exit
- * day, for random screens, schedules, holds and scopes.
- */
-import { Either } from "effect"
 import fc from "fast-check"
 import { beforeAll, describe, expect, it } from "vitest"
-import { CATALOG } from "../../src/market/catalog.js"
 import { MarketData } from "../../src/market/engine/MarketData.js"
 import { DAY_MS, isoDate } from "../../src/market/indicators/days.js"
 import type { Column } from "../../src/market/snapshot.js"
 import { loadTickers } from "../../src/market/tickers/index.js"
-import { type CompiledQuery, columnsOf, compileQuery } from "../../src/query/index.js"
+import type { CompiledQuery } from "../../src/query/index.js"
 import { type BacktestPeriod, backtestPeriods } from "../../src/research/backtest/run.js"
 import { EVERY, exitDay, rebalanceDays } from "../../src/research/backtest/schedule.js"
+import { compileOn } from "../support/compileOn.js"
 
 const PICK = new Set(["AAPL", "MSFT", "SPY", "NVDA", "BTC-USD", "ETH-USD", "F", "KO"])
 const tickers = loadTickers().filter((t, i) => PICK.has(t.ticker) || i % 250 === 0)
@@ -36,15 +28,7 @@ describe("backtest periods", () => {
   let compile: (q: string) => CompiledQuery
   beforeAll(() => {
     md = MarketData.build({ seed: 7, tickers, historyDays: 120, now: FRIDAY_MIDDAY })
-    compile = (q) => {
-      const c = compileQuery(q, {
-        columns: columnsOf(CATALOG),
-        tickers: (s) => (md.index.has(s.toUpperCase()) ? s.toUpperCase() : undefined),
-        mode: "query"
-      })
-      if (Either.isLeft(c)) throw new Error(c.left.message)
-      return c.right
-    }
+    compile = compileOn(md)
   })
 
   const cellOf = (col: Column, r: number): number | string | null =>
