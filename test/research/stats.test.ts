@@ -22,15 +22,20 @@ describe("period returns", () => {
     expect(some.return).toBeCloseTo((0.1 - 0.1) / 2, 12)
     expect(periodReturn([], [])).toEqual({ count: 0, return: null })
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.double({ min: 0.01, max: 1e4 }), fc.double({ min: 0.01, max: 1e4 }))), (xs) => {
-        const r = periodReturn(
-          xs.map((x) => x[0]),
-          xs.map((x) => x[1])
-        )
-        expect(r.count).toBe(xs.length)
-        if (xs.length === 0) expect(r.return).toBeNull()
-        else expect(r.return).toBeCloseTo(xs.reduce((s, [a, b]) => s + b / a - 1, 0) / xs.length, 9)
-      })
+      fc.property(
+        fc.array(
+          fc.tuple(fc.double({ min: 0.01, max: 1e4, noNaN: true }), fc.double({ min: 0.01, max: 1e4, noNaN: true }))
+        ),
+        (xs) => {
+          const r = periodReturn(
+            xs.map((x) => x[0]),
+            xs.map((x) => x[1])
+          )
+          expect(r.count).toBe(xs.length)
+          if (xs.length === 0) expect(r.return).toBeNull()
+          else expect(r.return).toBeCloseTo(xs.reduce((s, [a, b]) => s + b / a - 1, 0) / xs.length, 9)
+        }
+      )
     )
   })
 })
