@@ -121,6 +121,10 @@ describe("screen backtests over HTTP", () => {
       [{ limit: 1001 }, "limit"],
       [{ from: isoDay(Date.now() + 5 * DAY), to: isoDay(Date.now() + 9 * DAY) }, "from"],
       [{ from: to, to: from }, "to"],
+      [{ from: "2026-02-30" }, "from"],
+      [{ limit: "5" }, "limit"],
+      [{ q: 5 }, "q"],
+      [{ every: 1 }, "every"],
       [{ surprise: 1 }, "surprise"]
     ]
     for (const [change, field] of cases) {
