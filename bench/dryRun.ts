@@ -13,19 +13,18 @@
  *   npm run bench:dry-run
  */
 
-import { Either } from "effect"
 import { dailyEvaluations } from "../src/alerts/dryRun/dailyEvaluations.js"
 import { minuteEvaluations } from "../src/alerts/dryRun/minuteEvaluations.js"
 import { type Evaluation, forwardReturns, Replay } from "../src/alerts/dryRun/replay.js"
 import { DEFAULT_FIRING } from "../src/alerts/firing/options.js"
 import { minuteTier } from "../src/api/signals/history.js"
 import { systemMembership } from "../src/api/universes/resolve.js"
-import { CATALOG } from "../src/market/catalog.js"
 import { MarketData } from "../src/market/engine/MarketData.js"
 import { DAY_MS, isoDate } from "../src/market/indicators/days.js"
 import { loadTickers } from "../src/market/tickers/index.js"
-import { type CompiledQuery, columnsOf, compileQuery } from "../src/query/index.js"
+import type { CompiledQuery } from "../src/query/index.js"
 import type { FiringOptions } from "../src/store/webhooks.js"
+import { compileOn } from "../test/support/compileOn.js"
 import { timed } from "./support/stats.js"
 
 const NOW = Date.UTC(2026, 10, 20, 18, 30) // a Friday, 13:30 New York
@@ -38,15 +37,7 @@ const built = timed(() => MarketData.build({ seed: 20260526, tickers, historyDay
 const md = built.value
 console.log(`built in ${fmt(built.ms)}`)
 
-const compile = (q: string): CompiledQuery => {
-  const c = compileQuery(q, {
-    columns: columnsOf(CATALOG),
-    tickers: (s) => (md.index.has(s.toUpperCase()) ? s.toUpperCase() : undefined),
-    mode: "query"
-  })
-  if (Either.isLeft(c)) throw new Error(c.left.message)
-  return c.right
-}
+const compile = compileOn(md)
 const options: FiringOptions = { ...DEFAULT_FIRING, fireOn: "both", cooldownMs: DAY_MS }
 
 const replayAll = (gen: Generator<Evaluation | undefined, void>) => {

@@ -27,11 +27,11 @@ import { renderRow, renderRowsJson } from "../src/api/common/rows.js"
 import { makeCursorCodec } from "../src/api/cursor.js"
 import { answerScan, scanInputOfBody } from "../src/api/direct/answers.js"
 import { type ScanParameters, scanParameters } from "../src/api/scan/answer.js"
-import { pageOf } from "../src/api/scan/order.js"
 import { rowColumns } from "../src/api/scan/params.js"
 import { MarketData } from "../src/market/engine/MarketData.js"
 import { loadTickers, makeTickerDirectory } from "../src/market/tickers/index.js"
 import { compileQuery } from "../src/query/index.js"
+import { pageOf } from "../src/query/order.js"
 import { benchArgs } from "./support/args.js"
 
 const args = benchArgs()

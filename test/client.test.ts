@@ -144,6 +144,27 @@ describe("the typed client (HttpApiClient over VigilApi) against a real server",
     expect({ ...stored, as_of: null }).toEqual({ ...typed, as_of: null })
   })
 
+  it("backtests a screen, the answer equal to the raw API's (issue 17)", async () => {
+    const key = await newKey("pro")
+    const vigil = makeVigilClient(server.url, key)
+    const payload = {
+      q: "rsi_14 < 50",
+      universe: "top_10",
+      from: "2026-06-01",
+      to: "2026-09-30",
+      every: "1w",
+      hold: "5d",
+      order: "rsi_14",
+      dir: "asc",
+      limit: 3
+    }
+    const typed = await run(Effect.flatMap(vigil, (c) => c.scan.backtest({ payload })))
+    expect(typed.periods.length).toBeGreaterThan(10)
+    expect(typed.periods.every((p) => p.count <= 3)).toBe(true)
+    const raw = await api(server, key, "/v2/scan/backtest", { method: "POST", body: JSON.stringify(payload) })
+    expect({ ...typed, as_of: null }).toEqual({ ...raw.body, as_of: null })
+  })
+
   it("scans with a custom signal: compiled with the account's signals, its expansion matching the same rows", async () => {
     const key = await newKey("pro")
     const vigil = makeVigilClient(server.url, key)

@@ -285,6 +285,14 @@ describe("the OpenAPI document, read as client generators read it", () => {
 
     // one operation per /v2 group, for the statuses of authentication and rate limiting
     const scan = { q: "price > 1", limit: 2 }
+    const backtest = {
+      q: "price > 1",
+      universe: "top_10",
+      from: "2026-09-01",
+      to: "2026-10-30",
+      every: "1mo",
+      hold: "5d"
+    }
     const perGroup: ReadonlyArray<readonly [string, string, unknown?]> = [
       ["GET /v2/account", "/v2/account"],
       ["GET /v2/tickers", "/v2/tickers"],
@@ -368,7 +376,12 @@ describe("the OpenAPI document, read as client generators read it", () => {
       ["GET /v2/scan/history", "/v2/scan/history?q=price%20%3E%201&asof=2026-03-02", 200, P],
       ["POST /v2/scan", "/v2/scan", 400, asPro({ q: "price >" })],
       ["POST /v2/scan", "/v2/scan", 400, asPro({ q: "nope_column > 1" })],
-      ["POST /v2/scan", "/v2/scan", 404, asPro({ ...scan, universe: "oa_nope" })]
+      ["POST /v2/scan", "/v2/scan", 404, asPro({ ...scan, universe: "oa_nope" })],
+      ["POST /v2/scan/backtest", "/v2/scan/backtest", 200, asPro(backtest)],
+      ["POST /v2/scan/backtest", "/v2/scan/backtest", 200, asPro({ ...backtest, q: "price < 0", limit: 2 })],
+      ["POST /v2/scan/backtest", "/v2/scan/backtest", 400, asPro({ ...backtest, hold: "5" })],
+      ["POST /v2/scan/backtest", "/v2/scan/backtest", 400, asPro({ ...backtest, from: "2019-01-02" })],
+      ["POST /v2/scan/backtest", "/v2/scan/backtest", 404, asPro({ ...backtest, universe: "oa_nope" })]
     ])
 
     const rule = await replay(

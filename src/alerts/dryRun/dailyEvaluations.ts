@@ -16,10 +16,9 @@
  * can let other work run) and each evaluation as it is made.
  */
 
-import { INPUT_COLUMNS } from "../../market/engine/inputs.js"
 import { CARRY_FORWARD_DAYS, type MarketData } from "../../market/engine/MarketData.js"
-import { DailyWalk, stateInstant, type WalkInputs } from "../../market/history/dailyWalk.js"
-import type { Column } from "../../market/snapshot.js"
+import { stateInstant } from "../../market/history/dailyWalk.js"
+import { barsInRange, KeptRows } from "../../market/history/keptRows.js"
 import type { CompiledQuery } from "../../query/index.js"
 import { DaySnapshot, STRING_COLUMN_NAMES } from "./daySnapshot.js"
 import type { Evaluation } from "./replay.js"
@@ -42,71 +41,28 @@ export const keptColumns = (q: CompiledQuery, clear: CompiledQuery | undefined):
   return [...names].filter((n) => !STRING_COLUMN_NAMES.has(n)).sort()
 }
 
-const NEWS_COLUMNS: ReadonlySet<string> = new Set(["news_volume", "news_volume_weighted_sentiment"])
-
-/** The inputs the kept columns need: news only for the news columns (no other column reads it). */
-const inputsFor = (columns: ReadonlyArray<string>): WalkInputs =>
-  columns.some((c) => NEWS_COLUMNS.has(c)) ? "all" : columns.some((c) => INPUT_COLUMNS.has(c)) ? "fundamentals" : "none"
-
 export function* dailyEvaluations(md: MarketData, spec: DailySpec): Generator<Evaluation | undefined, void> {
   const { slots, fromDay, toDay } = spec
   const n = slots.length
   const lo = fromDay - CARRY_FORWARD_DAYS
-  const first = new Int32Array(n)
-  const offset = new Int32Array(n + 1)
+  // the days of the range on which a ticker in scope has a bar
   const seen = new Uint8Array(Math.max(0, toDay - fromDay + 1))
   for (let k = 0; k < n; k++) {
     const s = md.series[slots[k]!]!
-    const a = s.indexAtOrAfter(lo)
-    const b = s.indexAtOrBefore(toDay)
-    first[k] = a
-    offset[k + 1] = offset[k]! + Math.max(0, b - a + 1)
-    for (let j = Math.max(a, 0); j <= b; j++) {
+    for (let j = Math.max(s.indexAtOrAfter(lo), 0); j <= s.indexAtOrBefore(toDay); j++) {
       const d = s.days[j]! - fromDay
       if (d >= 0 && seen[d] === 0 && (spec.scope(s.days[j]!)?.has(slots[k]!) ?? true)) seen[d] = 1
     }
   }
-  const total = offset[n]!
-  const names = keptColumns(spec.q, spec.clear)
-  const kept = names.map((name) => ({ name, values: new Float64Array(total), valid: new Uint8Array(total) }))
-  const walk = new DailyWalk(md, {
-    slots,
-    start: (_, s) => s.indexAtOrAfter(lo),
-    fresh: false,
-    toDay,
-    inputs: inputsFor(names),
-    columns: names
-  })
-  const sources = kept.map((c) => walk.row.get(c.name) as Extract<Column, { kind: "numeric" | "boolean" }>)
-  const run = walk.run((k, j) => {
-    const p = offset[k]! + (j - first[k]!)
-    for (let c = 0; c < kept.length; c++) {
-      const src = sources[c]!
-      const dst = kept[c]!
-      dst.valid[p] = src.valid[0]!
-      dst.values[p] = src.values[0]!
-    }
-  })
-  for (let step = run.next(); !step.done; step = run.next()) yield undefined
+  const rows = new KeptRows(md, slots, keptColumns(spec.q, spec.clear), barsInRange(lo, toDay))
+  for (const _ of rows.walk()) yield undefined
 
-  // day by day: each walked ticker's latest kept bar on or before the day, within the carry-forward
-  const at = Int32Array.from(first, (a) => a - 1)
-  const layout = new DaySnapshot(md, slots, kept)
-  const bars = new Int32Array(n).fill(-1)
+  const layout = new DaySnapshot(md, slots, rows.columns)
+  const positions = new Int32Array(n)
+  const bars = new Int32Array(n)
   for (let day = fromDay; day <= toDay; day++) {
+    rows.on(day, positions, bars)
     if (seen[day - fromDay] !== 1) continue
-    const positions = new Int32Array(n).fill(-1)
-    for (let k = 0; k < n; k++) {
-      const s = md.series[slots[k]!]!
-      const last = first[k]! + (offset[k + 1]! - offset[k]!) - 1
-      let j = at[k]!
-      while (j + 1 <= last && s.days[j + 1]! <= day) j++
-      at[k] = j
-      if (j >= first[k]! && day - s.days[j]! <= CARRY_FORWARD_DAYS) {
-        positions[k] = offset[k]! + (j - first[k]!)
-        bars[k] = j
-      } else bars[k] = -1
-    }
     yield layout.evaluate(dayInstant(day), positions, bars.slice(), spec.q, spec.clear, spec.scope(day))
   }
 }

@@ -8,18 +8,12 @@
  */
 import { columnByName } from "../../market/catalog.js"
 import { type MarketData, STRING_COLUMNS } from "../../market/engine/MarketData.js"
+import type { KeptColumn } from "../../market/history/keptRows.js"
 import type { Column, Snapshot } from "../../market/snapshot.js"
 import type { CompiledQuery } from "../../query/index.js"
 import type { Evaluation } from "./replay.js"
 
 export const STRING_COLUMN_NAMES: ReadonlySet<string> = new Set(STRING_COLUMNS)
-
-/** A kept column: one value per kept row (booleans as 0/1), and its validity. */
-export interface KeptColumn {
-  readonly name: string
-  readonly values: Float64Array
-  readonly valid: Uint8Array
-}
 
 export class DaySnapshot {
   /** slot → position in `slots` (-1: not walked) */

@@ -11,13 +11,14 @@
  */
 
 import type { MarketData } from "../../market/engine/MarketData.js"
+import type { KeptColumn } from "../../market/history/keptRows.js"
 import { allocateColumns, bindColumns } from "../../market/indicators/index.js"
 import type { Column } from "../../market/snapshot.js"
 import type { Cadence } from "../../store/webhooks.js"
 import { isDue } from "../cadence.js"
 import type { DailySpec } from "./dailyEvaluations.js"
 import { keptColumns } from "./dailyEvaluations.js"
-import { DaySnapshot, type KeptColumn } from "./daySnapshot.js"
+import { DaySnapshot } from "./daySnapshot.js"
 import type { Evaluation } from "./replay.js"
 
 export interface MinuteSpec extends Omit<DailySpec, "fromDay" | "toDay" | "scope"> {

@@ -16,6 +16,7 @@ import { NotFound, orUnavailable } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
 import { resolveUniverse, rowsOfTickers } from "../universes/resolve.js"
 import { type SavedScan, type ScanInput, scanAnswer, scanParameters } from "./answer.js"
+import { runBacktest } from "./backtest.js"
 import { explainScan } from "./explain.js"
 import { scanSnapshot } from "./snapshot.js"
 
@@ -62,4 +63,5 @@ export const ScanHttpLive = HttpApiBuilder.group(VigilApi, "scan", (handlers) =>
     .handle("history", ({ payload }) => runScan(payload, true))
     .handle("historyGet", ({ urlParams }) => runScan(urlParams, true))
     .handle("explain", ({ payload }) => explainScan(payload))
+    .handle("backtest", ({ payload }) => runBacktest(payload))
 )

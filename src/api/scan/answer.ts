@@ -8,13 +8,13 @@ import { Either, type Schema } from "effect"
 import { isoDate } from "../../market/indicators/days.js"
 import type { Snapshot } from "../../market/snapshot.js"
 import type { CompiledQuery } from "../../query/index.js"
+import { type OrderValue, pageOf, valueAt } from "../../query/order.js"
 import { isoAsOf } from "../common/market.js"
 import { pageSize, parseDate } from "../common/params.js"
 import { FROZEN_FIELDS, renderRow, renderRowsJson } from "../common/rows.js"
 import { type CursorCodec, readCursor } from "../cursor.js"
 import { BadRequest, InvalidQuery } from "../errors.js"
 import type { ScanResponse } from "./Api.js"
-import { type OrderValue, pageOf, valueAt } from "./order.js"
 import {
   DEFAULT_DIR,
   DEFAULT_ORDER,
@@ -60,6 +60,14 @@ export interface ScanParameters {
   readonly rule: string | undefined
 }
 
+/** A screen's `q` as given: 400 when absent or blank, 400 `invalid_query` when longer than allowed. */
+export const requireQ = (q: string | undefined): Either.Either<string, BadRequest | InvalidQuery> =>
+  q === undefined || q.trim() === ""
+    ? Either.left(new BadRequest({ message: "q is required: a WHERE-style expression such as price > 10" }))
+    : q.length > MAX_Q_LENGTH
+      ? Either.left(new InvalidQuery({ message: `q is ${q.length} characters; at most ${MAX_Q_LENGTH} are allowed` }))
+      : Either.right(q)
+
 /** The parameters of a scan, or the 400 naming the first one that is wrong. */
 export const scanParameters = (
   input: ScanInput,
@@ -67,19 +75,7 @@ export const scanParameters = (
   requireAsof: boolean
 ): Either.Either<ScanParameters, BadRequest | InvalidQuery> =>
   Either.gen(function* () {
-    const q = input.q ?? saved?.q
-    if (q === undefined || q.trim() === "") {
-      return yield* Either.left(
-        new BadRequest({ message: "q is required: a WHERE-style expression such as price > 10" })
-      )
-    }
-    if (q.length > MAX_Q_LENGTH) {
-      return yield* Either.left(
-        new InvalidQuery({
-          message: `q is ${q.length} characters; at most ${MAX_Q_LENGTH} are allowed`
-        })
-      )
-    }
+    const q = yield* requireQ(input.q ?? saved?.q)
     const order = yield* validateOrder(input.order ?? saved?.order ?? DEFAULT_ORDER)
     const dir = yield* validateDir(input.dir ?? saved?.dir ?? DEFAULT_DIR)
     const fields = input.fields !== undefined ? yield* validateFields(input.fields) : [...(saved?.fields ?? [])]

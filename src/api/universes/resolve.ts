@@ -242,6 +242,30 @@ export const membersOn = (md: MarketData, u: ResolvedUniverse, day: number): Rea
 }
 
 /**
+ * Per day, the market slots of a resolved universe's members that day (`membersOn`), memoized per
+ * membership; undefined without a universe. The scope of the readers of many days (dry-runs,
+ * backtests), the same members an as-of scan of each day scopes to.
+ */
+export const scopeSlots = (
+  md: MarketData,
+  u: ResolvedUniverse | undefined
+): ((day: number) => ReadonlySet<number> | undefined) => {
+  if (u === undefined) return () => undefined
+  const memo = new Map<unknown, ReadonlySet<number>>()
+  return (day: number): ReadonlySet<number> => {
+    const system = u._tag === "System" ? systemMembership(md, u.id, day) : undefined
+    const key = system?.effectiveDay ?? membersOn(md, u, day)
+    let set = memo.get(key)
+    if (set === undefined) {
+      const members = system?.tickers ?? (key as ReadonlyArray<string>)
+      set = new Set(members.flatMap((t) => md.index.get(t) ?? []))
+      memo.set(key, set)
+    }
+    return set
+  }
+}
+
+/**
  * The tickers of a `universe` parameter on `day` (see `lookupUniverse`, `membersOn`): as of that day
  * when `asOf`, else live (an own universe's current list).
  */

@@ -18,19 +18,19 @@ import { dailyEvaluations } from "../../alerts/dryRun/dailyEvaluations.js"
 import { minuteEvaluations } from "../../alerts/dryRun/minuteEvaluations.js"
 import { type Evaluation, forwardReturns, MAX_EVENTS, Replay } from "../../alerts/dryRun/replay.js"
 import { columnByName } from "../../market/catalog.js"
-import type { MarketData } from "../../market/engine/MarketData.js"
 import { DAY_MS, isoDate } from "../../market/indicators/days.js"
 import { Tickers } from "../../market/tickers/index.js"
 import { type CompiledQuery, compileQuery } from "../../query/index.js"
 import { pinnedTickers } from "../../query/pinned.js"
 import type { Cadence, FiringOptions, WebhookRecord } from "../../store/webhooks.js"
 import { compileContext, queryRejection } from "../common/compile.js"
+import { drive } from "../common/drive.js"
 import { liveSnapshot, marketData } from "../common/market.js"
 import { trackedTicker } from "../common/tickers.js"
 import { BadRequest, SignalNotAvailableAtInterval, TickerNotInMinuteTier } from "../errors.js"
 import { minuteTier } from "../signals/history.js"
 import { historyWindow, parseBound } from "../signals/window.js"
-import { lookupUniverse, membersOn, type ResolvedUniverse, systemMembership } from "../universes/resolve.js"
+import { lookupUniverse, scopeSlots } from "../universes/resolve.js"
 import { checkUniverse, freeze, freezeForTicker, queryOrRule, signalCondition } from "./conditions.js"
 import { type FiringInput, newFiring } from "./firing.js"
 import { checkCadence } from "./settings.js"
@@ -132,39 +132,9 @@ const checkMinuteColumns = (compiled: ReadonlyArray<CompiledQuery>) => {
       )
 }
 
-/** Per day (or minute), the slots in scope: the universe's members then (memoized per membership). */
-const scopeOf = (md: MarketData, u: ResolvedUniverse | undefined) => {
-  if (u === undefined) return () => undefined
-  const memo = new Map<unknown, ReadonlySet<number>>()
-  return (day: number): ReadonlySet<number> => {
-    const system = u._tag === "System" ? systemMembership(md, u.id, day) : undefined
-    const key = system?.effectiveDay ?? membersOn(md, u, day)
-    let set = memo.get(key)
-    if (set === undefined) {
-      const members = system?.tickers ?? (key as ReadonlyArray<string>)
-      set = new Set(members.flatMap((t) => md.index.get(t) ?? []))
-      memo.set(key, set)
-    }
-    return set
-  }
-}
-
 /** Drives a history reader and the replay, letting other fibers run every few steps; false past `deadline`. */
-export const replay = (evaluations: Generator<Evaluation | undefined, void>, r: Replay, deadline: number) => {
-  const loop: Effect.Effect<boolean> = Effect.suspend(() => {
-    for (let steps = 0; steps < SLICE_STEPS; steps++) {
-      const next = evaluations.next()
-      if (next.done) return Effect.succeed(true)
-      if (next.value !== undefined) r.step(next.value)
-    }
-    return Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      now > deadline ? Effect.succeed(false) : Effect.zipRight(Effect.yieldNow(), loop)
-    )
-  })
-  return loop
-}
-/** reader steps between yields (a step is a few hundred bars, one ticker's minutes or one evaluation: ≲ 1 ms) */
-const SLICE_STEPS = 8
+export const replay = (evaluations: Generator<Evaluation | undefined, void>, r: Replay, deadline: number) =>
+  drive(evaluations, (e) => r.step(e), deadline)
 /**
  * The longest a dry-run replays before it answers 400 (a request is answered 503 at 20 s, which
  * would invite a retry that can only fail again): the window or the scope is too large.
@@ -211,7 +181,7 @@ const run = (key: AuthenticatedKey, rule: Rule, window: WindowInput) =>
       rule.universeId === null
         ? undefined
         : yield* lookupUniverse(key.account.id, rule.universeId, { from: fromDay, to: toDay })
-    const scope = scopeOf(md, universe)
+    const scope = scopeSlots(md, universe)
     // the tickers walked: those that can match (pinned, or the scope's members over the window, or all),
     // and those the conditions name
     const walked = new Set<number>()

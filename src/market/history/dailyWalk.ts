@@ -36,9 +36,11 @@ import {
   allocateColumns,
   bindColumns,
   commit,
+  commitDeferred,
   configForAssetType,
   type DailyState,
   epochDay,
+  finishCommits,
   isoDate,
   makeState,
   NO_INPUTS,
@@ -74,6 +76,12 @@ export interface WalkSpec {
   readonly inputs: WalkInputs
   /** the columns `row` holds (default: every computed column); writing fewer costs less per bar */
   readonly columns?: ReadonlyArray<string> | undefined
+  /**
+   * the bars previewed and visited (default: every bar walked); the others are only committed, in
+   * runs whose `hot` refresh is deferred to the next preview — a walk that reads one bar in five
+   * (a weekly backtest) costs little more than the commits
+   */
+  readonly wanted?: ((k: number, j: number) => boolean) | undefined
 }
 
 /**
@@ -132,6 +140,9 @@ export class DailyWalk {
       if (k % 64 === 63) yield
     }
     const inputs = new ChunkInputs(md, spec.inputs, slots)
+    const wanted = spec.wanted
+    /** tickers whose state has deferred commits (`finishCommits` before the next preview) */
+    const deferred = new Uint8Array(n)
     let work = 0
     for (let c0 = first; c0 <= spec.toDay; c0 += CHUNK_DAYS) {
       const c1 = Math.min(c0 + CHUNK_DAYS - 1, spec.toDay)
@@ -144,9 +155,18 @@ export class DailyWalk {
         for (; j < end[k] && s.days[j] <= c1; j++) {
           const day = s.days[j]
           const bar = barAt(s, j)
-          preview(st, bar, inputs.of(i, day), this.sink, 0)
-          visit(k, j, day)
-          commit(st, bar)
+          if (wanted !== undefined && !wanted(k, j)) {
+            commitDeferred(st, bar)
+            deferred[k] = 1
+          } else {
+            if (deferred[k] === 1) {
+              finishCommits(st)
+              deferred[k] = 0
+            }
+            preview(st, bar, inputs.of(i, day), this.sink, 0)
+            visit(k, j, day)
+            commit(st, bar)
+          }
           if (++work % SLICE_BARS === 0) yield
         }
         next[k] = j

@@ -1,13 +1,14 @@
 /**
- * Ordering scan matches fast. Per snapshot and (column, direction) the rows
+ * Ordering scan matches fast (the scans' pages, a backtest's top `limit` on
+ * each rebalance day). Per snapshot and (column, direction) the rows
  * are sorted once — by the column's value in the direction, NULLs last in
  * both directions, ties by ticker ascending (row order) — and cached as a
  * rank per row. A page is then the first `limit` matches whose rank lies past
  * the cursor's key: the ordering is walked from the cursor's position,
  * testing each row in the matches' bitset, until the page is full.
  */
-import type { Column, Snapshot } from "../../market/snapshot.js"
-import { type Bits, hasBit, rowsOfBits } from "../../query/index.js"
+import type { Column, Snapshot } from "../market/snapshot.js"
+import { type Bits, hasBit, rowsOfBits } from "./evaluate/bits.js"
 
 export type OrderValue = number | string | null
 

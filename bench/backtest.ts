@@ -1,0 +1,163 @@
+/**
+ * Backtests (issue 17, item 3): the walk behind `POST /v2/scan/backtest` on
+ * the full market over the whole daily history the service holds, against
+ * the as-of route in the same run — one as-of scan per rebalance day
+ * (`snapshotAsOf`, cold, and the compiled query over it, the top `limit` in
+ * the scan's order, exits from the series), measured over a sample of
+ * rebalance days and scaled to the run's count.
+ *
+ * - weekly over the whole market (`rsi_14 < 30`, every match, 5-day hold);
+ * - daily over `top_100` (`rsi_14 < 50`, the top 10 by `relative_volume`,
+ *   1-day hold).
+ *
+ * The issue's goals are for 20 years (weekly whole market ≤ 3 s, daily
+ * top_100 ≤ 5 s); the history here is shorter, so the figures are also given
+ * per year of history and scaled to 20 years.
+ *
+ *   npm run bench:backtest [-- --history-days=260]
+ */
+
+import { systemMembership } from "../src/api/universes/resolve.js"
+import { MarketData } from "../src/market/engine/MarketData.js"
+import { DAY_MS, isoDate } from "../src/market/indicators/days.js"
+import { loadTickers } from "../src/market/tickers/index.js"
+import type { CompiledQuery } from "../src/query/index.js"
+import {
+  type BacktestPeriod,
+  backtestPeriods,
+  closeOnOrBefore,
+  type Pick,
+  screenDay
+} from "../src/research/backtest/run.js"
+import { type Every, exitDay, rebalanceDays } from "../src/research/backtest/schedule.js"
+import { summarize } from "../src/research/backtest/stats.js"
+import { compileOn } from "../test/support/compileOn.js"
+import { timed } from "./support/stats.js"
+
+const arg = (name: string, fallback: number) => {
+  const hit = process.argv.find((a) => a.startsWith(`--${name}=`))
+  return hit === undefined ? fallback : Number(hit.split("=")[1])
+}
+const HISTORY_DAYS = arg("history-days", 260)
+const NOW = Date.UTC(2026, 10, 20, 18, 30) // a Friday, 13:30 New York
+const TODAY = Math.floor(NOW / DAY_MS)
+const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`)
+
+const tickers = loadTickers()
+console.log(`market: ${tickers.length} tickers, HISTORY_DAYS=${HISTORY_DAYS}`)
+const built = timed(() => MarketData.build({ seed: 20260526, tickers, historyDays: HISTORY_DAYS, now: NOW }))
+const md = built.value
+console.log(`built in ${fmt(built.ms)}`)
+
+const compile = compileOn(md)
+
+let end = 0
+for (const s of md.series) if (s.length > 0) end = Math.max(end, s.days[s.length - 1]!)
+const fromDay = md.earliestDay + 14
+const years = (end - fromDay) / 365.25
+console.log(`history: ${isoDate(fromDay)} to ${isoDate(end)} (${years.toFixed(2)} years)`)
+const spy = md.index.get("SPY")!
+const top100 = (day: number) => new Set(systemMembership(md, "top_100", day).tickers.map((t) => md.index.get(t)!))
+
+interface Case {
+  readonly name: string
+  readonly q: CompiledQuery
+  readonly every: Every
+  readonly hold: number
+  readonly pick: Pick
+  readonly scope: (day: number) => ReadonlySet<number> | undefined
+  /** rebalances in 20 years */
+  readonly perTwentyYears: number
+  readonly goalMs: number
+}
+
+const cases: ReadonlyArray<Case> = [
+  {
+    name: "weekly, whole market, rsi_14 < 30, every match, hold 5d",
+    q: compile("rsi_14 < 30"),
+    every: "1w",
+    hold: 5,
+    pick: { order: "day_change_pct", desc: true, limit: undefined },
+    scope: () => undefined,
+    perTwentyYears: 20 * 52,
+    goalMs: 3000
+  },
+  {
+    name: "daily, top_100, rsi_14 < 50, top 10 by relative_volume, hold 1d",
+    q: compile("rsi_14 < 50"),
+    every: "1d",
+    hold: 1,
+    pick: { order: "relative_volume", desc: true, limit: 10 },
+    scope: top100,
+    perTwentyYears: 20 * 252,
+    goalMs: 5000
+  }
+]
+
+/** The as-of route for one rebalance: the day's snapshot (cold), the screen, the exits. */
+const asOfPeriod = (c: Case, day: number, exit: number) => {
+  const snap = md.snapshotAsOf(isoDate(day))
+  const scope = c.scope(day)
+  const rows =
+    scope === undefined
+      ? undefined
+      : Int32Array.from(
+          [...scope].flatMap((slot) => snap.index.get(md.tickers[slot]!.ticker) ?? []),
+          (r) => r
+        ).sort()
+  const bought = screenDay(c.q, snap, rows, c.pick)
+  let n = 0
+  let sum = 0
+  const price = snap.columns.get("price") as { values: Float64Array; valid: Uint8Array }
+  for (const r of bought) {
+    if (price.valid[r] !== 1 || !(price.values[r]! > 0)) continue
+    n++
+    sum += closeOnOrBefore(md, md.index.get(snap.tickers[r]!)!, exit) / price.values[r]! - 1
+  }
+  return n === 0 ? null : sum / n
+}
+
+const SAMPLE = 6
+const table: Array<string> = []
+for (const c of cases) {
+  const days = rebalanceDays(fromDay, TODAY - 1, c.every).filter((d) => exitDay(d, c.hold) <= end)
+  const exits = days.map((d) => exitDay(d, c.hold))
+  const walked = new Set<number>()
+  for (const d of days) for (const slot of c.scope(d) ?? md.index.values()) walked.add(slot)
+  const slots = [...walked].sort((a, b) => a - b)
+  const run = timed(() => {
+    const periods: Array<BacktestPeriod> = []
+    const gen = backtestPeriods(md, { slots, q: c.q, pick: c.pick, days, exits, scope: c.scope, benchmark: spy })
+    for (let s = gen.next(); !s.done; s = gen.next()) if (s.value !== undefined) periods.push(s.value)
+    return periods
+  })
+  const summary = summarize(run.value)
+  // the as-of route over a sample of the same rebalances, spread over the range (checked equal)
+  const picks = Array.from({ length: SAMPLE }, (_, i) => Math.floor(((i + 0.5) * days.length) / SAMPLE))
+  const baseline = timed(() => picks.map((i) => asOfPeriod(c, days[i]!, exits[i]!)))
+  picks.forEach((i, k) => {
+    const a = baseline.value[k]
+    const b = run.value[i]!.return
+    if ((a === null) !== (b === null) || (a !== null && b !== null && Math.abs(a - b) > 1e-9)) {
+      throw new Error(`${c.name}: the walk and the as-of route disagree on ${isoDate(days[i]!)}: ${b} vs ${a}`)
+    }
+  })
+  const perRebalance = baseline.ms / SAMPLE
+  const baselineMs = perRebalance * days.length
+  const perYear = run.ms / years
+  const twenty = perYear * 20
+  console.log(
+    `${c.name}: ${days.length} rebalances over ${slots.length} tickers: ${fmt(run.ms)} wall (${fmt(run.cpuMs)} CPU), ` +
+      `${fmt(perYear)} per year of history → ${fmt(twenty)} for 20 years (goal ${fmt(c.goalMs)}); ` +
+      `as-of route ${fmt(perRebalance)} per rebalance → ${fmt(baselineMs)} (× ${(run.ms / baselineMs).toFixed(3)}), ` +
+      `${fmt(perRebalance * c.perTwentyYears)} for 20 years; mean_count ${summary.mean_count?.toFixed(1)}, ` +
+      `mean_return ${summary.mean_return?.toFixed(5)}`
+  )
+  table.push(
+    `| ${c.name} | ${days.length} | ${fmt(run.ms)} | ${fmt(baselineMs)} | ${(run.ms / baselineMs).toFixed(3)} | ${fmt(perYear)} | ${fmt(twenty)} | ${fmt(c.goalMs)} |`
+  )
+}
+console.log(
+  "\n| Backtest | Rebalances | Walk | As-of route, same rebalances | Ratio | Walk per year of history | Scaled to 20 years | Goal (20 years) |\n|---|---|---|---|---|---|---|---|"
+)
+for (const row of table) console.log(row)

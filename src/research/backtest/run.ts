@@ -1,0 +1,108 @@
+/**
+ * A screen's backtest over the daily history, in one walk: the rows the
+ * rebalance days read (each walked ticker's as-of row of each rebalance day —
+ * its latest daily row on or before it, at most 14 days older, the as-of
+ * scans' rows) are kept from one `DailyWalk` that previews only those bars
+ * (`KeptRows` with `barsAsOf`), and only the columns `q` and the order read,
+ * and `price`. Then, day by day, the kept values are laid out as that day's
+ * snapshot (`DaySnapshot`), `q` evaluated within the universe's rows of that
+ * day (`screenDay`), the top `limit` taken in the scan's order, and each held
+ * ticker's return measured to its close on the exit day (periods.ts).
+ *
+ * A generator: it yields `undefined` every few hundred walked bars (so a
+ * caller can let other work run) and each period as it is computed.
+ */
+import { DaySnapshot, STRING_COLUMN_NAMES } from "../../alerts/dryRun/daySnapshot.js"
+import type { MarketData } from "../../market/engine/MarketData.js"
+import { stateInstant } from "../../market/history/dailyWalk.js"
+import { barsAsOf, KeptRows } from "../../market/history/keptRows.js"
+import type { Snapshot } from "../../market/snapshot.js"
+import { type CompiledQuery, rowsOfBits } from "../../query/index.js"
+import { pageOf } from "../../query/order.js"
+import { holdingReturn, periodReturn } from "./periods.js"
+
+/** Which of a day's matches are bought: all of them, or the first `limit` in the scan's order. */
+export interface Pick {
+  readonly order: string
+  readonly desc: boolean
+  /** undefined: every match */
+  readonly limit: number | undefined
+}
+
+export interface BacktestSpec {
+  /** market slots walked (those that may be held, and those `q` names), ascending */
+  readonly slots: ReadonlyArray<number>
+  readonly q: CompiledQuery
+  readonly pick: Pick
+  /** rebalance days and their exit days (epoch days, ascending) */
+  readonly days: ReadonlyArray<number>
+  readonly exits: ReadonlyArray<number>
+  /** the slots in the universe on `day` (undefined: every walked slot) */
+  readonly scope: (day: number) => ReadonlySet<number> | undefined
+  /** the benchmark's market slot (undefined: none) */
+  readonly benchmark: number | undefined
+}
+
+export interface BacktestPeriod {
+  readonly day: number
+  readonly exitDay: number
+  readonly count: number
+  readonly return: number | null
+  readonly benchmark_return: number | null
+}
+
+/**
+ * The one evaluation of a backtest: the rows of `snapshot` (one day's rows) bought that day — `q`
+ * over the universe's rows (`rows`; undefined: every row), all matches or the first `limit` in the
+ * scan's (order value, ticker) order. A cross-sectional function of `q` (rank, pct_rank, zscore)
+ * takes its scope here: the universe's rows of that day.
+ */
+export const screenDay = (q: CompiledQuery, snapshot: Snapshot, rows: Int32Array | undefined, pick: Pick) => {
+  const matched = q.matchBits(snapshot, rows)
+  if (pick.limit === undefined) {
+    const out = new Int32Array(matched.count)
+    rowsOfBits(matched.bits, out)
+    return out
+  }
+  return Int32Array.from(pageOf(snapshot, matched, pick.order, pick.desc, pick.limit, undefined).rows)
+}
+
+/** The columns a backtest keeps: `price`, those `q` reads and the order column (numeric and boolean ones). */
+export const backtestColumns = (q: CompiledQuery, order: string): Array<string> =>
+  [...new Set(["price", order, ...q.columns])].filter((n) => !STRING_COLUMN_NAMES.has(n)).sort()
+
+/** A ticker's last close on or before `day` (NaN: none). */
+export const closeOnOrBefore = (md: MarketData, slot: number, day: number): number => {
+  const s = md.series[slot]!
+  const j = s.indexAtOrBefore(day)
+  return j < 0 ? Number.NaN : s.close[j]!
+}
+
+export function* backtestPeriods(md: MarketData, spec: BacktestSpec): Generator<BacktestPeriod | undefined, void> {
+  const { slots, days, exits } = spec
+  const n = slots.length
+  const rows = new KeptRows(md, slots, backtestColumns(spec.q, spec.pick.order), barsAsOf(days))
+  for (const _ of rows.walk()) yield undefined
+
+  const layout = new DaySnapshot(md, slots, rows.columns)
+  const positions = new Int32Array(n)
+  const bars = new Int32Array(n)
+  for (let d = 0; d < days.length; d++) {
+    const day = days[d]!
+    const exit = exits[d]!
+    rows.on(day, positions, bars)
+    const snapshot = layout.at(stateInstant(true, day), positions)
+    const bought = layout.slotsOf(screenDay(spec.q, snapshot, layout.rowsIn(spec.scope(day)), spec.pick))
+    const entries = new Float64Array(bought.length)
+    const exitCloses = new Float64Array(bought.length)
+    for (let i = 0; i < bought.length; i++) {
+      entries[i] = layout.price(bought[i]!)
+      exitCloses[i] = closeOnOrBefore(md, bought[i]!, exit)
+    }
+    const held = periodReturn(entries, exitCloses)
+    const b = spec.benchmark
+    const benchmark =
+      b === undefined ? undefined : holdingReturn(closeOnOrBefore(md, b, day), closeOnOrBefore(md, b, exit))
+    yield { day, exitDay: exit, count: held.count, return: held.return, benchmark_return: benchmark ?? null }
+  }
+}
