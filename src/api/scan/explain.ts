@@ -57,8 +57,7 @@ export const explainScan = (input: ExplainScanInput) =>
       const data = md ?? (yield* marketData)
       const members = yield* resolveUniverse(data, key.account.id, input.universe, day, asof !== undefined)
       inUniverse = members.includes(meta.ticker)
-      if (compiled.crossSectional)
-        scope = rowsOfTickers(snapshot, inUniverse ? members : [...members, meta.ticker])
+      if (compiled.crossSectional) scope = rowsOfTickers(snapshot, inUniverse ? members : [...members, meta.ticker])
     }
     const tree = explainNode(compiled.ir, snapshot, row, scope)
     const matched = inUniverse && tree.result === true
