@@ -65,7 +65,7 @@ export const callPlan = (n: Extract<Node, { k: "call" }>, plan: (n: Node) => Eva
     case "ZSCORE": {
       // the whole scope's values (memoized), whatever rows are asked for
       const a = args[0]!
-      return make("numeric", (env) => rankVector(env, n, a))
+      return make("numeric", (env, sel, m) => rankVector(env, n, a, sel, m))
     }
     case "COALESCE":
     case "LEAST":

@@ -12,11 +12,12 @@
  *
  * A call's values for the whole scope are computed once per (snapshot, scope array, call) and
  * memoized on the snapshot (`WeakMap`s: they live as long as the snapshot and the scope's rows), so
- * any number of predicates sharing a ranked expression over one universe compute it once a tick.
- * The scope is identified by its array: callers pass the same array for the same universe.
+ * any number of predicates sharing a ranked expression over one universe compute it once a tick;
+ * RANK and PCT_RANK of one argument and partition share one sort. The scope is identified by its
+ * array: callers pass the same array for the same universe. Values are kept at the scope's
+ * positions (a universe of 10 keeps 10, not one per row of the market).
  */
 import type { Snapshot } from "../../market/snapshot.js"
-import type { RankFnName } from "../functions.js"
 import type { Node } from "../ir.js"
 import { Arena, allRows } from "./arena.js"
 import { stringCodes } from "./columns.js"
@@ -24,14 +25,14 @@ import type { Env, EvalPlan } from "./planCore.js"
 
 type CallNode = Extract<Node, { k: "call" }>
 
-const memo = new WeakMap<Snapshot, WeakMap<Int32Array, Map<string, Float64Array>>>()
+const memo = new WeakMap<Snapshot, WeakMap<Int32Array, ScopeMemo>>()
 const keys = new WeakMap<Node, string>()
 
 /** how many scope-wide rankings were computed (not served from the memo): for benchmarks and tests */
 export const rankCounters = { computed: 0 }
 
 /** the call's identity: function, argument and partition (the typed tree, canonical) */
-const keyOf = (n: CallNode): string => {
+const keyOf = (n: Node): string => {
   let k = keys.get(n)
   if (k === undefined) {
     k = JSON.stringify(n)
@@ -83,91 +84,176 @@ const ZSCORE_SCALE = 1e10
 const roundZ = (z: number): number =>
   (z < 0 ? -Math.round(-z * ZSCORE_SCALE) : Math.round(z * ZSCORE_SCALE)) / ZSCORE_SCALE + 0
 
-/** one partition's values (`rows` of `x`): writes each row's result to `out` */
-const rankGroup = (fn: RankFnName, x: Float64Array, rows: Int32Array, out: Float64Array) => {
-  const k = rows.length
+/** where each value of a scope stands in its partition: rows below it, rows not above it, rows in all */
+interface Standing {
+  readonly below: Int32Array
+  readonly upto: Int32Array
+  /** 0 where the value is NULL */
+  readonly size: Int32Array
+}
+
+/** ZSCORE of one partition: the values at scope positions `pos` of `xs`, written to `out` at the same positions */
+const zscoreGroup = (xs: Float64Array, pos: Int32Array, out: Float64Array) => {
+  const k = pos.length
   const vals = new Float64Array(k)
-  for (let i = 0; i < k; i++) vals[i] = x[rows[i]!]!
-  if (fn === "ZSCORE") {
-    let min = vals[0]!
-    let max = vals[0]!
-    let amax = 0
-    for (let i = 0; i < k; i++) {
-      const v = vals[i]!
-      if (v < min) min = v
-      if (v > max) max = v
-      const a = Math.abs(v)
-      if (a > amax) amax = a
-    }
-    if (min === max) return // no deviation: NULL
-    // scaled by a power of two (exact) so that no square overflows or underflows
-    const s = 2 ** Math.ceil(Math.log2(amax))
-    for (let i = 0; i < k; i++) vals[i] = vals[i]! / s
-    const mean = compensatedSum(k, (i) => vals[i]!) / k
-    const sd = Math.sqrt(compensatedSum(k, (i) => (vals[i]! - mean) ** 2) / k)
-    for (let i = 0; i < k; i++) out[rows[i]!] = roundZ((vals[i]! - mean) / sd)
-    return
-  }
-  const sorted = vals.slice().sort()
+  let min = Number.POSITIVE_INFINITY
+  let max = Number.NEGATIVE_INFINITY
+  let amax = 0
   for (let i = 0; i < k; i++) {
-    const v = vals[i]!
-    out[rows[i]!] = fn === "RANK" ? k - upperBound(sorted, v) + 1 : k === 1 ? 0 : lowerBound(sorted, v) / (k - 1)
+    const v = xs[pos[i]!]!
+    vals[i] = v
+    if (v < min) min = v
+    if (v > max) max = v
+    const a = Math.abs(v)
+    if (a > amax) amax = a
+  }
+  if (min === max) return // no deviation: NULL
+  // scaled by a power of two (exact) so that no square overflows or underflows
+  const s = 2 ** Math.ceil(Math.log2(amax))
+  for (let i = 0; i < k; i++) vals[i] = vals[i]! / s
+  const mean = compensatedSum(k, (i) => vals[i]!) / k
+  const sd = Math.sqrt(compensatedSum(k, (i) => (vals[i]! - mean) ** 2) / k)
+  for (let i = 0; i < k; i++) out[pos[i]!] = roundZ((vals[i]! - mean) / sd)
+}
+
+/** the standing of one partition's values (scope positions `pos` of `xs`) */
+const standGroup = (xs: Float64Array, pos: Int32Array, st: Standing) => {
+  const k = pos.length
+  const sorted = new Float64Array(k)
+  for (let i = 0; i < k; i++) sorted[i] = xs[pos[i]!]!
+  sorted.sort()
+  for (let i = 0; i < k; i++) {
+    const p = pos[i]!
+    const v = xs[p]!
+    st.below[p] = lowerBound(sorted, v)
+    st.upto[p] = upperBound(sorted, v)
+    st.size[p] = k
   }
 }
 
-/** The call's value at every row of the scope (NaN: NULL, and every row outside it). */
-const compute = (env: Env, n: CallNode, arg: EvalPlan): Float64Array => {
-  const size = env.snap.size
-  const out = new Float64Array(size).fill(Number.NaN)
+/**
+ * The argument's values at each scope position (`xs`, NaN: NULL) grouped by partition: `each` is
+ * called with the scope positions of every non-empty partition (NULL is a partition too, as in
+ * PostgreSQL's `PARTITION BY`).
+ */
+const groups = (env: Env, xs: Float64Array, by: Node | undefined, each: (pos: Int32Array) => void) => {
   const scope = env.scope
-  const x = arg.vec(env, scope, scope.length) as Float64Array
   const present: Array<number> = []
-  for (let i = 0; i < scope.length; i++) {
-    const r = scope[i]!
-    if (x[r] === x[r]) present.push(r)
-  }
-  if (present.length === 0) return out
-  const fn = n.fn as RankFnName
-  const by = n.args[1]
+  for (let j = 0; j < xs.length; j++) if (xs[j] === xs[j]) present.push(j)
+  if (present.length === 0) return
   if (by === undefined || by.k !== "col") {
-    rankGroup(fn, x, Int32Array.from(present), out)
-    return out
+    each(Int32Array.from(present))
+    return
   }
-  // group by the partition's dictionary code (NULL, -1, is a partition too)
   const { codes, ids } = stringCodes(env.snap, by.name)
   const counts = new Int32Array(ids.size + 1)
-  for (const r of present) counts[codes[r]! + 1]!++
+  for (const j of present) counts[codes[scope[j]!]! + 1]!++
   const starts = new Int32Array(ids.size + 2)
   for (let g = 0; g < counts.length; g++) starts[g + 1] = starts[g]! + counts[g]!
   const grouped = new Int32Array(present.length)
   const fill = starts.slice(0, counts.length)
-  for (const r of present) grouped[fill[codes[r]! + 1]!++] = r
-  for (let g = 0; g < counts.length; g++) {
-    if (counts[g]! > 0) rankGroup(fn, x, grouped.subarray(starts[g]!, starts[g + 1]!), out)
+  for (const j of present) grouped[fill[codes[scope[j]!]! + 1]!++] = j
+  for (let g = 0; g < counts.length; g++) if (counts[g]! > 0) each(grouped.subarray(starts[g]!, starts[g + 1]!))
+}
+
+/** the argument's values at the scope's positions */
+const argValues = (env: Env, arg: EvalPlan): Float64Array => {
+  const scope = env.scope
+  const x = arg.vec(env, scope, scope.length) as Float64Array
+  const xs = new Float64Array(scope.length)
+  for (let j = 0; j < scope.length; j++) xs[j] = x[scope[j]!]!
+  return xs
+}
+
+interface ScopeMemo {
+  /** a call's values at the scope's positions, by call */
+  readonly values: Map<string, Float64Array>
+  /** the standings RANK and PCT_RANK of one argument and partition share, by argument and partition */
+  readonly standings: Map<string, Standing>
+}
+
+/** The call's value at each position of the scope (NaN: NULL). */
+const compute = (env: Env, memo: ScopeMemo, n: CallNode, arg: EvalPlan): Float64Array => {
+  const m = env.scope.length
+  const out = new Float64Array(m).fill(Number.NaN)
+  const by = n.args[1]
+  if (n.fn === "ZSCORE") {
+    const xs = argValues(env, arg)
+    groups(env, xs, by, (pos) => zscoreGroup(xs, pos, out))
+    return out
+  }
+  const key = `${keyOf(n.args[0]!)}\u0000${by?.k === "col" ? by.name : ""}`
+  let st = memo.standings.get(key)
+  if (st === undefined) {
+    const made: Standing = { below: new Int32Array(m), upto: new Int32Array(m), size: new Int32Array(m) }
+    const xs = argValues(env, arg)
+    groups(env, xs, by, (pos) => standGroup(xs, pos, made))
+    memo.standings.set(key, made)
+    st = made
+  }
+  const { below, upto, size } = st
+  for (let j = 0; j < m; j++) {
+    const k = size[j]!
+    if (k === 0) continue
+    out[j] = n.fn === "RANK" ? k - upto[j]! + 1 : k === 1 ? 0 : below[j]! / (k - 1)
   }
   return out
 }
 
-/** The call's values over the evaluation's scope, memoized per (snapshot, scope, call). */
-export const rankVector = (env: Env, n: CallNode, arg: EvalPlan): Float64Array => {
+/**
+ * The call's values over the evaluation's scope at the scope's positions (`env.scope[j]`'s value is
+ * `[j]`), memoized per (snapshot, scope, call).
+ */
+export const rankValues = (env: Env, n: CallNode, arg: EvalPlan): Float64Array => {
   let byScope = memo.get(env.snap)
   if (byScope === undefined) {
     byScope = new WeakMap()
     memo.set(env.snap, byScope)
   }
-  let byCall = byScope.get(env.scope)
-  if (byCall === undefined) {
-    byCall = new Map()
-    byScope.set(env.scope, byCall)
+  let m = byScope.get(env.scope)
+  if (m === undefined) {
+    m = { values: new Map(), standings: new Map() }
+    byScope.set(env.scope, m)
   }
   const key = keyOf(n)
-  let v = byCall.get(key)
+  let v = m.values.get(key)
   if (v === undefined) {
-    v = compute(env, n, arg)
+    v = compute(env, m, n, arg)
     rankCounters.computed++
-    byCall.set(key, v)
+    m.values.set(key, v)
   }
   return v
+}
+
+/** position of `row` in the ascending `scope`, -1 when absent */
+const positionIn = (scope: Int32Array, row: number): number => {
+  let lo = 0
+  let hi = scope.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (scope[mid]! < row) lo = mid + 1
+    else hi = mid
+  }
+  return lo < scope.length && scope[lo] === row ? lo : -1
+}
+
+/** The call's values for the rows `sel[0..m)` (the evaluator's vector), ranked among the scope: NULL outside it. */
+export const rankVector = (env: Env, n: CallNode, arg: EvalPlan, sel: Int32Array, m: number): Float64Array => {
+  const values = rankValues(env, n, arg)
+  const scope = env.scope
+  const out = env.arena.f64()
+  if (sel === scope || scope === env.all) {
+    // a row's position is its index in the selection, or the row itself
+    if (sel === scope) for (let j = 0; j < m; j++) out[sel[j]!] = values[j]!
+    else for (let j = 0; j < m; j++) out[sel[j]!] = values[sel[j]!]!
+    return out
+  }
+  for (let j = 0; j < m; j++) {
+    const r = sel[j]!
+    const p = positionIn(scope, r)
+    out[r] = p < 0 ? Number.NaN : values[p]!
+  }
+  return out
 }
 
 /** the planner, registered by plan.ts (which depends on this module through calls.ts) */
@@ -190,7 +276,9 @@ export const rankAt = (snap: Snapshot, n: CallNode, row: number, scope: Int32Arr
   const arena = new Arena(snap.size)
   try {
     const all = allRows(snap.size)
-    return rankVector({ snap, arena, all, scope: scope ?? all }, n, arg)[row]!
+    const env = { snap, arena, all, scope: scope ?? all }
+    const p = env.scope === all ? row : positionIn(env.scope, row)
+    return p < 0 ? Number.NaN : rankValues(env, n, arg)[p]!
   } finally {
     arena.release()
   }
