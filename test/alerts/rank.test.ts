@@ -11,8 +11,7 @@ import { Universes } from "../../src/store/universes.js"
 import { backends } from "../support/backends.js"
 import { layerFor, queued, snapshot, webhook } from "./support.js"
 
-const fired = (id: string) =>
-  Effect.map(queued(id), (ds) => ds.map((d) => d.matches.map((m) => m.ticker).sort()))
+const fired = (id: string) => Effect.map(queued(id), (ds) => ds.map((d) => d.matches.map((m) => m.ticker).sort()))
 
 for (const backend of backends()) {
   describe(`ranked webhooks (${backend.name})`, () => {

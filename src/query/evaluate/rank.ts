@@ -41,30 +41,6 @@ const keyOf = (n: Node): string => {
   return k
 }
 
-/** first index of `sorted` whose value is not below `v` (rows below `v`) */
-const lowerBound = (sorted: Float64Array, v: number): number => {
-  let lo = 0
-  let hi = sorted.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (sorted[mid]! < v) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
-
-/** first index of `sorted` whose value is above `v` (rows not above `v`) */
-const upperBound = (sorted: Float64Array, v: number): number => {
-  let lo = 0
-  let hi = sorted.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (v < sorted[mid]!) hi = mid
-    else lo = mid + 1
-  }
-  return lo
-}
-
 /** Neumaier-compensated sum of `f(i)` for i in [0, n) */
 const compensatedSum = (n: number, f: (i: number) => number): number => {
   let sum = 0
@@ -116,21 +92,6 @@ const zscoreGroup = (xs: Float64Array, pos: Int32Array, out: Float64Array) => {
   for (let i = 0; i < k; i++) out[pos[i]!] = roundZ((vals[i]! - mean) / sd)
 }
 
-/** the standing of one partition's values (scope positions `pos` of `xs`) */
-const standGroup = (xs: Float64Array, pos: Int32Array, st: Standing) => {
-  const k = pos.length
-  const sorted = new Float64Array(k)
-  for (let i = 0; i < k; i++) sorted[i] = xs[pos[i]!]!
-  sorted.sort()
-  for (let i = 0; i < k; i++) {
-    const p = pos[i]!
-    const v = xs[p]!
-    st.below[p] = lowerBound(sorted, v)
-    st.upto[p] = upperBound(sorted, v)
-    st.size[p] = k
-  }
-}
-
 /**
  * The argument's values at each scope position (`xs`, NaN: NULL) grouped by partition: `each` is
  * called with the scope positions of every non-empty partition (NULL is a partition too, as in
@@ -170,6 +131,94 @@ interface ScopeMemo {
   readonly values: Map<string, Float64Array>
   /** the standings RANK and PCT_RANK of one argument and partition share, by argument and partition */
   readonly standings: Map<string, Standing>
+  /** an argument's values and its non-NULL positions by ascending value: one sort for every partition */
+  readonly orders: Map<string, { readonly xs: Float64Array; readonly order: Int32Array }>
+}
+
+/** the argument's values at the scope's positions and those not NULL in ascending order of value */
+const orderOf = (env: Env, memo: ScopeMemo, argNode: Node, arg: EvalPlan) => {
+  const key = keyOf(argNode)
+  let o = memo.orders.get(key)
+  if (o === undefined) {
+    const xs = argValues(env, arg)
+    let n = 0
+    for (let j = 0; j < xs.length; j++) if (xs[j] === xs[j]) n++
+    // the values sorted natively (a comparator sort of positions is several times slower), then each
+    // position placed by the number of values below its own (binary search; -0 ties 0), a counting sort
+    const sorted = new Float64Array(n)
+    n = 0
+    for (let j = 0; j < xs.length; j++) if (xs[j] === xs[j]) sorted[n++] = xs[j]!
+    sorted.sort()
+    const start = new Int32Array(n + 1)
+    const below = new Int32Array(xs.length)
+    for (let j = 0; j < xs.length; j++) {
+      const v = xs[j]!
+      if (v !== v) continue
+      let lo = 0
+      let hi = n
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (sorted[mid]! < v) lo = mid + 1
+        else hi = mid
+      }
+      below[j] = lo
+      start[lo + 1]!++
+    }
+    for (let k = 0; k < n; k++) start[k + 1]! += start[k]!
+    const order = new Int32Array(n)
+    for (let j = 0; j < xs.length; j++) if (xs[j] === xs[j]) order[start[below[j]!]!++] = j
+    o = { xs, order }
+    memo.orders.set(key, o)
+  }
+  return o
+}
+
+/**
+ * Where each value stands in its partition (none: one partition; NULL is a partition of its own),
+ * from the argument's one sorted order: a run of equal values takes the counts before it.
+ */
+const standingOf = (env: Env, memo: ScopeMemo, n: CallNode, arg: EvalPlan): Standing => {
+  const by = n.args[1]
+  const partition = by?.k === "col" ? by.name : undefined
+  const key = `${keyOf(n.args[0]!)}\u0000${partition ?? ""}`
+  const cached = memo.standings.get(key)
+  if (cached !== undefined) return cached
+  const { xs, order } = orderOf(env, memo, n.args[0]!, arg)
+  const m = xs.length
+  const st: Standing = { below: new Int32Array(m), upto: new Int32Array(m), size: new Int32Array(m) }
+  const scope = env.scope
+  let group: Int32Array
+  let groupCount = 1
+  if (partition === undefined) group = new Int32Array(m)
+  else {
+    const { codes, ids } = stringCodes(env.snap, partition)
+    group = new Int32Array(m)
+    for (let j = 0; j < m; j++) group[j] = codes[scope[j]!]! + 1
+    groupCount = ids.size + 1
+  }
+  const total = new Int32Array(groupCount)
+  for (let i = 0; i < order.length; i++) total[group[order[i]!]!]!++
+  const seen = new Int32Array(groupCount)
+  let i = 0
+  while (i < order.length) {
+    const v = xs[order[i]!]!
+    let j = i
+    while (j < order.length && xs[order[j]!] === v) j++
+    for (let k = i; k < j; k++) {
+      const p = order[k]!
+      st.below[p] = seen[group[p]!]!
+    }
+    for (let k = i; k < j; k++) seen[group[order[k]!]!]!++
+    for (let k = i; k < j; k++) {
+      const p = order[k]!
+      const g = group[p]!
+      st.upto[p] = seen[g]!
+      st.size[p] = total[g]!
+    }
+    i = j
+  }
+  memo.standings.set(key, st)
+  return st
 }
 
 /** The call's value at each position of the scope (NaN: NULL). */
@@ -182,16 +231,7 @@ const compute = (env: Env, memo: ScopeMemo, n: CallNode, arg: EvalPlan): Float64
     groups(env, xs, by, (pos) => zscoreGroup(xs, pos, out))
     return out
   }
-  const key = `${keyOf(n.args[0]!)}\u0000${by?.k === "col" ? by.name : ""}`
-  let st = memo.standings.get(key)
-  if (st === undefined) {
-    const made: Standing = { below: new Int32Array(m), upto: new Int32Array(m), size: new Int32Array(m) }
-    const xs = argValues(env, arg)
-    groups(env, xs, by, (pos) => standGroup(xs, pos, made))
-    memo.standings.set(key, made)
-    st = made
-  }
-  const { below, upto, size } = st
+  const { below, upto, size } = standingOf(env, memo, n, arg)
   for (let j = 0; j < m; j++) {
     const k = size[j]!
     if (k === 0) continue
@@ -212,7 +252,7 @@ export const rankValues = (env: Env, n: CallNode, arg: EvalPlan): Float64Array =
   }
   let m = byScope.get(env.scope)
   if (m === undefined) {
-    m = { values: new Map(), standings: new Map() }
+    m = { values: new Map(), standings: new Map(), orders: new Map() }
     byScope.set(env.scope, m)
   }
   const key = keyOf(n)
