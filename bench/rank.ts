@@ -25,13 +25,13 @@ import { performance } from "node:perf_hooks"
 import { CADENCES } from "../src/alerts/cadence.js"
 import { ColumnChanges } from "../src/alerts/incremental.js"
 import { type Pair, Pairs } from "../src/alerts/pairs.js"
-import { CATALOG } from "../src/market/catalog.js"
 import type { Column, Snapshot } from "../src/market/snapshot.js"
 import { loadTickers } from "../src/market/tickers/index.js"
 import { rankCounters } from "../src/query/evaluate/rank.js"
 import { compareStrings } from "../src/query/semantics.js"
 import { benchArgs } from "./support/args.js"
 import { conditionMaker, NUMERIC_COLUMNS } from "./support/conditions.js"
+import { catalogColumns } from "./support/market.js"
 import { quantile, seededRandom } from "./support/stats.js"
 
 const args = benchArgs()
@@ -60,32 +60,8 @@ const STATIC: Record<string, ReadonlyArray<string>> = {
 }
 const draw = (name: string) => (name === "price" ? 1 + rand() * 199 : rand() * 100 - 10)
 
-const firstColumns = (): Map<string, Column> => {
-  const columns = new Map<string, Column>()
-  for (const c of CATALOG) {
-    if (c.type === "string") {
-      const values = tickers.map((t, i) =>
-        c.name === "ticker" ? t : (STATIC[c.name]?.[i % STATIC[c.name]!.length] ?? `${c.name}-${i % 97}`)
-      )
-      columns.set(c.name, { kind: "string", values })
-      continue
-    }
-    const values = c.type === "numeric" ? new Float64Array(N) : new Uint8Array(N)
-    const valid = new Uint8Array(N)
-    for (let i = 0; i < N; i++) {
-      if (c.nullable && rand() < 0.05) continue
-      valid[i] = 1
-      values[i] = c.type === "numeric" ? draw(c.name) : rand() < 0.3 ? 1 : 0
-    }
-    columns.set(
-      c.name,
-      c.type === "numeric"
-        ? { kind: "numeric", values: values as Float64Array, valid }
-        : { kind: "boolean", values: values as Uint8Array, valid }
-    )
-  }
-  return columns
-}
+const firstColumns = (): Map<string, Column> =>
+  catalogColumns(tickers, rand, (name, i) => STATIC[name]?.[i % STATIC[name]!.length] ?? `${name}-${i % 97}`, draw)
 
 /** the next tick: every price drifts ±0.2%, 1.25% of the tickers re-draw one numeric column */
 const nextColumns = (prev: ReadonlyMap<string, Column>): Map<string, Column> => {
