@@ -82,6 +82,7 @@ import { Universes } from "../src/store/universes.js"
 import { Webhooks } from "../src/store/webhooks.js"
 import { isolatedSchemaUrl } from "../test/support/backends.js"
 import { conditionMaker, wholeMarketMaker } from "./support/conditions.js"
+import { catalogColumns } from "./support/market.js"
 
 const args = new Map(
   process.argv.slice(2).map((a) => {
@@ -133,32 +134,13 @@ const SECTORS = ["Technology", "Energy", "Healthcare", "Financials", "Industrial
 const nullable = new Map(CATALOG.map((c) => [c.name, c.nullable] as const))
 
 const drawNumeric = (name: string) => (name === "price" ? 1 + rand() * 199 : rand() * 100 - 10)
-const firstColumns = (): Map<string, Column> => {
-  const columns = new Map<string, Column>()
-  for (const c of CATALOG) {
-    if (c.type === "string") {
-      const values = tickers.map((t, i) =>
-        c.name === "ticker" ? t : c.name === "sector" ? SECTORS[i % SECTORS.length]! : `${c.name}-${i % 97}`
-      )
-      columns.set(c.name, { kind: "string", values })
-      continue
-    }
-    const values = c.type === "numeric" ? new Float64Array(N) : new Uint8Array(N)
-    const valid = new Uint8Array(N)
-    for (let i = 0; i < N; i++) {
-      if (c.nullable && rand() < 0.05) continue
-      valid[i] = 1
-      values[i] = c.type === "numeric" ? drawNumeric(c.name) : rand() < 0.3 ? 1 : 0
-    }
-    columns.set(
-      c.name,
-      c.type === "numeric"
-        ? { kind: "numeric", values: values as Float64Array, valid }
-        : { kind: "boolean", values: values as Uint8Array, valid }
-    )
-  }
-  return columns
-}
+const firstColumns = (): Map<string, Column> =>
+  catalogColumns(
+    tickers,
+    rand,
+    (name, i) => (name === "sector" ? SECTORS[i % SECTORS.length]! : `${name}-${i % 97}`),
+    drawNumeric
+  )
 const index = new Map(tickers.map((t, i) => [t, i] as const))
 const snapshotOf = (columns: Map<string, Column>, asOf: number): Snapshot => ({
   asOf,

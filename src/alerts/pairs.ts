@@ -8,6 +8,11 @@
  * one with few changed rows is evaluated on those only (`incremental.ts`).
  * Its result is its matches as sorted ticker ids, the same array while they
  * do not change: slices and actors compare it by reference.
+ *
+ * A cross-sectional pair (PCT_RANK, RANK, ZSCORE) ranks among its scope's rows (the same array
+ * for every pair of the scope, so a ranking is computed once a tick for all of them): a change of a
+ * column it reads on any row of the scope can change every row, so it is never patched — skipped
+ * when no such change, else evaluated in full (on its candidate rows, ranked among the scope).
  */
 import { CATALOG } from "../market/catalog.js"
 import type { Snapshot } from "../market/snapshot.js"
@@ -39,6 +44,8 @@ export interface Pair {
   readonly q: string
   /** it reads other tickers' rows (`AAPL.price`): never patched */
   readonly crossTicker: boolean
+  /** it ranks among its scope (PCT_RANK, RANK, ZSCORE): skipped or evaluated in full, never patched */
+  readonly crossSectional: boolean
   /** webhooks per cadence (by index in CADENCES), over every slice */
   readonly cadenceCounts: Array<number>
   /** bit i set when some webhook has cadence CADENCES[i]: a tick tests it against its due bits */
@@ -120,6 +127,7 @@ export class Pairs {
         scope,
         q: w.q,
         crossTicker: compiled.tickers.length > 0,
+        crossSectional: compiled.crossSectional,
         cadenceCounts: CADENCES.map(() => 0),
         cadenceBits: 0,
         result: undefined,
@@ -206,18 +214,19 @@ export class Pairs {
     return cand
   }
 
-  /** Evaluates a pair in full: its matches as sorted ticker ids. */
+  /** Evaluates a pair in full on `rows`, ranked among `scope`: its matches as sorted ticker ids. */
   private evaluateFull(
     p: Pair,
     snapshot: Snapshot,
     rowIds: { readonly ids: Int32Array; readonly monotonic: boolean },
-    rows: Int32Array | undefined
+    rows: Int32Array | undefined,
+    scope: Int32Array | undefined
   ): Int32Array {
     if (rows !== undefined && rows.length === 0) return EMPTY
     const predicate = this.predicate(p.q)
     if (predicate === undefined) return EMPTY
     const buffer = this.buffer
-    const n = predicate.evaluateInto(snapshot, buffer, rows)
+    const n = predicate.evaluateInto(snapshot, buffer, rows, scope)
     if (n <= 1) return n === 0 ? EMPTY : single(rowIds.ids[buffer[0]!]!)
     const next = new Int32Array(n)
     for (let i = 0; i < n; i++) next[i] = rowIds.ids[buffer[i]!]!
@@ -247,24 +256,32 @@ export class Pairs {
       !p.crossTicker &&
       sameRows(p.rowsUsed, rows)
     ) {
-      const candidates = this.candidatesOf(p, snapshot, rows)
-      const limit = Math.max(16, (candidates?.length ?? snapshot.size) >> 2)
-      const dirty = dirtyRows(changes, p.columnIds, candidates, limit)
-      if (dirty !== undefined && dirty.length === 0) {
-        counts.skipped++
-        next = previous
-      } else if (dirty !== undefined) {
-        counts.patched++
-        const predicate = this.predicate(p.q)
-        const n = predicate === undefined ? 0 : predicate.evaluateInto(snapshot, this.buffer, dirty)
-        next = patchIds(previous, dirty, this.buffer, n, rowIds.ids, rowIds.monotonic)
+      if (p.crossSectional) {
+        // any changed row of the scope can move every rank: skipped only when none changed
+        if (dirtyRows(changes, p.columnIds, rows, 0)?.length === 0) {
+          counts.skipped++
+          next = previous
+        }
+      } else {
+        const candidates = this.candidatesOf(p, snapshot, rows)
+        const limit = Math.max(16, (candidates?.length ?? snapshot.size) >> 2)
+        const dirty = dirtyRows(changes, p.columnIds, candidates, limit)
+        if (dirty !== undefined && dirty.length === 0) {
+          counts.skipped++
+          next = previous
+        } else if (dirty !== undefined) {
+          counts.patched++
+          const predicate = this.predicate(p.q)
+          const n = predicate === undefined ? 0 : predicate.evaluateInto(snapshot, this.buffer, dirty)
+          next = patchIds(previous, dirty, this.buffer, n, rowIds.ids, rowIds.monotonic)
+        }
       }
     }
     if (next === undefined) {
       counts.full++
       // only the rows it can match: a ticker-scoped pair reads one row, not the market (and its
       // candidates are then ready for the next tick's patch)
-      next = this.evaluateFull(p, snapshot, rowIds, p.crossTicker ? rows : this.candidatesOf(p, snapshot, rows))
+      next = this.evaluateFull(p, snapshot, rowIds, p.crossTicker ? rows : this.candidatesOf(p, snapshot, rows), rows)
     }
     p.evaluatedOn = snapshot
     p.rowsUsed = rows

@@ -14,7 +14,7 @@
 import type { Expr } from "./ast.js"
 import type { CompileContext } from "./context.js"
 import { entry, type RawEntry } from "./errors.js"
-import { type FnSpec, FUNCTION_NAMES, functionSpec } from "./functions.js"
+import { type FnSpec, FUNCTION_NAMES, functionSpec, PARTITION_COLUMNS } from "./functions.js"
 import type { Node, Type } from "./ir.js"
 import { irChildren } from "./ir.js"
 import { compileLike } from "./like.js"
@@ -413,9 +413,15 @@ const checkCall = (st: State, e: Extract<Expr, { _tag: "Call" }>, anchor: Anchor
       hint
     )
   }
-  const parts = e.args.map((a) => check(st, a, anchor))
+  // a partition is a column name, not an expression: checked by `checkRank` alone
+  const parts = (fn.shape === "rank" ? e.args.slice(0, 1) : e.args).map((a) => check(st, a, anchor))
   if (e.args.length < fn.minArgs || e.args.length > fn.maxArgs) {
-    const n = fn.minArgs === fn.maxArgs ? `${fn.minArgs}` : `at least ${fn.minArgs}`
+    const n =
+      fn.minArgs === fn.maxArgs
+        ? `${fn.minArgs}`
+        : fn.maxArgs < 100
+          ? `${fn.minArgs} to ${fn.maxArgs}`
+          : `at least ${fn.minArgs}`
     return fail(
       st,
       anchor,
@@ -424,6 +430,7 @@ const checkCall = (st: State, e: Extract<Expr, { _tag: "Call" }>, anchor: Anchor
       e.pos
     )
   }
+  if (fn.shape === "rank") return checkRank(st, anchor, e, fn, parts[0])
   if (parts.some((p) => p === undefined)) return undefined
   const cs = parts as ReadonlyArray<Checked>
   switch (fn.shape) {
@@ -451,6 +458,59 @@ const checkCall = (st: State, e: Extract<Expr, { _tag: "Call" }>, anchor: Anchor
           return buildVariadic(fn, cs, ty)
         }
       }
+    }
+  }
+}
+
+/**
+ * PCT_RANK / RANK / ZSCORE: a numeric argument and an optional partition, which must be one of the
+ * static text columns named as such (not an expression, a literal or another column)
+ */
+const checkRank = (
+  st: State,
+  anchor: Anchor | undefined,
+  e: Extract<Expr, { _tag: "Call" }>,
+  fn: FnSpec,
+  c: Checked | undefined
+): Checked | undefined => {
+  const by = e.args[1]
+  let partition: Node | undefined
+  if (by !== undefined) {
+    const name = by._tag === "Ident" ? by.name : undefined
+    const def = name === undefined || !PARTITION_COLUMNS.includes(name) ? undefined : st.ctx.columns.get(name)
+    if (def === undefined || def.type !== "string") {
+      const allowed = PARTITION_COLUMNS.filter((c) => st.ctx.columns.get(c) !== undefined).join(", ")
+      return fail(
+        st,
+        anchor,
+        "invalid_argument",
+        `${e.name}'s second argument (the partition) must be one of the static text columns ${allowed}`,
+        startOf(by)
+      )
+    }
+    partition = { k: "col", type: "string", name: def.name, nullable: def.nullable, constant: false }
+  }
+  if (c === undefined) return undefined
+  const u = typeOf(c)
+  if (u !== "null" && u !== "numeric") {
+    return fail(
+      st,
+      anchor,
+      "type_mismatch",
+      `${e.name} expects a numeric argument, got ${article(u)}`,
+      startOf(e.args[0]!)
+    )
+  }
+  const arg = as(c, "numeric")
+  // never constant: the value depends on the rows in scope, not only on the row
+  return {
+    node: {
+      k: "call",
+      type: "numeric",
+      fn: fn.name,
+      args: partition === undefined ? [arg] : [arg, partition],
+      nullable: true,
+      constant: false
     }
   }
 }

@@ -14,7 +14,7 @@ import { Arena, allRows } from "./evaluate/arena.js"
 import { andInto, type Bits, bitsOfRows, countBits } from "./evaluate/bits.js"
 import { type Env, type EvalPlan, plan } from "./evaluate/plan.js"
 import { inline } from "./inline.js"
-import { columnsReferenced, type Node, type Type, tickersOf, type Value } from "./ir.js"
+import { columnsReferenced, isCrossSectional, type Node, type Type, tickersOf, type Value } from "./ir.js"
 import { parse } from "./parser.js"
 import { type RenderOptions, render } from "./render.js"
 import { type SqlFragment, type SqlOptions, selectTickersSql, toSql } from "./sql.js"
@@ -43,8 +43,21 @@ export interface CompiledExpression {
   readonly toText: () => string
   /** parameterized PostgreSQL for the expression (a WHERE predicate when boolean) */
   readonly toSql: (options: SqlOptions | string) => SqlFragment
-  /** the value for each row of `rows` (default: every row), NULL as `null` */
-  readonly values: (snapshot: Snapshot, rows?: ReadonlyArray<number> | Int32Array) => Array<Value>
+  /**
+   * it calls a cross-sectional function (PCT_RANK, RANK, ZSCORE): a row's value depends on every row
+   * of the evaluation's `scope`, so a caller must pass the universe it runs over, and a change in any
+   * row of it can change every row's value
+   */
+  readonly crossSectional: boolean
+  /**
+   * the value for each row of `rows` (default: every row), NULL as `null`; cross-sectional functions
+   * rank among `scope` (ascending rows; default every row of the snapshot), whatever `rows` is
+   */
+  readonly values: (
+    snapshot: Snapshot,
+    rows?: ReadonlyArray<number> | Int32Array,
+    scope?: Int32Array | undefined
+  ) => Array<Value>
 }
 
 /**
@@ -54,16 +67,16 @@ export interface CompiledExpression {
  */
 export interface Predicate {
   /** see `CompiledQuery.evaluateInto` */
-  readonly evaluateInto: (snapshot: Snapshot, out: Int32Array, rows?: Int32Array) => number
+  readonly evaluateInto: (snapshot: Snapshot, out: Int32Array, rows?: Int32Array, scope?: Int32Array) => number
 }
 
 /** made in a scope of its own, so the closure holds the plan only */
 const predicateOf = (compiled: EvalPlan): Predicate => ({
-  evaluateInto(snapshot, out, rows) {
+  evaluateInto(snapshot, out, rows, scope) {
     if (out.length < (rows?.length ?? snapshot.size)) throw new RangeError("evaluateInto: output buffer too small")
     return run(snapshot, (arena) => {
       const sel = rows ?? allRows(snapshot.size)
-      return compiled.select(envFor(snapshot, arena), sel, sel.length, 2, out)
+      return compiled.select(envFor(snapshot, arena, scope), sel, sel.length, 2, out)
     })
   }
 })
@@ -72,26 +85,33 @@ export interface CompiledQuery extends CompiledExpression {
   readonly type: "boolean"
   /** the row selection alone, for callers that keep many predicates */
   readonly predicate: Predicate
-  /** rows (ascending) where the predicate is TRUE, optionally only among `rows` (ascending) */
-  readonly evaluate: (snapshot: Snapshot, rows?: Int32Array) => Int32Array
+  /**
+   * rows (ascending) where the predicate is TRUE, optionally only among `rows` (ascending);
+   * cross-sectional functions rank among `scope` (default every row: see `crossSectional`)
+   */
+  readonly evaluate: (snapshot: Snapshot, rows?: Int32Array, scope?: Int32Array) => Int32Array
   /**
    * `evaluate` into a caller-owned buffer (at least `rows.length`, or the snapshot's size, long): writes
    * the matching rows to `out[0..n)` and returns `n`. Allocates nothing, for callers that evaluate many
    * predicates in a row (subscriptions) and reuse one buffer.
    */
-  readonly evaluateInto: (snapshot: Snapshot, out: Int32Array, rows?: Int32Array) => number
+  readonly evaluateInto: (snapshot: Snapshot, out: Int32Array, rows?: Int32Array, scope?: Int32Array) => number
   /**
    * the rows where the predicate is TRUE as a bitset (evaluate/bits.ts), optionally only among `rows`
    * (ascending), and how many: a conjunction of comparisons with constants is answered from the
    * snapshot's sorted columns, word by word, without a comparison per row
    */
-  readonly matchBits: (snapshot: Snapshot, rows?: Int32Array) => { readonly bits: Bits; readonly count: number }
+  readonly matchBits: (
+    snapshot: Snapshot,
+    rows?: Int32Array,
+    scope?: Int32Array
+  ) => { readonly bits: Bits; readonly count: number }
   /** one byte per row of the snapshot: 1 where the predicate is TRUE */
-  readonly mask: (snapshot: Snapshot, rows?: Int32Array) => Uint8Array
+  readonly mask: (snapshot: Snapshot, rows?: Int32Array, scope?: Int32Array) => Uint8Array
   /** tickers where the predicate is TRUE, in row (ascending ticker) order */
-  readonly matches: (snapshot: Snapshot, rows?: Int32Array) => Array<string>
+  readonly matches: (snapshot: Snapshot, rows?: Int32Array, scope?: Int32Array) => Array<string>
   /** truth code per row: 0 FALSE, 1 NULL, 2 TRUE */
-  readonly truth: (snapshot: Snapshot) => Uint8Array
+  readonly truth: (snapshot: Snapshot, scope?: Int32Array) => Uint8Array
   /** `SELECT ticker FROM <table> WHERE <predicate> ORDER BY ticker` */
   readonly selectSql: (table: string) => SqlFragment
 }
@@ -147,7 +167,10 @@ const decode = (type: Type, v: number | string | null | undefined): Value => {
 const rowsOf = (snapshot: Snapshot, rows: ReadonlyArray<number> | Int32Array | undefined): Int32Array =>
   rows === undefined ? allRows(snapshot.size) : rows instanceof Int32Array ? rows : Int32Array.from(rows)
 
-const envFor = (snap: Snapshot, arena: Arena): Env => ({ snap, arena, all: allRows(snap.size) })
+const envFor = (snap: Snapshot, arena: Arena, scope?: Int32Array | undefined): Env => {
+  const all = allRows(snap.size)
+  return { snap, arena, all, scope: scope ?? all }
+}
 
 const run = <A>(snapshot: Snapshot, f: (arena: Arena) => A): A => {
   const arena = new Arena(snapshot.size)
@@ -203,6 +226,7 @@ const build = (ast: Expr, ir: Node, compiled: EvalPlan, ctx: CompileContext): Co
     text,
     key,
     columns: columnsReferenced(ir),
+    crossSectional: isCrossSectional(ir),
     tickers: tickersOf(ir),
     signals: signalsIn(ast),
     toText() {
@@ -211,11 +235,11 @@ const build = (ast: Expr, ir: Node, compiled: EvalPlan, ctx: CompileContext): Co
     toSql(options) {
       return toSql(ir, typeof options === "string" ? { table: options } : options)
     },
-    values(snapshot, rows) {
+    values(snapshot, rows, scope) {
       return run(snapshot, (arena) => {
         const sel = rowsOf(snapshot, rows)
         const p = compiled
-        const env = envFor(snapshot, arena)
+        const env = envFor(snapshot, arena, scope)
         if (p.constant) {
           const v = decode(ir.type, p.scalar(env))
           return Array.from(sel, () => v)
@@ -261,18 +285,18 @@ export const compileQuery = (text: string, ctx: CompileContext): Either.Either<C
     "predicate" | "evaluate" | "evaluateInto" | "matchBits" | "mask" | "matches" | "truth" | "selectSql"
   > = {
     predicate,
-    evaluate(snapshot, rows) {
+    evaluate(snapshot, rows, scope) {
       return run(snapshot, (arena) => {
         const sel = rows ?? allRows(snapshot.size)
         const out = arena.i32()
-        const n = compiled.select(envFor(snapshot, arena), sel, sel.length, 2, out)
+        const n = compiled.select(envFor(snapshot, arena, scope), sel, sel.length, 2, out)
         return out.slice(0, n)
       })
     },
     evaluateInto: predicate.evaluateInto,
-    matchBits(snapshot, rows) {
+    matchBits(snapshot, rows, scope) {
       return run(snapshot, (arena) => {
-        const env = envFor(snapshot, arena)
+        const env = envFor(snapshot, arena, scope)
         const bits = compiled.bits?.(env, 2)
         if (bits === undefined) {
           const sel = rows ?? env.all
@@ -284,19 +308,19 @@ export const compileQuery = (text: string, ctx: CompileContext): Either.Either<C
         return { bits, count: countBits(bits) }
       })
     },
-    mask(snapshot, rows) {
+    mask(snapshot, rows, scope) {
       const mask = new Uint8Array(snapshot.size)
-      for (const r of fns.evaluate(snapshot, rows)) mask[r] = 1
+      for (const r of fns.evaluate(snapshot, rows, scope)) mask[r] = 1
       return mask
     },
-    matches(snapshot, rows) {
-      return Array.from(fns.evaluate(snapshot, rows), (r) => snapshot.tickers[r]!)
+    matches(snapshot, rows, scope) {
+      return Array.from(fns.evaluate(snapshot, rows, scope), (r) => snapshot.tickers[r]!)
     },
-    truth(snapshot) {
+    truth(snapshot, scope) {
       return run(snapshot, (arena) => {
         const sel = allRows(snapshot.size)
         const p = compiled
-        const env = envFor(snapshot, arena)
+        const env = envFor(snapshot, arena, scope)
         if (p.constant) return new Uint8Array(snapshot.size).fill(p.scalar(env) as number)
         return (p.vec(env, sel, sel.length) as Uint8Array).slice(0, snapshot.size)
       })

@@ -8,7 +8,8 @@
  *
  * - mode "query" (scan `q`, subscription conditions): syntax, forbidden
  *   features, unknown names (columns, functions, tickers) are `invalid_query`;
- *   type errors and a non-boolean root are `compile_failed`.
+ *   type errors and a non-boolean root are `compile_failed`; an argument a function does not
+ *   accept in that position (a partition that is not a static text column) is `invalid_query`.
  * - mode "expr" (custom-signal `expr`): everything is `compile_failed`.
  * - in both modes, custom-signal inlining deeper than 5 or a cycle is
  *   `recursion_depth_exceeded`.
@@ -31,6 +32,7 @@ export const EntryCode = Schema.Literal(
   "unknown_ticker",
   "type_mismatch",
   "wrong_arity",
+  "invalid_argument",
   "not_boolean",
   "recursion_depth_exceeded",
   "cycle"
@@ -63,7 +65,8 @@ const INVALID_IN_QUERY: ReadonlySet<EntryCode> = new Set<EntryCode>([
   "invalid_literal",
   "unknown_column",
   "unknown_function",
-  "unknown_ticker"
+  "unknown_ticker",
+  "invalid_argument"
 ])
 
 const RECURSION: ReadonlySet<EntryCode> = new Set<EntryCode>(["recursion_depth_exceeded", "cycle"])

@@ -165,23 +165,29 @@ const leafOperands = (n: Node): ReadonlyArray<Node> => {
   }
 }
 
-/** The boolean node `n` explained at `row` of `snapshot`. */
-export const explainNode = (n: Node, snapshot: Snapshot, row: number): ExplainNode => {
+/**
+ * The boolean node `n` explained at `row` of `snapshot`; cross-sectional calls (PCT_RANK, RANK,
+ * ZSCORE) rank among `scope` (ascending rows, default every row), their values shown as operands.
+ */
+export const explainNode = (n: Node, snapshot: Snapshot, row: number, scope?: Int32Array): ExplainNode => {
   const expr = renderNode(n)
   if (n.k === "and" || n.k === "or" || n.k === "not") {
     const children = n.k === "not" ? [n.arg] : n.args
     return {
       expr,
       op: n.k.toUpperCase(),
-      result: truthOf(evalScalar(n, snapshot, row)),
-      args: children.map((c) => explainNode(c, snapshot, row))
+      result: truthOf(evalScalar(n, snapshot, row, scope)),
+      args: children.map((c) => explainNode(c, snapshot, row, scope))
     }
   }
   return {
     expr,
     op: leafOp(n),
-    result: truthOf(evalScalar(n, snapshot, row)),
-    operands: leafOperands(n).map((o) => ({ expr: renderNode(o), value: decode(o, evalScalar(o, snapshot, row)) }))
+    result: truthOf(evalScalar(n, snapshot, row, scope)),
+    operands: leafOperands(n).map((o) => ({
+      expr: renderNode(o),
+      value: decode(o, evalScalar(o, snapshot, row, scope))
+    }))
   }
 }
 

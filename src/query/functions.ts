@@ -19,6 +19,18 @@ export type FnName =
   | "LEAST"
   | "GREATEST"
   | "NULLIF"
+  | "PCT_RANK"
+  | "RANK"
+  | "ZSCORE"
+
+/** the cross-sectional functions: a row's value depends on every row in the evaluation's scope */
+export type RankFnName = "PCT_RANK" | "RANK" | "ZSCORE"
+
+export const isRankFn = (name: FnName): name is RankFnName =>
+  name === "PCT_RANK" || name === "RANK" || name === "ZSCORE"
+
+/** the columns a cross-sectional function may partition by: static text columns of the ticker row */
+export const PARTITION_COLUMNS: ReadonlyArray<string> = ["sector", "industry", "exchange", "asset_type"]
 
 export type FnShape =
   /** (numeric) → numeric, NULL in → NULL out */
@@ -31,6 +43,8 @@ export type FnShape =
   | "variadic"
   /** (T, T) → T */
   | "nullif"
+  /** (numeric [, partition column]) → numeric, over the rows in scope */
+  | "rank"
 
 export interface FnSpec {
   readonly name: FnName
@@ -86,7 +100,31 @@ export const FUNCTIONS: ReadonlyArray<FnSpec> = [
     "GREATEST(T, T, …) → T",
     "largest argument, ignoring NULLs; NULL when all are NULL"
   ),
-  spec("NULLIF", "nullif", 2, 2, "NULLIF(T, T) → T", "NULL when the arguments are equal, else the first argument")
+  spec("NULLIF", "nullif", 2, 2, "NULLIF(T, T) → T", "NULL when the arguments are equal, else the first argument"),
+  spec(
+    "PCT_RANK",
+    "rank",
+    1,
+    2,
+    "PCT_RANK(numeric [, partition]) → numeric",
+    "percent rank (0–1, ascending) among the rows in scope with a value, optionally within the row's partition; NULL → NULL"
+  ),
+  spec(
+    "RANK",
+    "rank",
+    1,
+    2,
+    "RANK(numeric [, partition]) → numeric",
+    "rank (1 = highest, ties share a rank) among the rows in scope with a value, optionally within the row's partition; NULL → NULL"
+  ),
+  spec(
+    "ZSCORE",
+    "rank",
+    1,
+    2,
+    "ZSCORE(numeric [, partition]) → numeric",
+    "(x − mean) / population standard deviation among the rows in scope with a value (10 decimals); NULL when x is NULL or the deviation is 0"
+  )
 ]
 
 const BY_NAME: ReadonlyMap<string, FnSpec> = new Map([

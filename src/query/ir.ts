@@ -4,7 +4,7 @@
  * the type their context requires, AND / OR chains flattened.
  */
 import type { ArithOp, CompareOp } from "./ast.js"
-import type { FnName } from "./functions.js"
+import { type FnName, isRankFn } from "./functions.js"
 
 export type Type = "boolean" | "numeric" | "string"
 
@@ -167,12 +167,26 @@ export const tickersOf = (root: Node): ReadonlyArray<string> => {
   return [...out].sort()
 }
 
-/** No column or cross-ticker reference: a compile-time constant. */
+/** A cross-sectional call (PCT_RANK, RANK, ZSCORE): its value depends on every row in scope. */
+export const isRankCall = (n: Node): n is CallNode => n.k === "call" && isRankFn(n.fn)
+
+/** Some node is a cross-sectional call: a row's value depends on the other rows in the evaluation's scope. */
+export const isCrossSectional = (root: Node): boolean => {
+  const stack = [root]
+  while (stack.length > 0) {
+    const n = stack.pop()!
+    if (isRankCall(n)) return true
+    stack.push(...irChildren(n))
+  }
+  return false
+}
+
+/** No column or cross-ticker reference (nor a cross-sectional call): a compile-time constant. */
 export const isPure = (root: Node): boolean => {
   const stack = [root]
   while (stack.length > 0) {
     const n = stack.pop()!
-    if (n.k === "col" || n.k === "xref") return false
+    if (n.k === "col" || n.k === "xref" || isRankCall(n)) return false
     stack.push(...irChildren(n))
   }
   return true

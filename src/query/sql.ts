@@ -14,6 +14,7 @@
  * Target table: one row per ticker, a `ticker` text column and one column per
  * catalog column (`double precision`, `boolean`, `text`).
  */
+import { isRankFn } from "./functions.js"
 import type { Node, Type } from "./ir.js"
 import { BIG, lowerAscii, SMALL } from "./semantics.js"
 
@@ -30,6 +31,11 @@ export interface SqlOptions {
   readonly table: string
   /** Number of the first placeholder (default 1), to embed the fragment in a larger statement. */
   readonly firstParam?: number | undefined
+  /**
+   * The tickers cross-sectional functions (PCT_RANK, RANK, ZSCORE) rank among, bound once as a
+   * `text[]`; default every row of the table.
+   */
+  readonly scope?: ReadonlyArray<string> | undefined
 }
 
 const TABLE = /^[a-z_][a-z0-9_]{0,62}(\.[a-z_][a-z0-9_]{0,62})?$/
@@ -76,13 +82,83 @@ const simple = (n: Node) => n.k === "lit" || n.k === "col" || n.k === "xref"
 
 const collateC = (x: string, type: Type) => (type === "string" ? `${x} COLLATE "C"` : x)
 
+/** What the emitters of one statement share: its parameters, alias counter and scope. */
+interface Shared {
+  readonly params: Array<unknown>
+  readonly first: number
+  bindings: number
+  readonly scope: ReadonlyArray<string> | undefined
+  /** the scope's placeholder, bound on first use */
+  scopeParam: string | undefined
+}
+
 class Emitter {
-  readonly params: Array<unknown> = []
-  private bindings = 0
+  readonly params: Array<unknown>
+  /**
+   * @param table the table (quoted)
+   * @param ref what its columns are qualified with: the table, or inside a cross-sectional call's
+   *   subquery the alias of the row ranked
+   */
   constructor(
     readonly table: string,
-    readonly first: number
-  ) {}
+    readonly shared: Shared,
+    readonly ref: string = table
+  ) {
+    this.params = shared.params
+  }
+
+  get first(): number {
+    return this.shared.first
+  }
+
+  get bindings(): number {
+    return this.shared.bindings
+  }
+
+  set bindings(n: number) {
+    this.shared.bindings = n
+  }
+
+  /** ` AND <alias>."ticker" = ANY(<scope>)`, or nothing when every row is in scope */
+  inScope(alias: string): string {
+    const sh = this.shared
+    if (sh.scope === undefined) return ""
+    if (sh.scopeParam === undefined) {
+      sh.params.push(sh.scope)
+      sh.scopeParam = `$${sh.first + sh.params.length - 1}::text[]`
+    }
+    return ` AND ${alias}."ticker" = ANY(${sh.scopeParam})`
+  }
+
+  /**
+   * PCT_RANK / RANK: the window function over the rows in scope whose argument is not NULL (in the
+   * row's partition), the row's own value picked by ticker (none: NULL). ZSCORE: the exact numeric
+   * mean and population deviation of those rows (the argument as its shortest text, which reads back
+   * as the same double), the result rounded to 10 decimals as the evaluator does.
+   */
+  rank(n: Extract<Node, { k: "call" }>): string {
+    const b = ++this.bindings
+    const w = `"_w${b}"`
+    const inner = new Emitter(this.table, this.shared, w)
+    const x = inner.emit(n.args[0]!)
+    const by = n.args[1]
+    const part = by?.k === "col" ? `${w}."${by.name}"` : "NULL::text"
+    const rows = `(SELECT ${w}."ticker" AS t, ${part} AS p, ${x} AS x FROM ${this.table} AS ${w} WHERE TRUE${this.inScope(w)}) AS _a${b}`
+    const self = `${this.ref}."ticker"`
+    if (n.fn === "ZSCORE") {
+      const mine = this.emit(n.args[0]!)
+      const samePart = by?.k === "col" ? ` AND _a${b}.p IS NOT DISTINCT FROM ${this.ref}."${by.name}"` : ""
+      const stats = `(SELECT avg(_a${b}.x::text::numeric) AS a, stddev_pop(_a${b}.x::text::numeric) AS sd, min(_a${b}.x) AS lo, max(_a${b}.x) AS hi FROM ${rows} WHERE _a${b}.x IS NOT NULL${samePart}) AS _z${b}`
+      const own = this.shared.scope === undefined ? "" : ` WHERE ${self} = ANY(${this.shared.scopeParam})`
+      return `(SELECT CASE WHEN _z${b}.lo = _z${b}.hi THEN NULL ELSE round(((${mine})::text::numeric - _z${b}.a) / _z${b}.sd, 10)::float8 END FROM ${stats}${own})::float8`
+    }
+    const win =
+      n.fn === "RANK"
+        ? `rank() OVER (PARTITION BY _a${b}.p ORDER BY _a${b}.x DESC)::float8`
+        : `percent_rank() OVER (PARTITION BY _a${b}.p ORDER BY _a${b}.x)`
+    // the cast keeps `x IN ((SELECT …))` from being read as an IN-subquery (see xref)
+    return `(SELECT _r${b}.v FROM (SELECT _a${b}.t, ${win} AS v FROM ${rows} WHERE _a${b}.x IS NOT NULL) AS _r${b} WHERE _r${b}.t = ${self})::float8`
+  }
 
   param(value: unknown, type: Type): string {
     this.params.push(value)
@@ -117,7 +193,7 @@ class Emitter {
       case "lit":
         return n.value === null ? `NULL::${PG_TYPE[n.type]}` : this.param(n.value, n.type)
       case "col":
-        return `${this.table}."${n.name}"`
+        return `${this.ref}."${n.name}"`
       case "xref": {
         const t = this.param(n.ticker, "string")
         // the cast keeps `x IN ((SELECT …))` from being read as an IN-subquery (empty → FALSE, not NULL)
@@ -173,6 +249,7 @@ class Emitter {
       case "isbool":
         return `(${this.emit(n.arg)} IS ${n.negated ? "NOT " : ""}${n.value ? "TRUE" : "FALSE"})`
       case "call": {
+        if (isRankFn(n.fn)) return this.rank(n)
         const args = n.args.map((a) => this.emit(a))
         switch (n.fn) {
           case "ABS":
@@ -205,14 +282,20 @@ class Emitter {
 
 /** The SQL of an expression (a WHERE predicate when its type is boolean). */
 export const toSql = (root: Node, options: SqlOptions): SqlFragment => {
-  const e = new Emitter(quoteTable(options.table), options.firstParam ?? 1)
+  const e = new Emitter(quoteTable(options.table), {
+    params: [],
+    first: options.firstParam ?? 1,
+    bindings: 0,
+    scope: options.scope,
+    scopeParam: undefined
+  })
   const text = e.emit(root)
   return { text, params: e.params }
 }
 
 /** `SELECT ticker FROM <table> WHERE <predicate> ORDER BY ticker` (byte order, as the snapshot's rows). */
-export const selectTickersSql = (root: Node, table: string): SqlFragment => {
-  const where = toSql(root, { table })
+export const selectTickersSql = (root: Node, table: string, scope?: ReadonlyArray<string>): SqlFragment => {
+  const where = toSql(root, { table, scope })
   return {
     text: `SELECT ${quoteTable(table)}."ticker" FROM ${quoteTable(table)} WHERE ${where.text} ORDER BY ${quoteTable(table)}."ticker" COLLATE "C"`,
     params: where.params

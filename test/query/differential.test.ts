@@ -92,7 +92,31 @@ afterAll(async () => {
 
 const coverage = new Map<string, number>()
 const depths = new Map<number, number>()
-const stats = { expressions: 0, cells: 0, nullCells: 0, zeroCells: 0, divisions: 0, zeroDivisors: 0, nullResults: 0 }
+const stats = {
+  expressions: 0,
+  cells: 0,
+  nullCells: 0,
+  zeroCells: 0,
+  divisions: 0,
+  zeroDivisors: 0,
+  nullResults: 0,
+  /** expressions with a cross-sectional call, their non-NULL values, and the runs over a strict subset of rows */
+  ranked: 0,
+  rankedValues: 0,
+  scopedRuns: 0
+}
+
+/** the rows cross-sectional calls rank among: every row (undefined), or a random subset */
+interface Scope {
+  readonly tickers: ReadonlyArray<string> | undefined
+  readonly rows: Int32Array | undefined
+}
+
+const scopeOf = (snap: Snapshot, pick: ReadonlyArray<boolean> | undefined): Scope => {
+  if (pick === undefined) return { tickers: undefined, rows: undefined }
+  const rows = snap.tickers.map((_, r) => r).filter((r) => pick[r % pick.length] === true)
+  return { tickers: rows.map((r) => snap.tickers[r]!), rows: Int32Array.from(rows) }
+}
 const bump = (k: string) => coverage.set(k, (coverage.get(k) ?? 0) + 1)
 
 const FEATURES = [
@@ -139,6 +163,9 @@ const FEATURES = [
   "LEAST",
   "GREATEST",
   "NULLIF",
+  "PCT_RANK",
+  "RANK",
+  "ZSCORE",
   "NULL",
   "number",
   "string",
@@ -190,7 +217,7 @@ const record = (e: Expr, snap: Snapshot) => {
         bump(`IS ${n.negated ? "NOT " : ""}${n.value ? "TRUE" : "FALSE"}`)
         break
       case "Call":
-        bump(n.name)
+        bump(n.name.toUpperCase() === "CEILING" ? n.name : n.name.toUpperCase())
         break
       case "Null":
         bump("NULL")
@@ -230,11 +257,12 @@ const compareBatch = async (
   b: Backend,
   compiled: ReadonlyArray<CompiledExpression>,
   snap: Snapshot,
-  data: ReadonlyArray<Row>
+  data: ReadonlyArray<Row>,
+  scope: Scope
 ) => {
   const params: Array<unknown> = []
   const columns = compiled.map((c, i) => {
-    const sql = c.toSql({ table: TABLE, firstParam: params.length + 1 })
+    const sql = c.toSql({ table: TABLE, firstParam: params.length + 1, scope: scope.tickers })
     params.push(...sql.params)
     return `${sql.text} AS v${i}`
   })
@@ -246,7 +274,7 @@ const compareBatch = async (
     const took = Date.now() - started
     if (took > 1000) {
       for (const c of compiled) {
-        const sql = c.toSql(TABLE)
+        const sql = c.toSql({ table: TABLE, scope: scope.tickers })
         const t0 = Date.now()
         await b.query(`SELECT ${sql.text} FROM ${TABLE}`, sql.params)
         if (Date.now() - t0 > 200) console.log(`slow on ${b.name} (${Date.now() - t0} ms): ${c.text}\n${sql.text}`)
@@ -255,7 +283,7 @@ const compareBatch = async (
   } catch (error) {
     // find the expression PostgreSQL refused
     for (const c of compiled) {
-      const sql = c.toSql(TABLE)
+      const sql = c.toSql({ table: TABLE, scope: scope.tickers })
       try {
         await b.query(`SELECT ${sql.text} FROM ${TABLE}`, sql.params)
       } catch (e) {
@@ -266,14 +294,16 @@ const compareBatch = async (
   }
   expect(result.map((r) => r.ticker)).toEqual(snap.tickers)
   compiled.forEach((c, i) => {
-    const mine = c.values(snap)
+    const mine = c.values(snap, undefined, scope.rows)
+    if (c.crossSectional) stats.ranked++
     for (let r = 0; r < snap.size; r++) {
       const theirs = result[r]![`v${i}`]
       if (mine[r] === null) stats.nullResults++
+      else if (c.crossSectional) stats.rankedValues++
       if (!same(mine[r]!, theirs)) {
-        const sql = c.toSql(TABLE)
+        const sql = c.toSql({ table: TABLE, scope: scope.tickers })
         throw new Error(
-          `${b.name} disagrees on row ${snap.tickers[r]} for\n  q: ${c.text}\n  evaluator: ${show(mine[r])}\n  ${b.name}: ${show(theirs)}\n  row: ${JSON.stringify(data.find((d) => d.ticker === snap.tickers[r]))}\n  sql: ${sql.text}\n  params: ${JSON.stringify(sql.params)}`
+          `${b.name} disagrees on row ${snap.tickers[r]} for\n  q: ${c.text}\n  scope: ${scope.tickers === undefined ? "every row" : JSON.stringify(scope.tickers)}\n  evaluator: ${show(mine[r])}\n  ${b.name}: ${show(theirs)}\n  row: ${JSON.stringify(data.find((d) => d.ticker === snap.tickers[r]))}\n  sql: ${sql.text}\n  params: ${JSON.stringify(sql.params)}`
         )
       }
     }
@@ -296,9 +326,12 @@ describe("q: evaluator ≡ PostgreSQL", () => {
         fc.asyncProperty(
           rows(ROWS),
           fc.array(generated, { minLength: PER_RUN, maxLength: PER_RUN }),
-          async (data, exprs) => {
+          fc.option(fc.array(fc.boolean(), { minLength: ROWS, maxLength: ROWS }), { nil: undefined }),
+          async (data, exprs, pick) => {
             const snap = snapshotOf(data)
             const ctx = ctxFor(snap)
+            const scope = scopeOf(snap, pick)
+            if (scope.rows !== undefined && scope.rows.length < snap.size) stats.scopedRuns++
             for (const row of data) {
               for (const c of TEST_COLUMNS) {
                 const v = row[c.name]
@@ -325,13 +358,13 @@ describe("q: evaluator ≡ PostgreSQL", () => {
               if (c.type !== "boolean") return
               const q = compileQuery(c.text, ctx)
               if (Either.isLeft(q)) throw new Error(q.left.message)
-              const values = c.values(snap)
+              const values = c.values(snap, undefined, scope.rows)
               const expected = snap.tickers.filter((_, r) => values[r] === true)
-              expect(q.right.matches(snap), c.text).toEqual(expected)
+              expect(q.right.matches(snap, undefined, scope.rows), c.text).toEqual(expected)
             })
             for (const b of backends) {
               await load(b, data)
-              await compareBatch(b, compiled, snap, data)
+              await compareBatch(b, compiled, snap, data, scope)
             }
           }
         ),
@@ -348,6 +381,9 @@ describe("q: evaluator ≡ PostgreSQL", () => {
         divisionsEvaluated: stats.divisions,
         zeroDivisors: stats.zeroDivisors,
         nullResults: stats.nullResults,
+        ranked: stats.ranked,
+        rankedValues: stats.rankedValues,
+        scopedRuns: stats.scopedRuns,
         features: Object.fromEntries(FEATURES.map((f) => [f, coverage.get(f) ?? 0]))
       }
       console.log(`differential coverage: ${JSON.stringify(report, null, 2)}`)
@@ -355,6 +391,9 @@ describe("q: evaluator ≡ PostgreSQL", () => {
       expect(deep, "expressions of depth ≥ 5 (nesting ≥ 4)").toBeGreaterThan(stats.expressions / 10)
       expect(stats.nullCells / stats.cells).toBeGreaterThanOrEqual(0.1)
       expect(stats.zeroDivisors).toBeGreaterThan(0)
+      expect(stats.ranked, "expressions with a cross-sectional call").toBeGreaterThan(stats.expressions / 20)
+      expect(stats.rankedValues).toBeGreaterThan(0)
+      expect(stats.scopedRuns, "runs ranking among a strict subset of the rows").toBeGreaterThan(0)
     },
     Math.max(120_000, RUNS * 2_000)
   )

@@ -111,6 +111,27 @@ const nullif = (type: Ty, depth: number): fc.Arbitrary<Expr> =>
     .tuple(expr(type, depth - 1), expr(type, depth - 1))
     .map(([a, b]): Expr => ({ _tag: "Call", name: "NULLIF", args: [a, b], pos: P }))
 
+/** the partition of a cross-sectional call: none or `sector` (the test table's static text column) */
+const partition: fc.Arbitrary<ReadonlyArray<Expr>> = fc.oneof(
+  fc.constant([]),
+  fc.constant([{ _tag: "Ident", name: "sector", pos: P } satisfies Expr])
+)
+
+/**
+ * PCT_RANK / RANK of any numeric expression (ranks are exact in both back ends), ZSCORE of a column
+ * (a mean and deviation are exact only to rounding: an argument that cancels — `1e15 + x` — would
+ * differ between the evaluator's doubles and PostgreSQL's numeric)
+ */
+const rankCall = (depth: number): fc.Arbitrary<Expr> =>
+  fc.oneof(
+    fc
+      .tuple(fc.constantFrom("PCT_RANK", "RANK"), expr("numeric", depth - 1), partition)
+      .map(([name, a, by]): Expr => ({ _tag: "Call", name, args: [a, ...by], pos: P })),
+    fc
+      .tuple(fc.constant("ZSCORE"), col(NUMERIC_COLS), partition)
+      .map(([name, a, by]): Expr => ({ _tag: "Call", name, args: [a, ...by], pos: P }))
+  )
+
 const node = (type: Ty, depth: number): fc.Arbitrary<Expr> => {
   const sub = (t: Ty) => expr(t, depth - 1)
   switch (type) {
@@ -135,7 +156,8 @@ const node = (type: Ty, depth: number): fc.Arbitrary<Expr> => {
           arbitrary: sub("string").map((a): Expr => ({ _tag: "Call", name: "LENGTH", args: [a], pos: P }))
         },
         { weight: 2, arbitrary: variadic("numeric", depth) },
-        { weight: 1, arbitrary: nullif("numeric", depth) }
+        { weight: 1, arbitrary: nullif("numeric", depth) },
+        { weight: 2, arbitrary: rankCall(depth) }
       )
     case "string":
       return fc.oneof(

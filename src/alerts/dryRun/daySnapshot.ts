@@ -85,8 +85,8 @@ export class DaySnapshot {
   }
 
   /**
-   * One evaluation at `at` over the rows at `positions`: `q` among the slots in `scope`, `clear` over
-   * every row; `bars` (kept by the evaluation) is each walked ticker's daily bar (-1: none).
+   * One evaluation at `at` over the rows at `positions`: `q` among the slots in `scope` (ranked among
+   * them), `clear` over every row; `bars` (kept by the evaluation) is each walked ticker's daily bar (-1: none).
    */
   evaluate(
     at: number,
@@ -97,9 +97,12 @@ export class DaySnapshot {
     scope: ReadonlySet<number> | undefined
   ): Evaluation {
     const snapshot = this.at(at, positions)
+    // the scope's rows are also those q's ranks (PCT_RANK, RANK, ZSCORE) rank among; clear's rank
+    // among every row, as the live evaluator's
+    const rows = this.rowsIn(scope)
     return {
       at,
-      matched: this.slotsOf(q.evaluate(snapshot, this.rowsIn(scope))),
+      matched: this.slotsOf(q.evaluate(snapshot, rows, rows)),
       clear: clear === undefined ? undefined : this.slotsOf(clear.evaluate(snapshot)),
       price: (id) => this.price(id),
       bar: (id) => {

@@ -105,7 +105,7 @@ export interface ScanSource {
   readonly compiled: CompiledQuery
   /** the live snapshot, or the daily state as of `asof` */
   readonly snapshot: Snapshot
-  /** the universe's rows (ascending), when scoped */
+  /** the universe's rows (ascending), when scoped: the rows matched and ranked among */
   readonly rows: Int32Array | undefined
   readonly scope: { readonly universe: string; readonly size: number } | undefined
   readonly codec: CursorCodec
@@ -147,7 +147,8 @@ export const scanAnswer = (p: ScanParameters, source: ScanSource): Either.Either
   const after = readCursor(codec, binding, p.cursor, (carried) => decodePosition(carried, column.kind))
   if (Either.isLeft(after)) return Either.left(after.left)
 
-  const matches = source.compiled.matchBits(snapshot, source.rows)
+  // the universe is also the scope cross-sectional functions (PCT_RANK, RANK, ZSCORE) rank among
+  const matches = source.compiled.matchBits(snapshot, source.rows, source.rows)
   const page = pageOf(snapshot, matches, p.order, p.dir === "desc", p.limit, after.right)
   const columns = rowColumns(p.order, p.fields)
   const rowDays = p.asof !== undefined ? (snapshot as { rowDays?: Int32Array }).rowDays : undefined

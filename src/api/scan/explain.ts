@@ -1,7 +1,8 @@
 /**
  * `POST /v2/scan/explain`: why one ticker is or is not in a screen — `q`
  * compiled for the account as a scan compiles it, evaluated at the ticker's
- * row of the same snapshot (live, or as of `asof`) by `explainNode`.
+ * row of the same snapshot (live, or as of `asof`) by `explainNode`; ranks (PCT_RANK, RANK, ZSCORE)
+ * among the universe's members and the ticker, as the scan would rank it were it a member.
  */
 import { Effect, Either } from "effect"
 import { Tickers } from "../../market/tickers/index.js"
@@ -12,7 +13,7 @@ import { parseDate } from "../common/params.js"
 import { trackedTicker } from "../common/tickers.js"
 import { BadRequest, InvalidQuery, NotFound } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
-import { resolveUniverse } from "../universes/resolve.js"
+import { resolveUniverse, rowsOfTickers } from "../universes/resolve.js"
 import { MAX_Q_LENGTH } from "./params.js"
 import { scanSnapshot } from "./snapshot.js"
 
@@ -50,12 +51,15 @@ export const explainScan = (input: ExplainScanInput) =>
       })
     }
     let inUniverse = true
+    // cross-sectional functions rank among the universe and the ticker explained (default: the market)
+    let scope: Int32Array | undefined
     if (input.universe !== undefined) {
       const data = md ?? (yield* marketData)
       const members = yield* resolveUniverse(data, key.account.id, input.universe, day, asof !== undefined)
       inUniverse = members.includes(meta.ticker)
+      if (compiled.crossSectional) scope = rowsOfTickers(snapshot, inUniverse ? members : [...members, meta.ticker])
     }
-    const tree = explainNode(compiled.ir, snapshot, row)
+    const tree = explainNode(compiled.ir, snapshot, row, scope)
     const matched = inUniverse && tree.result === true
     return {
       as_of: asof ?? new Date(snapshot.asOf).toISOString(),

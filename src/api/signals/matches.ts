@@ -63,7 +63,7 @@ export const signalMatches = (
     }
     const matches: Array<Match> =
       resolved.kind === "custom"
-        ? rowMatches(snapshot, resolved.compiled.evaluate(snapshot, rows))
+        ? rowMatches(snapshot, resolved.compiled.evaluate(snapshot, rows, rows))
         : numeric
           ? numericMatches(snapshot, resolved.column, condition!, rows)
           : booleanMatches(snapshot, resolved.column, rows)

@@ -46,6 +46,11 @@ export const signalSeries = (
       })
     }
     if (resolved.kind === "custom") {
+      if (resolved.compiled.crossSectional) {
+        return yield* new BadRequest({
+          message: `${signal} ranks tickers against each other (PCT_RANK, RANK or ZSCORE); such signals have no per-ticker history`
+        })
+      }
       if (resolved.compiled.tickers.length > 0) {
         return yield* new BadRequest({
           message: `${signal} references other tickers (${resolved.compiled.tickers.join(", ")}); such signals have no per-ticker history`

@@ -415,7 +415,8 @@ export const signalStats = <E, R>(
             slots,
             members,
             columns: resolved.compiled.columns,
-            count: (snapshot, rows) => resolved.compiled.evaluate(snapshot, rows).length
+            // the day's members are also the rows ranked among (PCT_RANK, RANK, ZSCORE)
+            count: (snapshot, rows) => resolved.compiled.evaluate(snapshot, rows, rows).length
           }
         : {
             days,

@@ -48,10 +48,11 @@ import {
   type ServiceUnavailable,
   WebhookLimitReached
 } from "../errors.js"
+import { rowsOfTickers } from "../universes/resolve.js"
 import { changed, notFound, owned, ownedWithTicks, requireWebhooks } from "./access.js"
 import { checkUniverse, freeze, freezeForTicker, queryOrRule, signalCondition } from "./conditions.js"
 import { type DryRunInput, dryRunSubscription, dryRunWebhook, type WindowInput } from "./dryRun.js"
-import { explain } from "./explain.js"
+import { explain, webhookMembers } from "./explain.js"
 import { eventsOf, snooze } from "./feed.js"
 import { type FiringInput, firingEdit, newFiring } from "./firing.js"
 import { deliveryDoc, webhookRenderer, webhookRendererWith } from "./render.js"
@@ -330,6 +331,11 @@ const test = (key: AuthenticatedKey, id: string) =>
     const snapshot = yield* liveSnapshot
     const compiled = compileQuery(w.q, compileContext(yield* Tickers))
     if (Either.isLeft(compiled)) return yield* queryRejection(compiled.left, "q")
+    // a q that ranks (PCT_RANK, RANK, ZSCORE) matches among its universe, as the evaluator ranks it
+    let scope: Int32Array | undefined
+    if (compiled.right.crossSectional && w.universeId !== null) {
+      scope = rowsOfTickers(snapshot, yield* webhookMembers(key.account.id, w.universeId, snapshot))
+    }
     const now = yield* Clock.currentTimeMillis
     const payload = JSON.stringify(
       firedEvent({
@@ -337,7 +343,7 @@ const test = (key: AuthenticatedKey, id: string) =>
         name: w.name,
         q: w.q,
         snapshot,
-        added: compiled.right.matches(snapshot),
+        added: compiled.right.matches(snapshot, scope, scope),
         fields: w.fields,
         test: true,
         now

@@ -1,12 +1,14 @@
 /**
  * `GET /v2/webhooks/{id}/explain?ticker=`: where a ticker stands on a webhook after its last
  * evaluation — its state and a sentence (`explainTicker`), and the frozen `q` evaluated at the
- * ticker's live row (`explainNode`, the evaluator's own compiled query).
+ * ticker's live row (`explainNode`, the evaluator's own compiled query) — its ranks among the
+ * webhook's universe and the ticker, `clear_q`'s among the whole market, as the evaluator ranks them.
  */
 import { Clock, Effect, Either } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { explainTicker } from "../../alerts/firing/explain.js"
 import { memoryOf } from "../../alerts/firing/machine.js"
+import type { Snapshot } from "../../market/snapshot.js"
 import { Tickers } from "../../market/tickers/index.js"
 import { type ExplainNode, explainNode } from "../../query/explain.js"
 import { compileQuery } from "../../query/index.js"
@@ -14,8 +16,16 @@ import { effectiveLastEvaluated } from "../../store/webhooks.js"
 import { compileContext, queryRejection } from "../common/compile.js"
 import { liveSnapshot, marketData } from "../common/market.js"
 import { trackedTicker } from "../common/tickers.js"
-import { dayOf, resolveUniverse } from "../universes/resolve.js"
+import { dayOf, resolveUniverse, rowsOfTickers } from "../universes/resolve.js"
 import { notFound, ownedWithTicks } from "./access.js"
+
+/** The live members of a webhook's universe (none when it no longer exists). */
+export const webhookMembers = (accountId: string, universeId: string, snapshot: Snapshot) =>
+  Effect.gen(function* () {
+    return yield* resolveUniverse(yield* marketData, accountId, universeId, dayOf(snapshot.asOf), false).pipe(
+      Effect.catchTag("UniverseNotFound", () => Effect.succeed([] as ReadonlyArray<string>))
+    )
+  })
 
 /** Why `ticker` is where it is on the webhook after its last evaluation (`explainTicker`). */
 export const explain = (key: AuthenticatedKey, id: string, ticker: string) =>
@@ -35,19 +45,16 @@ export const explain = (key: AuthenticatedKey, id: string, ticker: string) =>
       clearTree = explainNode(clear.right.ir, snapshot, row)
     }
     let inScope = true
+    // q's ranks (PCT_RANK, RANK, ZSCORE) among the universe and the ticker; clear_q's among the market
+    let scope: Int32Array | undefined
     if (w.universeId !== null) {
-      const members = yield* resolveUniverse(
-        yield* marketData,
-        key.account.id,
-        w.universeId,
-        dayOf(snapshot.asOf),
-        false
-      ).pipe(Effect.catchTag("UniverseNotFound", () => Effect.succeed([] as ReadonlyArray<string>)))
+      const members = yield* webhookMembers(key.account.id, w.universeId, snapshot)
       inScope = members.includes(meta.ticker)
+      if (compiled.right.crossSectional) scope = rowsOfTickers(snapshot, inScope ? members : [...members, meta.ticker])
     }
     const now = yield* Clock.currentTimeMillis
     const memory = memoryOf(w.memory, meta.ticker)
-    const tree = explainNode(compiled.right.ir, snapshot, row)
+    const tree = explainNode(compiled.right.ir, snapshot, row, scope)
     const { state, reason } = explainTicker({
       firing: w.firing,
       inside: w.lastMatchSet.includes(meta.ticker),

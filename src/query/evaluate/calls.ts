@@ -1,10 +1,12 @@
 /**
  * Function calls (`ABS`, `ROUND`, `LENGTH`, `LOWER`, `COALESCE`, `GREATEST`, `NULLIF`, …) as plans.
  */
+import { isRankFn } from "../functions.js"
 import type { Node, Type } from "../ir.js"
 import { lowerAscii, upperAscii } from "../semantics.js"
 import * as K from "./kernels.js"
 import { type EvalPlan, make, type Strs, type Vec } from "./planCore.js"
+import { rankVector } from "./rank.js"
 import { compare, encodeLiteral, extreme, isNull, type Scalar } from "./scalar.js"
 
 /** argument `i` of a string / boolean function call at row `r` (constants were evaluated once) */
@@ -18,7 +20,8 @@ const argAt = (
   consts[i] ? (vs[i] as Scalar) : type === "string" ? ((vs[i] as Strs)[r] ?? null) : (vs[i] as Uint8Array)[r]!
 
 export const callPlan = (n: Extract<Node, { k: "call" }>, plan: (n: Node) => EvalPlan): EvalPlan => {
-  const args = n.args.map(plan)
+  // a partition (a RANK's second argument) is read by the rank itself, not planned
+  const args = (isRankFn(n.fn) ? n.args.slice(0, 1) : n.args).map(plan)
   switch (n.fn) {
     case "ABS":
     case "SIGN":
@@ -56,6 +59,13 @@ export const callPlan = (n: Extract<Node, { k: "call" }>, plan: (n: Node) => Eva
         }
         return out
       })
+    }
+    case "PCT_RANK":
+    case "RANK":
+    case "ZSCORE": {
+      // the whole scope's values (memoized), whatever rows are asked for
+      const a = args[0]!
+      return make("numeric", (env, sel, m) => rankVector(env, n, a, sel, m))
     }
     case "COALESCE":
     case "LEAST":

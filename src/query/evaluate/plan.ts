@@ -41,6 +41,7 @@ import {
   notNode,
   type Strs
 } from "./planCore.js"
+import { registerPlanner } from "./rank.js"
 import { likeMatcher } from "./scalar.js"
 
 export type { Env, EvalPlan } from "./planCore.js"
@@ -279,3 +280,5 @@ const comparePlan = (op0: CompareOp, left: Node, right: Node): EvalPlan => {
 const andPlan = (args: ReadonlyArray<Node>): EvalPlan => logicPlan(conjunctOrder(args).map(plan), true)
 
 const orPlan = (args: ReadonlyArray<Node>): EvalPlan => logicPlan(args.map(plan), false)
+
+registerPlanner(plan)

@@ -16,6 +16,11 @@ export interface Env {
   readonly arena: Arena
   /** every row, 0..n-1: a selection that is this array lets kernels skip the indirection */
   readonly all: Int32Array
+  /**
+   * the rows cross-sectional functions rank among (ascending; `all` by default): the universe the
+   * query runs over, whatever subset of rows is evaluated
+   */
+  readonly scope: Int32Array
 }
 
 export type Strs = ReadonlyArray<string | null>

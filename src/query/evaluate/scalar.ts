@@ -13,6 +13,7 @@ import type { Node, Type } from "../ir.js"
 import { compileLike } from "../like.js"
 import { add, charLength, compareStrings, div, lowerAscii, mod, mul, sub, type Truth } from "../semantics.js"
 import { cell } from "./columns.js"
+import { rankAt } from "./rank.js"
 
 /** numeric: number (NaN = NULL); boolean: truth code; string: string | null */
 export type Scalar = number | string | null
@@ -89,8 +90,12 @@ export const extreme = (type: Type, greatest: boolean, values: ReadonlyArray<Sca
   return best
 }
 
-export const evalScalar = (n: Node, snap: Snapshot | undefined, row?: number): Scalar => {
-  const at = (m: Node) => evalScalar(m, snap, row)
+/**
+ * `n` at `row` (no row: a constant subtree); cross-sectional calls rank among `scope` (ascending rows,
+ * default every row)
+ */
+export const evalScalar = (n: Node, snap: Snapshot | undefined, row?: number, scope?: Int32Array): Scalar => {
+  const at = (m: Node) => evalScalar(m, snap, row, scope)
   switch (n.k) {
     case "lit":
       return encodeLiteral(n.type, n.value)
@@ -175,6 +180,10 @@ export const evalScalar = (n: Node, snap: Snapshot | undefined, row?: number): S
       return (v === (n.value ? 2 : 0)) !== n.negated ? 2 : 0
     }
     case "call": {
+      if (n.fn === "PCT_RANK" || n.fn === "RANK" || n.fn === "ZSCORE") {
+        if (snap === undefined || row === undefined) throw new Error(`${n.fn} in a constant subtree`)
+        return rankAt(snap, n, row, scope)
+      }
       const args = n.args.map((a) => at(a))
       switch (n.fn) {
         case "ABS":

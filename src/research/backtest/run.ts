@@ -58,7 +58,8 @@ export interface BacktestPeriod {
  * takes its scope here: the universe's rows of that day.
  */
 export const screenDay = (q: CompiledQuery, snapshot: Snapshot, rows: Int32Array | undefined, pick: Pick) => {
-  const matched = q.matchBits(snapshot, rows)
+  // ranks (PCT_RANK, RANK, ZSCORE) are taken among the day's universe rows, as the as-of scan takes them
+  const matched = q.matchBits(snapshot, rows, rows)
   if (pick.limit === undefined) {
     const out = new Int32Array(matched.count)
     rowsOfBits(matched.bits, out)

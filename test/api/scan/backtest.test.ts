@@ -97,6 +97,26 @@ describe("screen backtests over HTTP", () => {
     near(s.max_drawdown, drawdown)
   }, 180_000)
 
+  it("ranks among each day's scope as the as-of scan does: the universe's members, or the whole market", async () => {
+    const { api_key: key } = await newKey("scale")
+    for (const body of [
+      { q: "PCT_RANK(rsi_14) >= 0.5", universe: "top_10", from, to, every: "1w", hold: "5d" },
+      { q: "RANK(day_change_pct) <= 7", from, to, every: "1w", hold: "5d" }
+    ]) {
+      const res = await backtest(key, body)
+      expect(res.status).toBe(200)
+      const periods = res.body.periods as Array<any>
+      expect(periods.length).toBeGreaterThan(10)
+      for (const p of periods.filter((_, i) => i % 4 === 0)) {
+        const scan = await post(key, "/v2/scan", { q: body.q, universe: body.universe, asof: p.date, limit: 100 })
+        expect(scan.status).toBe(200)
+        const priced = (scan.body.results as Array<any>).filter((r) => r.price > 0)
+        expect(priced.length).toBeGreaterThan(0)
+        expect(p.count, `${body.q} on ${p.date}`).toBe(priced.length)
+      }
+    }
+  }, 180_000)
+
   it("answers every bad field with a 400 naming it, and q errors as a scan gives them", async () => {
     const { api_key: key } = await newKey("scale")
     const cases: Array<[Record<string, unknown>, string]> = [

@@ -1,0 +1,325 @@
+/**
+ * The cross-sectional functions — PCT_RANK, RANK and ZSCORE — over the rows of an evaluation's
+ * scope (`Env.scope`: a scan's or a webhook's universe, every row by default), optionally within
+ * each row's partition (a static text column; NULL is a partition of its own, as in PostgreSQL's
+ * `PARTITION BY`). Rows whose argument is NULL take no part and get NULL; so does a row outside
+ * the scope.
+ *
+ * - PCT_RANK: `percent_rank()` ascending — (rows below) / (rows − 1), 0 for a single row;
+ * - RANK: `rank()` descending — 1 + rows above, ties share a rank;
+ * - ZSCORE: (x − mean) / population standard deviation, rounded to 10 decimals (so the
+ *   evaluator and PostgreSQL's exact numeric agree to the bit); NULL when every value is the same.
+ *
+ * A call's values for the whole scope are computed once per (snapshot, scope array, call) and
+ * memoized on the snapshot (`WeakMap`s: they live as long as the snapshot and the scope's rows), so
+ * any number of predicates sharing a ranked expression over one universe compute it once a tick;
+ * RANK and PCT_RANK of one argument and partition share one sort. The scope is identified by its
+ * array: callers pass the same array for the same universe. Values are kept at the scope's
+ * positions (a universe of 10 keeps 10, not one per row of the market).
+ */
+import type { Snapshot } from "../../market/snapshot.js"
+import type { Node } from "../ir.js"
+import { Arena, allRows } from "./arena.js"
+import { stringCodes } from "./columns.js"
+import type { Env, EvalPlan } from "./planCore.js"
+
+type CallNode = Extract<Node, { k: "call" }>
+
+const memo = new WeakMap<Snapshot, WeakMap<Int32Array, ScopeMemo>>()
+const keys = new WeakMap<Node, string>()
+
+/** how many scope-wide rankings were computed (not served from the memo): for benchmarks and tests */
+export const rankCounters = { computed: 0 }
+
+/** the call's identity: function, argument and partition (the typed tree, canonical) */
+const keyOf = (n: Node): string => {
+  let k = keys.get(n)
+  if (k === undefined) {
+    k = JSON.stringify(n)
+    keys.set(n, k)
+  }
+  return k
+}
+
+/** Neumaier-compensated sum of `f(i)` for i in [0, n) */
+const compensatedSum = (n: number, f: (i: number) => number): number => {
+  let sum = 0
+  let c = 0
+  for (let i = 0; i < n; i++) {
+    const v = f(i)
+    const t = sum + v
+    c += Math.abs(sum) >= Math.abs(v) ? sum - t + v : v - t + sum
+    sum = t
+  }
+  return sum + c
+}
+
+const ZSCORE_SCALE = 1e10
+
+/** `z` rounded to 10 decimals, halves away from zero, never -0 (PostgreSQL's `round(numeric, 10)`) */
+const roundZ = (z: number): number =>
+  (z < 0 ? -Math.round(-z * ZSCORE_SCALE) : Math.round(z * ZSCORE_SCALE)) / ZSCORE_SCALE + 0
+
+/** where each value of a scope stands in its partition: rows below it, rows not above it, rows in all */
+interface Standing {
+  readonly below: Int32Array
+  readonly upto: Int32Array
+  /** 0 where the value is NULL */
+  readonly size: Int32Array
+}
+
+/** ZSCORE of one partition: the values at scope positions `pos` of `xs`, written to `out` at the same positions */
+const zscoreGroup = (xs: Float64Array, pos: Int32Array, out: Float64Array) => {
+  const k = pos.length
+  const vals = new Float64Array(k)
+  let min = Number.POSITIVE_INFINITY
+  let max = Number.NEGATIVE_INFINITY
+  let amax = 0
+  for (let i = 0; i < k; i++) {
+    const v = xs[pos[i]!]!
+    vals[i] = v
+    if (v < min) min = v
+    if (v > max) max = v
+    const a = Math.abs(v)
+    if (a > amax) amax = a
+  }
+  if (min === max) return // no deviation: NULL
+  // scaled by a power of two (exact) so that no square overflows or underflows
+  const s = 2 ** Math.ceil(Math.log2(amax))
+  for (let i = 0; i < k; i++) vals[i] = vals[i]! / s
+  const mean = compensatedSum(k, (i) => vals[i]!) / k
+  const sd = Math.sqrt(compensatedSum(k, (i) => (vals[i]! - mean) ** 2) / k)
+  for (let i = 0; i < k; i++) out[pos[i]!] = roundZ((vals[i]! - mean) / sd)
+}
+
+/**
+ * The argument's values at each scope position (`xs`, NaN: NULL) grouped by partition: `each` is
+ * called with the scope positions of every non-empty partition (NULL is a partition too, as in
+ * PostgreSQL's `PARTITION BY`).
+ */
+const groups = (env: Env, xs: Float64Array, by: Node | undefined, each: (pos: Int32Array) => void) => {
+  const scope = env.scope
+  const present: Array<number> = []
+  for (let j = 0; j < xs.length; j++) if (xs[j] === xs[j]) present.push(j)
+  if (present.length === 0) return
+  if (by === undefined || by.k !== "col") {
+    each(Int32Array.from(present))
+    return
+  }
+  const { codes, ids } = stringCodes(env.snap, by.name)
+  const counts = new Int32Array(ids.size + 1)
+  for (const j of present) counts[codes[scope[j]!]! + 1]!++
+  const starts = new Int32Array(ids.size + 2)
+  for (let g = 0; g < counts.length; g++) starts[g + 1] = starts[g]! + counts[g]!
+  const grouped = new Int32Array(present.length)
+  const fill = starts.slice(0, counts.length)
+  for (const j of present) grouped[fill[codes[scope[j]!]! + 1]!++] = j
+  for (let g = 0; g < counts.length; g++) if (counts[g]! > 0) each(grouped.subarray(starts[g]!, starts[g + 1]!))
+}
+
+/** the argument's values at the scope's positions */
+const argValues = (env: Env, arg: EvalPlan): Float64Array => {
+  const scope = env.scope
+  const x = arg.vec(env, scope, scope.length) as Float64Array
+  const xs = new Float64Array(scope.length)
+  for (let j = 0; j < scope.length; j++) xs[j] = x[scope[j]!]!
+  return xs
+}
+
+interface ScopeMemo {
+  /** a call's values at the scope's positions, by call */
+  readonly values: Map<string, Float64Array>
+  /** the standings RANK and PCT_RANK of one argument and partition share, by argument and partition */
+  readonly standings: Map<string, Standing>
+  /** an argument's values and its non-NULL positions by ascending value: one sort for every partition */
+  readonly orders: Map<string, { readonly xs: Float64Array; readonly order: Int32Array }>
+}
+
+/** the argument's values at the scope's positions and those not NULL in ascending order of value */
+const orderOf = (env: Env, memo: ScopeMemo, argNode: Node, arg: EvalPlan) => {
+  const key = keyOf(argNode)
+  let o = memo.orders.get(key)
+  if (o === undefined) {
+    const xs = argValues(env, arg)
+    let n = 0
+    for (let j = 0; j < xs.length; j++) if (xs[j] === xs[j]) n++
+    // the values sorted natively (a comparator sort of positions is several times slower), then each
+    // position placed by the number of values below its own (binary search; -0 ties 0), a counting sort
+    const sorted = new Float64Array(n)
+    n = 0
+    for (let j = 0; j < xs.length; j++) if (xs[j] === xs[j]) sorted[n++] = xs[j]!
+    sorted.sort()
+    const start = new Int32Array(n + 1)
+    const below = new Int32Array(xs.length)
+    for (let j = 0; j < xs.length; j++) {
+      const v = xs[j]!
+      if (v !== v) continue
+      let lo = 0
+      let hi = n
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (sorted[mid]! < v) lo = mid + 1
+        else hi = mid
+      }
+      below[j] = lo
+      start[lo + 1]!++
+    }
+    for (let k = 0; k < n; k++) start[k + 1]! += start[k]!
+    const order = new Int32Array(n)
+    for (let j = 0; j < xs.length; j++) if (xs[j] === xs[j]) order[start[below[j]!]!++] = j
+    o = { xs, order }
+    memo.orders.set(key, o)
+  }
+  return o
+}
+
+/**
+ * Where each value stands in its partition (none: one partition; NULL is a partition of its own),
+ * from the argument's one sorted order: a run of equal values takes the counts before it.
+ */
+const standingOf = (env: Env, memo: ScopeMemo, n: CallNode, arg: EvalPlan): Standing => {
+  const by = n.args[1]
+  const partition = by?.k === "col" ? by.name : undefined
+  const key = `${keyOf(n.args[0]!)}\u0000${partition ?? ""}`
+  const cached = memo.standings.get(key)
+  if (cached !== undefined) return cached
+  const { xs, order } = orderOf(env, memo, n.args[0]!, arg)
+  const m = xs.length
+  const st: Standing = { below: new Int32Array(m), upto: new Int32Array(m), size: new Int32Array(m) }
+  const scope = env.scope
+  let group: Int32Array
+  let groupCount = 1
+  if (partition === undefined) group = new Int32Array(m)
+  else {
+    const { codes, ids } = stringCodes(env.snap, partition)
+    group = new Int32Array(m)
+    for (let j = 0; j < m; j++) group[j] = codes[scope[j]!]! + 1
+    groupCount = ids.size + 1
+  }
+  const total = new Int32Array(groupCount)
+  for (let i = 0; i < order.length; i++) total[group[order[i]!]!]!++
+  const seen = new Int32Array(groupCount)
+  let i = 0
+  while (i < order.length) {
+    const v = xs[order[i]!]!
+    let j = i
+    while (j < order.length && xs[order[j]!] === v) j++
+    for (let k = i; k < j; k++) {
+      const p = order[k]!
+      st.below[p] = seen[group[p]!]!
+    }
+    for (let k = i; k < j; k++) seen[group[order[k]!]!]!++
+    for (let k = i; k < j; k++) {
+      const p = order[k]!
+      const g = group[p]!
+      st.upto[p] = seen[g]!
+      st.size[p] = total[g]!
+    }
+    i = j
+  }
+  memo.standings.set(key, st)
+  return st
+}
+
+/** The call's value at each position of the scope (NaN: NULL). */
+const compute = (env: Env, memo: ScopeMemo, n: CallNode, arg: EvalPlan): Float64Array => {
+  const m = env.scope.length
+  const out = new Float64Array(m).fill(Number.NaN)
+  const by = n.args[1]
+  if (n.fn === "ZSCORE") {
+    const xs = argValues(env, arg)
+    groups(env, xs, by, (pos) => zscoreGroup(xs, pos, out))
+    return out
+  }
+  const { below, upto, size } = standingOf(env, memo, n, arg)
+  for (let j = 0; j < m; j++) {
+    const k = size[j]!
+    if (k === 0) continue
+    out[j] = n.fn === "RANK" ? k - upto[j]! + 1 : k === 1 ? 0 : below[j]! / (k - 1)
+  }
+  return out
+}
+
+/**
+ * The call's values over the evaluation's scope at the scope's positions (`env.scope[j]`'s value is
+ * `[j]`), memoized per (snapshot, scope, call).
+ */
+export const rankValues = (env: Env, n: CallNode, arg: EvalPlan): Float64Array => {
+  let byScope = memo.get(env.snap)
+  if (byScope === undefined) {
+    byScope = new WeakMap()
+    memo.set(env.snap, byScope)
+  }
+  let m = byScope.get(env.scope)
+  if (m === undefined) {
+    m = { values: new Map(), standings: new Map(), orders: new Map() }
+    byScope.set(env.scope, m)
+  }
+  const key = keyOf(n)
+  let v = m.values.get(key)
+  if (v === undefined) {
+    v = compute(env, m, n, arg)
+    rankCounters.computed++
+    m.values.set(key, v)
+  }
+  return v
+}
+
+/** position of `row` in the ascending `scope`, -1 when absent */
+const positionIn = (scope: Int32Array, row: number): number => {
+  let lo = 0
+  let hi = scope.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (scope[mid]! < row) lo = mid + 1
+    else hi = mid
+  }
+  return lo < scope.length && scope[lo] === row ? lo : -1
+}
+
+/** The call's values for the rows `sel[0..m)` (the evaluator's vector), ranked among the scope: NULL outside it. */
+export const rankVector = (env: Env, n: CallNode, arg: EvalPlan, sel: Int32Array, m: number): Float64Array => {
+  const values = rankValues(env, n, arg)
+  const scope = env.scope
+  const out = env.arena.f64()
+  if (sel === scope || scope === env.all) {
+    // a row's position is its index in the selection, or the row itself
+    if (sel === scope) for (let j = 0; j < m; j++) out[sel[j]!] = values[j]!
+    else for (let j = 0; j < m; j++) out[sel[j]!] = values[sel[j]!]!
+    return out
+  }
+  for (let j = 0; j < m; j++) {
+    const r = sel[j]!
+    const p = positionIn(scope, r)
+    out[r] = p < 0 ? Number.NaN : values[p]!
+  }
+  return out
+}
+
+/** the planner, registered by plan.ts (which depends on this module through calls.ts) */
+let planner: ((n: Node) => EvalPlan) | undefined
+
+export const registerPlanner = (p: (n: Node) => EvalPlan) => {
+  planner = p
+}
+
+const argPlans = new WeakMap<Node, EvalPlan>()
+
+/** The call's value at one row (explain: `evalScalar` given a row), ranked among `scope` (default: every row). */
+export const rankAt = (snap: Snapshot, n: CallNode, row: number, scope: Int32Array | undefined): number => {
+  let arg = argPlans.get(n)
+  if (arg === undefined) {
+    if (planner === undefined) throw new Error("rank.ts: no planner registered")
+    arg = planner(n.args[0]!)
+    argPlans.set(n, arg)
+  }
+  const arena = new Arena(snap.size)
+  try {
+    const all = allRows(snap.size)
+    const env = { snap, arena, all, scope: scope ?? all }
+    const p = env.scope === all ? row : positionIn(env.scope, row)
+    return p < 0 ? Number.NaN : rankValues(env, n, arg)[p]!
+  } finally {
+    arena.release()
+  }
+}

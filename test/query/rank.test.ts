@@ -1,0 +1,213 @@
+/**
+ * The cross-sectional functions PCT_RANK, RANK and ZSCORE in the evaluator: ties, NULLs, partitions
+ * (a single row, a NULL partition), a deviation of 0, the scope (the rows ranked among) apart from the
+ * rows evaluated, the memo per snapshot and scope, explain, and the argument checks.
+ */
+import { Either } from "effect"
+import { describe, expect, it } from "vitest"
+import { rankCounters } from "../../src/query/evaluate/rank.js"
+import { explainNode } from "../../src/query/explain.js"
+import { compileExpression, compileQuery, type Value } from "../../src/query/index.js"
+import { context, type Row, snapshotOf } from "./support.js"
+
+const base = {
+  name: "n",
+  volume_today: 1,
+  relative_volume: 1,
+  day_change_pct: 0,
+  market_cap: null,
+  pe_ratio: null,
+  rsi_14: null,
+  eps: null,
+  golden_cross: false,
+  above_sma_50: false,
+  earnings_this_week: null
+}
+
+const rowsOf = (cells: ReadonlyArray<readonly [string, number | null, string | null]>): ReadonlyArray<Row> =>
+  cells.map(([ticker, price, sector]) => ({ ...base, ticker, price, sector }))
+
+// tickers in row order A…F
+const snap = snapshotOf(
+  rowsOf([
+    ["A", 10, "Tech"],
+    ["B", 20, "Tech"],
+    ["C", 20, "Energy"],
+    ["D", null, "Tech"],
+    ["E", 5, null],
+    ["F", 30, "Tech"]
+  ])
+)
+
+const values = (text: string, scope?: ReadonlyArray<string>, rows?: ReadonlyArray<number>): Array<Value> => {
+  const r = compileExpression(text, context())
+  if (Either.isLeft(r)) throw new Error(`${text}: ${r.left.message}`)
+  const scopeRows = scope === undefined ? undefined : Int32Array.from(scope.map((t) => snap.index.get(t)!))
+  return r.right.values(snap, rows, scopeRows)
+}
+
+const failure = (text: string) => {
+  const r = compileQuery(text, context())
+  if (Either.isRight(r)) throw new Error(`${text} compiled`)
+  return r.left
+}
+
+describe("PCT_RANK", () => {
+  it("is percent_rank() ascending among the rows with a value: ties share, NULL stays NULL", () => {
+    // non-null prices 10, 20, 20, 5, 30 (n = 5): rows below / 4
+    expect(values("pct_rank(price)")).toEqual([1 / 4, 2 / 4, 2 / 4, null, 0, 1])
+  })
+
+  it("ranks within the row's partition; NULL is a partition of its own, a single row is 0", () => {
+    // Tech: 10, 20, 30 (D is NULL); Energy: 20 alone; NULL sector: 5 alone
+    expect(values("PCT_RANK(price, sector)")).toEqual([0, 0.5, 0, null, 0, 1])
+  })
+
+  it("ranks among the scope only; rows outside it are NULL", () => {
+    expect(values("pct_rank(price)", ["A", "B", "F"])).toEqual([0, 0.5, null, null, null, 1])
+  })
+})
+
+describe("RANK", () => {
+  it("is rank() descending: 1 is the highest, ties share a rank and leave a gap", () => {
+    expect(values("rank(price)")).toEqual([4, 2, 2, null, 5, 1])
+  })
+
+  it("within partitions", () => {
+    expect(values("Rank(price, sector)")).toEqual([3, 2, 1, null, 1, 1])
+  })
+
+  it("of an expression, and of a constant (every row ties)", () => {
+    expect(values("rank(-price)")).toEqual([2, 3, 3, null, 1, 5])
+    expect(values("rank(1)")).toEqual([1, 1, 1, 1, 1, 1])
+    expect(values("rank(NULL)")).toEqual([null, null, null, null, null, null])
+  })
+})
+
+describe("ZSCORE", () => {
+  it("is (x − mean) / stddev_pop, rounded to 10 decimals", () => {
+    const xs = [10, 20, 20, 5, 30]
+    const mean = xs.reduce((a, b) => a + b, 0) / xs.length
+    const sd = Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / xs.length)
+    const z = (x: number) => Math.round(((x - mean) / sd) * 1e10) / 1e10
+    const got = values("zscore(price)")
+    expect(got[3]).toBeNull()
+    for (const [i, x] of [10, 20, 20, null, 5, 30].entries()) if (x !== null) expect(got[i]).toBe(z(x))
+  })
+
+  it("is NULL when the deviation is 0 (a single row, or equal values)", () => {
+    // Energy and the NULL sector have one row each; Tech 10, 20, 30 → −1.2247…, 0, 1.2247…
+    const got = values("zscore(price, sector)")
+    expect(got[2]).toBeNull()
+    expect(got[4]).toBeNull()
+    expect(got[1]).toBe(0)
+    expect(got[0]).toBe(-1.2247448714)
+    expect(got[5]).toBe(1.2247448714)
+    expect(values("zscore(price)", ["B", "C"])).toEqual([null, null, null, null, null, null])
+  })
+
+  it("does not overflow on extreme magnitudes", () => {
+    const wide = snapshotOf(
+      rowsOf([
+        ["A", 1e299, null],
+        ["B", -1e299, null],
+        ["C", 5e-324, null]
+      ])
+    )
+    const r = compileExpression("zscore(price)", context())
+    if (Either.isLeft(r)) throw new Error(r.left.message)
+    expect(r.right.values(wide)).toEqual([1.2247448714, -1.2247448714, 0])
+  })
+})
+
+describe("the scope and the rows evaluated", () => {
+  it("ranks among the scope whatever subset of rows is evaluated", () => {
+    const q = compileQuery("rank(price) = 1", context())
+    if (Either.isLeft(q)) throw new Error(q.left.message)
+    expect(q.right.crossSectional).toBe(true)
+    // only A and B evaluated, F (the highest) in scope: neither is ranked 1
+    expect(q.right.matches(snap, Int32Array.from([0, 1]))).toEqual([])
+    // the same rows, ranked among A and B only: B is the highest
+    expect(q.right.matches(snap, Int32Array.from([0, 1]), Int32Array.from([0, 1]))).toEqual(["B"])
+    // an AND narrowing to one ticker still ranks it among the whole scope
+    const one = compileQuery("ticker = 'B' AND rank(price) <= 2", context())
+    if (Either.isLeft(one)) throw new Error(one.left.message)
+    expect(one.right.matches(snap)).toEqual(["B"])
+    expect(one.right.matches(snap, undefined, Int32Array.from([1, 2, 5]))).toEqual(["B"])
+    expect(one.right.matches(snap, undefined, Int32Array.from([0, 2, 4]))).toEqual([])
+  })
+
+  it("a query without one is not cross-sectional", () => {
+    const q = compileQuery("price > 1", context())
+    if (Either.isLeft(q)) throw new Error(q.left.message)
+    expect(q.right.crossSectional).toBe(false)
+  })
+
+  it("computes a ranking once per snapshot, scope and call, shared by every predicate", () => {
+    const texts = [
+      "pct_rank(price, sector) > 0.5",
+      "PCT_RANK(price, sector) < 0.2 AND price > 1",
+      "pct_rank(price,sector)>=0"
+    ]
+    const qs = texts.map((t) => {
+      const q = compileQuery(t, context())
+      if (Either.isLeft(q)) throw new Error(q.left.message)
+      return q.right
+    })
+    const fresh = snapshotOf(
+      rowsOf([
+        ["A", 1, "X"],
+        ["B", 2, "X"],
+        ["C", 3, "Y"]
+      ])
+    )
+    const scope = Int32Array.from([0, 1, 2])
+    const before = rankCounters.computed
+    for (const q of qs) q.evaluate(fresh, undefined, scope)
+    expect(rankCounters.computed - before).toBe(1)
+    // another scope array is another ranking
+    for (const q of qs) q.evaluate(fresh)
+    expect(rankCounters.computed - before).toBe(2)
+  })
+})
+
+describe("explain", () => {
+  it("shows the rank's value at the row, ranked among the scope", () => {
+    const q = compileQuery("pct_rank(price, sector) > 0.4", context())
+    if (Either.isLeft(q)) throw new Error(q.left.message)
+    const b = snap.index.get("B")!
+    expect(explainNode(q.right.ir, snap, b)).toMatchObject({
+      op: ">",
+      result: true,
+      operands: [{ expr: "PCT_RANK(price, sector)", value: 0.5 }, { value: 0.4 }]
+    })
+    // among A and B only, B is the highest of Tech
+    expect(explainNode(q.right.ir, snap, b, Int32Array.from([0, 1]))).toMatchObject({
+      result: true,
+      operands: [{ value: 1 }, { value: 0.4 }]
+    })
+  })
+})
+
+describe("checks", () => {
+  it("refuses a partition that is not a static text column, naming the argument and its position", () => {
+    for (const [text, pos] of [
+      ["pct_rank(price, price) > 0.5", 16],
+      ["rank(price, 'sector') > 1", 12],
+      ["rank(price, name) > 1", 12],
+      ["zscore(price, lower(sector)) > 1", 14]
+    ] as const) {
+      const e = failure(text)
+      expect(e.code, text).toBe("invalid_query")
+      expect(e.errors, text).toMatchObject([{ code: "invalid_argument", pos }])
+      expect(e.message).toContain("second argument (the partition) must be one of the static text columns")
+    }
+  })
+
+  it("takes a numeric argument and one or two arguments", () => {
+    expect(failure("rank(sector) > 1")).toMatchObject({ code: "compile_failed", errors: [{ code: "type_mismatch" }] })
+    expect(failure("rank() > 1")).toMatchObject({ errors: [{ code: "wrong_arity" }] })
+    expect(failure("rank(price, sector, sector) > 1").message).toContain("takes 1 to 2 argument(s)")
+    expect(failure("zscore(prise) > 1")).toMatchObject({ errors: [{ code: "unknown_column", suggestion: "price" }] })
+  })
+})
