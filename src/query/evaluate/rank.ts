@@ -164,7 +164,15 @@ interface ScopeMemo {
   /** the standings RANK and PCT_RANK of one argument and partition share, by argument and partition */
   readonly standings: Map<string, Standing>
   /** an argument's values and its non-NULL positions by ascending value: one sort for every partition */
-  readonly orders: Map<string, { readonly xs: Float64Array; readonly order: Int32Array }>
+  readonly orders: Map<
+    string,
+    {
+      readonly xs: Float64Array
+      readonly order: Int32Array
+      /** the non-NULL values ascending: `sorted[k]` is `xs[order[k]]` (-0 and 0 aside, which tie) */
+      readonly sorted: Float64Array
+    }
+  >
 }
 
 /** the argument's values at the scope's positions and those not NULL in ascending order of value */
@@ -199,7 +207,7 @@ const orderOf = (env: Env, memo: ScopeMemo, argNode: Node, arg: EvalPlan) => {
     for (let k = 0; k < n; k++) start[k + 1]! += start[k]!
     const order = new Int32Array(n)
     for (let j = 0; j < xs.length; j++) if (xs[j] === xs[j]) order[start[below[j]!]!++] = j
-    o = { xs, order }
+    o = { xs, order, sorted }
     memo.orders.set(key, o)
   }
   return o
@@ -215,37 +223,55 @@ const standingOf = (env: Env, memo: ScopeMemo, n: CallNode, arg: EvalPlan): Stan
   const key = `${keyOf(n.args[0]!)}\u0000${partition ?? ""}`
   const cached = memo.standings.get(key)
   if (cached !== undefined) return cached
-  const { xs, order } = orderOf(env, memo, n.args[0]!, arg)
+  const { xs, order, sorted } = orderOf(env, memo, n.args[0]!, arg)
   const m = xs.length
-  const st: Standing = { below: new Int32Array(m), upto: new Int32Array(m), size: new Int32Array(m) }
-  const scope = env.scope
-  let group: Int32Array
-  let groupCount = 1
-  if (partition === undefined) group = new Int32Array(m)
-  else {
-    const { codes, ids } = stringCodes(env.snap, partition)
-    group = new Int32Array(m)
-    for (let j = 0; j < m; j++) group[j] = codes[scope[j]!]! + 1
-    groupCount = ids.size + 1
+  const n0 = order.length
+  const below = new Int32Array(m)
+  const upto = new Int32Array(m)
+  const size = new Int32Array(m)
+  const st: Standing = { below, upto, size }
+  // runs of equal values read off the sorted values (sequential; the same runs as xs[order[k]])
+  if (partition === undefined) {
+    // one partition: a run [i, j) has i rows below it and j not above it
+    let i = 0
+    while (i < n0) {
+      const v = sorted[i]!
+      let j = i + 1
+      while (j < n0 && sorted[j] === v) j++
+      for (let k = i; k < j; k++) {
+        const p = order[k]!
+        below[p] = i
+        upto[p] = j
+        size[p] = n0
+      }
+      i = j
+    }
+    memo.standings.set(key, st)
+    return st
   }
+  const scope = env.scope
+  const { codes, ids } = stringCodes(env.snap, partition)
+  const group = new Int32Array(m)
+  for (let j = 0; j < m; j++) group[j] = codes[scope[j]!]! + 1
+  const groupCount = ids.size + 1
   const total = new Int32Array(groupCount)
-  for (let i = 0; i < order.length; i++) total[group[order[i]!]!]!++
+  for (let i = 0; i < n0; i++) total[group[order[i]!]!]!++
   const seen = new Int32Array(groupCount)
   let i = 0
-  while (i < order.length) {
-    const v = xs[order[i]!]!
-    let j = i
-    while (j < order.length && xs[order[j]!] === v) j++
+  while (i < n0) {
+    const v = sorted[i]!
+    let j = i + 1
+    while (j < n0 && sorted[j] === v) j++
     for (let k = i; k < j; k++) {
       const p = order[k]!
-      st.below[p] = seen[group[p]!]!
+      below[p] = seen[group[p]!]!
     }
     for (let k = i; k < j; k++) seen[group[order[k]!]!]!++
     for (let k = i; k < j; k++) {
       const p = order[k]!
       const g = group[p]!
-      st.upto[p] = seen[g]!
-      st.size[p] = total[g]!
+      upto[p] = seen[g]!
+      size[p] = total[g]!
     }
     i = j
   }
