@@ -25,7 +25,7 @@ import { AppConfig } from "../config/AppConfig.js"
 import { Fatal } from "../Fatal.js"
 import { Readiness } from "../observability/Readiness.js"
 import { registerScrapeGauge } from "../observability/scrapeGauges.js"
-import { type ImportSummary, MarketData } from "./engine/MarketData.js"
+import { type ImportSummary, MarketData, type MarketReader } from "./engine/MarketData.js"
 import { FollowTicks, TICK_POLL_MS, TICK_WAIT_MS } from "./followTicks.js"
 import { MarketBars, MarketFeedSwitch, type RefreshTick as Tick } from "./ports.js"
 import type { Snapshot } from "./snapshot.js"
@@ -310,6 +310,9 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
         : Effect.succeed(market)
     )
 
+    /** what readers get: the market data without its refresh and import */
+    const readOnly: Effect.Effect<MarketReader, MarketNotReady> = ready
+
     yield* registerScrapeGauge(
       "market_data_age_seconds",
       "Now minus the time of the market data applied last (grows while the feed is paused or stalled)",
@@ -328,8 +331,8 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
       ),
       /** every snapshot published from now on */
       changes: current.changes.pipe(Stream.filterMap((s) => s)),
-      /** the loaded market data (history reads) */
-      data: ready,
+      /** the loaded market data (history reads), read-only: only this service refreshes it or imports into it */
+      data: readOnly,
       /**
        * The data's freshness: the time of the market data applied last, and `stale` — no new data
        * for more than 3 refresh intervals (crypto trades around the clock, so a session is always
@@ -388,7 +391,7 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
       /** `latest` read without a fiber (the request path's direct answers): undefined while the market loads */
       latestNow: (): Snapshot | undefined => published,
       /** `data` read without a fiber: undefined while the market loads */
-      dataNow: (): MarketData | undefined => market
+      dataNow: (): MarketReader | undefined => market
     } as const
   })
 }) {}

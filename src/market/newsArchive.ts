@@ -12,7 +12,7 @@
  * A mention is identified by (ticker, UTC day, index), the index being its
  * position among the ticker's mentions of that day in time order.
  */
-import type { MarketData } from "./engine/MarketData.js"
+import type { MarketReader } from "./engine/MarketData.js"
 import { SIM_ANCHOR_DATE, simSpec } from "./engine/specs.js"
 import type { DayNews } from "./sim/news.js"
 import { MarketSimulator } from "./sim/simulator.js"
@@ -111,10 +111,10 @@ export class NewsArchive {
   }
 }
 
-const archives = new WeakMap<MarketData, NewsArchive>()
+const archives = new WeakMap<MarketReader, NewsArchive>()
 
 /** The archive of a loaded market (built on first use, about 0.2 s and 7 MB). */
-export const newsArchiveOf = (md: MarketData): NewsArchive => {
+export const newsArchiveOf = (md: MarketReader): NewsArchive => {
   let archive = archives.get(md)
   if (archive === undefined) {
     archive = new NewsArchive(md.options.seed, md.options.tickers)

@@ -4,6 +4,7 @@
  * rows evaluated, the memo per snapshot and scope, explain, and the argument checks.
  */
 import { Either } from "effect"
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { rankCounters } from "../../src/query/evaluate/rank.js"
 import { explainNode } from "../../src/query/explain.js"
@@ -117,6 +118,99 @@ describe("ZSCORE", () => {
     const r = compileExpression("zscore(price)", context())
     if (Either.isLeft(r)) throw new Error(r.left.message)
     expect(r.right.values(wide)).toEqual([1.2247448714, -1.2247448714, 0])
+  })
+})
+
+/** ZSCORE the way it was first computed, one partition at a time: the reference the one-pass form must match to the bit */
+const zscoreReference = (cells: ReadonlyArray<readonly [number | null, string | null]>): Array<number | null> => {
+  const out: Array<number | null> = cells.map(() => null)
+  const parts = new Map<string | null, Array<number>>()
+  cells.forEach(([x, p], i) => {
+    if (x !== null) parts.set(p, [...(parts.get(p) ?? []), i])
+  })
+  const sum = (vs: ReadonlyArray<number>) => {
+    let s = 0
+    let c = 0
+    for (const v of vs) {
+      const t = s + v
+      c += Math.abs(s) >= Math.abs(v) ? s - t + v : v - t + s
+      s = t
+    }
+    return s + c
+  }
+  for (const pos of parts.values()) {
+    const xs = pos.map((i) => cells[i]![0]!)
+    if (Math.min(...xs) === Math.max(...xs)) continue
+    const s = 2 ** Math.ceil(Math.log2(Math.max(...xs.map(Math.abs))))
+    const vals = xs.map((v) => v / s)
+    const mean = sum(vals) / vals.length
+    const sd = Math.sqrt(sum(vals.map((v) => (v - mean) ** 2)) / vals.length)
+    pos.forEach((i, k) => {
+      const z = (vals[k]! - mean) / sd
+      const r = (z < 0 ? -Math.round(-z * 1e10) : Math.round(z * 1e10)) / 1e10 + 0
+      out[i] = Number.isNaN(r) ? null : r // NaN reads as NULL (a magnitude above 2^1023 scales to Infinity)
+    })
+  }
+  return out
+}
+
+describe("ZSCORE in one pass over every partition", () => {
+  it("agrees to the bit with a partition-at-a-time computation (ties, NULLs, a NULL partition, zeros)", () => {
+    const value = fc.oneof(
+      fc.constant(null),
+      fc.constantFrom(0, -0, 1, 2, 2.5, -3, 1e-300, 1e300),
+      fc.double({ noNaN: true, noDefaultInfinity: true })
+    )
+    const sector = fc.constantFrom<string | null>("Tech", "Energy", "Health", null)
+    fc.assert(
+      fc.property(fc.array(fc.tuple(value, sector), { minLength: 1, maxLength: 40 }), (cells) => {
+        const s = snapshotOf(cells.map(([price, sec], i) => ({ ...base, ticker: `T${i}`, price, sector: sec })))
+        // the rows in ticker order, as snapshotOf orders them
+        const byRow = s.tickers.map((t) => cells[Number(t.slice(1))]!)
+        for (const [text, part] of [
+          ["zscore(price, sector)", true],
+          ["zscore(price)", false]
+        ] as const) {
+          const r = compileExpression(text, context())
+          if (Either.isLeft(r)) throw new Error(r.left.message)
+          const want = zscoreReference(byRow.map(([x, p]) => [x, part ? p : null] as const))
+          expect(r.right.values(s)).toEqual(want)
+        }
+      }),
+      { numRuns: 300 }
+    )
+  })
+})
+
+describe("RANK and PCT_RANK from the one sorted order", () => {
+  it("agree with counting the rows below and above in the partition (ties, NULLs, -0, a NULL partition)", () => {
+    const value = fc.oneof(fc.constant(null), fc.constantFrom(0, -0, 1, 2, 2, -3), fc.double({ noNaN: true }))
+    const sector = fc.constantFrom<string | null>("Tech", "Energy", null)
+    fc.assert(
+      fc.property(fc.array(fc.tuple(value, sector), { minLength: 1, maxLength: 40 }), (cells) => {
+        const s = snapshotOf(cells.map(([price, sec], i) => ({ ...base, ticker: `T${i}`, price, sector: sec })))
+        const byRow = s.tickers.map((t) => cells[Number(t.slice(1))]!)
+        for (const part of [true, false]) {
+          const peers = (i: number) =>
+            byRow.filter(([x, p]) => x !== null && (!part || p === byRow[i]![1])).map(([x]) => x!)
+          const rank = byRow.map(([x], i) => (x === null ? null : 1 + peers(i).filter((y) => y > x).length))
+          const pct = byRow.map(([x], i) => {
+            if (x === null) return null
+            const k = peers(i).length
+            return k === 1 ? 0 : peers(i).filter((y) => y < x).length / (k - 1)
+          })
+          for (const [text, want] of [
+            [part ? "rank(price, sector)" : "rank(price)", rank],
+            [part ? "pct_rank(price, sector)" : "pct_rank(price)", pct]
+          ] as const) {
+            const r = compileExpression(text, context())
+            if (Either.isLeft(r)) throw new Error(r.left.message)
+            expect(r.right.values(s)).toEqual(want)
+          }
+        }
+      }),
+      { numRuns: 300 }
+    )
   })
 })
 

@@ -3,7 +3,7 @@
  * ticker in scope then has a daily bar (NYSE trading days, and every day
  * while the scope holds crypto), each on the as-of rows of that day — a
  * ticker's latest daily row on or before it, at most `CARRY_FORWARD_DAYS`
- * older (the rule of `MarketData.snapshotAsOf` and the as-of scans).
+ * older (the rule of `MarketReader.snapshotAsOf` and the as-of scans).
  *
  * The rows come from one `DailyWalk` over the walked tickers (the scope's
  * members over the range, and the tickers `q` names), which previews each
@@ -16,7 +16,7 @@
  * can let other work run) and each evaluation as it is made.
  */
 
-import { CARRY_FORWARD_DAYS, type MarketData } from "../../market/engine/MarketData.js"
+import { CARRY_FORWARD_DAYS, type MarketReader } from "../../market/engine/MarketData.js"
 import { stateInstant } from "../../market/history/dailyWalk.js"
 import { barsInRange, KeptRows } from "../../market/history/keptRows.js"
 import type { CompiledQuery } from "../../query/index.js"
@@ -41,7 +41,7 @@ export const keptColumns = (q: CompiledQuery, clear: CompiledQuery | undefined):
   return [...names].filter((n) => !STRING_COLUMN_NAMES.has(n)).sort()
 }
 
-export function* dailyEvaluations(md: MarketData, spec: DailySpec): Generator<Evaluation | undefined, void> {
+export function* dailyEvaluations(md: MarketReader, spec: DailySpec): Generator<Evaluation | undefined, void> {
   const { slots, fromDay, toDay } = spec
   const n = slots.length
   const lo = fromDay - CARRY_FORWARD_DAYS

@@ -7,7 +7,7 @@
  * slots.
  */
 import { columnByName } from "../../market/catalog.js"
-import { type MarketData, STRING_COLUMNS } from "../../market/engine/MarketData.js"
+import { type MarketReader, STRING_COLUMNS } from "../../market/engine/MarketData.js"
 import type { KeptColumn } from "../../market/history/keptRows.js"
 import type { Column, Snapshot } from "../../market/snapshot.js"
 import type { CompiledQuery } from "../../query/index.js"
@@ -27,7 +27,7 @@ export class DaySnapshot {
   private priceValid: Uint8Array = new Uint8Array(0)
 
   constructor(
-    md: MarketData,
+    md: MarketReader,
     private readonly slots: ReadonlyArray<number>,
     private readonly kept: ReadonlyArray<KeptColumn>
   ) {

@@ -1,6 +1,6 @@
 /**
  * A rule's past evaluations at `1m`, within the minute history: the walked
- * tickers' rows at every minute of their sessions (`MarketData.minuteWalk`,
+ * tickers' rows at every minute of their sessions (`MarketReader.minuteWalk`,
  * the rows the minute-tier series read), and an evaluation at each minute
  * on which the webhook's cadence is due — `realtime` every minute, `hourly`
  * the first minute at or after each hour, `exchange_open` the first at or
@@ -10,7 +10,7 @@
  * query. Only the kept columns are stored (see `dailyEvaluations`).
  */
 
-import type { MarketData } from "../../market/engine/MarketData.js"
+import type { MarketReader } from "../../market/engine/MarketData.js"
 import type { KeptColumn } from "../../market/history/keptRows.js"
 import { allocateColumns, bindColumns } from "../../market/indicators/index.js"
 import type { Column } from "../../market/snapshot.js"
@@ -30,7 +30,7 @@ export interface MinuteSpec extends Omit<DailySpec, "fromDay" | "toDay" | "scope
   readonly scope: (t: number) => ReadonlySet<number> | undefined
 }
 
-export function* minuteEvaluations(md: MarketData, spec: MinuteSpec): Generator<Evaluation | undefined, void> {
+export function* minuteEvaluations(md: MarketReader, spec: MinuteSpec): Generator<Evaluation | undefined, void> {
   const { slots } = spec
   const n = slots.length
   const names = keptColumns(spec.q, spec.clear)

@@ -5,7 +5,7 @@
 import { Effect } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { PLAN_LIMITS } from "../../accounts/plans.js"
-import type { DailySnapshot, MarketData } from "../../market/engine/MarketData.js"
+import type { DailySnapshot, MarketReader } from "../../market/engine/MarketData.js"
 import { HISTORY_START_DAY } from "../../market/history/coverage.js"
 import { epochDay, isoDate } from "../../market/indicators/days.js"
 import { Market } from "../../market/Market.js"
@@ -13,7 +13,7 @@ import type { Snapshot } from "../../market/snapshot.js"
 import { HistoryWindowExceeded, ServiceUnavailable } from "../errors.js"
 
 /** The loaded market, or 503 `service_unavailable` (Retry-After 2) while it loads. */
-export const marketData: Effect.Effect<MarketData, ServiceUnavailable, Market> = Effect.flatMap(Market, (m) =>
+export const marketData: Effect.Effect<MarketReader, ServiceUnavailable, Market> = Effect.flatMap(Market, (m) =>
   Effect.mapError(m.data, (e) => new ServiceUnavailable({ message: e.message, details: { retry_after: 2 } }))
 )
 
@@ -30,7 +30,7 @@ export const liveSnapshot: Effect.Effect<Snapshot, ServiceUnavailable, Market> =
  * empty answer would say that nothing matched.
  */
 export const asOfSnapshot = (
-  md: MarketData,
+  md: MarketReader,
   key: AuthenticatedKey,
   asof: string
 ): Effect.Effect<DailySnapshot, HistoryWindowExceeded> => {

@@ -8,7 +8,7 @@
  * it as always: one implementation of every rule.
  */
 import { Either, Schema } from "effect"
-import type { MarketData } from "../../market/engine/MarketData.js"
+import type { MarketReader } from "../../market/engine/MarketData.js"
 import type { Snapshot } from "../../market/snapshot.js"
 import { isWellFormedSymbol, normalizeSymbol, type TickerDirectory } from "../../market/tickers/index.js"
 import { jsonHazard } from "../bodyGuard.js"
@@ -22,7 +22,7 @@ import { dayOf, isSystemId, rowsOfTickers, systemMembership } from "../universes
 /** The state a direct answer reads, each part undefined until it is loaded. */
 export interface DirectState {
   readonly snapshot: Snapshot | undefined
-  readonly market: MarketData | undefined
+  readonly market: MarketReader | undefined
   readonly directory: TickerDirectory
   readonly codec: CursorCodec | undefined
 }

@@ -12,7 +12,7 @@
 import { Clock, Effect, Either, type Schema } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { PLAN_LIMITS } from "../../accounts/plans.js"
-import type { MarketData } from "../../market/engine/MarketData.js"
+import type { MarketReader } from "../../market/engine/MarketData.js"
 import { DAY_MS, epochDay, isoDate } from "../../market/indicators/days.js"
 import { Tickers } from "../../market/tickers/index.js"
 import { type BacktestPeriod, backtestPeriods } from "../../research/backtest/run.js"
@@ -108,7 +108,7 @@ const backtestParameters = (input: BacktestInput) =>
   })
 
 /** The last day the daily history holds a bar of any ticker: exits after it are not known yet. */
-const dataEnd = (md: MarketData): number => {
+const dataEnd = (md: MarketReader): number => {
   let last = Number.NEGATIVE_INFINITY
   for (const s of md.series) if (s.length > 0 && s.days[s.length - 1]! > last) last = s.days[s.length - 1]!
   return last

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
-import type { MarketData } from "../../market/engine/MarketData.js"
+import type { MarketReader } from "../../market/engine/MarketData.js"
 import { epochDay, isoDate } from "../../market/indicators/days.js"
 import type { Snapshot } from "../../market/snapshot.js"
 import { asOfSnapshot, liveSnapshot, marketData } from "../common/market.js"
@@ -15,8 +15,8 @@ export const scanSnapshot = (key: AuthenticatedKey, asof: string | undefined) =>
       const today = isoDate(dayOf(md.latest.asOf))
       if (asof > today) return yield* new BadRequest({ message: `asof ${asof} is in the future (today is ${today})` })
       const snapshot: Snapshot = yield* asOfSnapshot(md, key, asof)
-      return { md: md as MarketData | undefined, snapshot, day: epochDay(asof) }
+      return { md: md as MarketReader | undefined, snapshot, day: epochDay(asof) }
     }
     const snapshot = yield* liveSnapshot
-    return { md: undefined as MarketData | undefined, snapshot: snapshot as Snapshot, day: dayOf(snapshot.asOf) }
+    return { md: undefined as MarketReader | undefined, snapshot: snapshot as Snapshot, day: dayOf(snapshot.asOf) }
   })

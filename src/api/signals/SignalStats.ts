@@ -27,7 +27,7 @@
  */
 import { Clock, Deferred, Duration, Effect, Stream } from "effect"
 import { AppConfig } from "../../config/AppConfig.js"
-import type { MarketData } from "../../market/engine/MarketData.js"
+import type { MarketReader } from "../../market/engine/MarketData.js"
 import { buildFlagHistoryInWorker, workerCanBuild } from "../../market/history/buildFlagHistory.js"
 import { FlagHistory } from "../../market/history/flagHistory.js"
 import { Market } from "../../market/Market.js"
@@ -100,7 +100,7 @@ export class SignalStats extends Effect.Service<SignalStats>()("vigil/SignalStat
     let awaited = false
 
     /** the first build: in a worker thread when it can rebuild the market's inputs, paced by the requests */
-    const firstBuild = (md: MarketData) =>
+    const firstBuild = (md: MarketReader) =>
       workerCanBuild(md)
         ? buildFlagHistoryInWorker(md, { gate }).pipe(
             Effect.raceFirst(paceByEventLoop(gate, () => awaited)),
@@ -152,7 +152,7 @@ export class SignalStats extends Effect.Service<SignalStats>()("vigil/SignalStat
        * is current with the market's series; 503 otherwise (first build at
        * start, or a rebuild after an import).
        */
-      current: (md: MarketData, slots?: ReadonlyArray<number>) =>
+      current: (md: MarketReader, slots?: ReadonlyArray<number>) =>
         Effect.zipRight(
           Deferred.succeed(wanted, undefined),
           Effect.suspend(() => {

@@ -5,7 +5,7 @@
  * one ticker (one row per bar, every referenced column filled in).
  */
 import { columnByName } from "../../market/catalog.js"
-import type { MarketData } from "../../market/engine/MarketData.js"
+import type { MarketReader } from "../../market/engine/MarketData.js"
 import type { Column, Snapshot } from "../../market/snapshot.js"
 import type { TickerMeta } from "../../market/tickers/index.js"
 import type { CompiledQuery } from "../../query/index.js"
@@ -40,7 +40,7 @@ export interface Page {
 export const mondayOf = (day: number): number => day - ((((day - 4) % 7) + 7) % 7)
 
 /** The newest `limit` points of one column within the window, oldest first. */
-export const columnPage = (md: MarketData, ticker: string, column: string, w: Window): Page => {
+export const columnPage = (md: MarketReader, ticker: string, column: string, w: Window): Page => {
   if (w.interval === "1m" || w.interval === "1h") {
     const newestFirst = md.intradaySeries(ticker, column, w.interval, w.from, w.to, w.limit + 1)
     const page = newestFirst.slice(0, w.limit).reverse()
@@ -61,7 +61,7 @@ export const nextTo = (interval: HistoryInterval, oldest: number): number =>
  * bars; every column the expression references is read over the same window
  * and the expression evaluated once over all the bars. NULL counts as false.
  */
-export const customPage = (md: MarketData, meta: TickerMeta, compiled: CompiledQuery, w: Window): Page => {
+export const customPage = (md: MarketReader, meta: TickerMeta, compiled: CompiledQuery, w: Window): Page => {
   const base = columnPage(md, meta.ticker, "price", w)
   const n = base.points.length
   const keys = new Map(base.points.map((p, r) => [p.key, r]))

@@ -29,7 +29,7 @@ import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { isTradingDay } from "../../market/calendar.js"
 import type { ColumnDef } from "../../market/catalog.js"
 import { INPUT_COLUMNS } from "../../market/engine/inputs.js"
-import { CARRY_FORWARD_DAYS, type MarketData, STRING_COLUMNS } from "../../market/engine/MarketData.js"
+import { CARRY_FORWARD_DAYS, type MarketReader, STRING_COLUMNS } from "../../market/engine/MarketData.js"
 import { DailyWalk, type WalkInputs } from "../../market/history/dailyWalk.js"
 import type { FlagHistory } from "../../market/history/flagHistory.js"
 import { DAY_MS, epochDay, isoDate } from "../../market/indicators/days.js"
@@ -62,7 +62,7 @@ export const tradingDays = (fromDay: number, toDay: number): Array<number> => {
  * The last day whose rows are final for every asset class: the earlier of
  * the latest equity bar and the latest crypto bar in the history.
  */
-export const finalDay = (md: MarketData): number => {
+export const finalDay = (md: MarketReader): number => {
   let equity = Number.NEGATIVE_INFINITY
   let crypto = Number.NEGATIVE_INFINITY
   for (let i = 0; i < md.size; i++) {
@@ -141,7 +141,7 @@ export const inputsFor = (columns: ReadonlyArray<string>): WalkInputs =>
  * CARRY_FORWARD_DAYS later); then each listed day's rows form that day's
  * snapshot and the members among them are counted.
  */
-export function* computedCounts(md: MarketData, spec: ComputedSpec): Generator<void, Array<DayCount>> {
+export function* computedCounts(md: MarketReader, spec: ComputedSpec): Generator<void, Array<DayCount>> {
   const out: Array<DayCount> = []
   if (spec.days.length === 0) return out
   const first = spec.days[0]

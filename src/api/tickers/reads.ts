@@ -10,7 +10,7 @@ import { HttpServerResponse } from "@effect/platform"
 import { Clock, Effect, type Schema } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { PLAN_LIMITS } from "../../accounts/plans.js"
-import type { MarketData } from "../../market/engine/MarketData.js"
+import type { MarketReader } from "../../market/engine/MarketData.js"
 import { STRING_COLUMNS } from "../../market/engine/MarketData.js"
 import { DAY_MS, isoDate } from "../../market/indicators/days.js"
 import type { Snapshot } from "../../market/snapshot.js"
@@ -45,7 +45,7 @@ const json = <A>(body: A) => HttpServerResponse.unsafeJson(body)
 
 /** The tracked ticker named by a path segment: 400 when it is not a symbol, 404 when untracked. */
 const tickerOf = (
-  md: MarketData,
+  md: MarketReader,
   raw: string
 ): Effect.Effect<{ meta: TickerMeta; i: number }, BadRequest | NotFound> => {
   if (!isWellFormedSymbol(raw)) {
@@ -63,7 +63,7 @@ const tickerOf = (
 }
 
 /** `SOL-USD` → `SOL`: a pair form of a crypto tracked under its bare symbol. */
-const lookupFallback = (md: MarketData, raw: string): { meta: TickerMeta; i: number } | undefined => {
+const lookupFallback = (md: MarketReader, raw: string): { meta: TickerMeta; i: number } | undefined => {
   const s = normalizeSymbol(raw)
   if (!s.endsWith("-USD")) return undefined
   const i = md.index.get(s.slice(0, -4))
@@ -82,7 +82,7 @@ const historicalRow = (meta: TickerMeta, found: { date: string; values: Record<s
 }
 
 /** The answer of a ticker's daily row as of `raw` (a date): 404 when it has none on or before it. */
-const asOfBody = (md: MarketData, meta: TickerMeta, raw: string) =>
+const asOfBody = (md: MarketReader, meta: TickerMeta, raw: string) =>
   Effect.gen(function* () {
     const date = yield* parseDate("asof", raw)
     const found = md.rowAsOf(meta.ticker, date)
@@ -97,7 +97,7 @@ const fullRow = (snapshot: Snapshot, ticker: string): Row | undefined => {
   return r === undefined ? undefined : renderRow(snapshot, r, ROW_COLUMNS)
 }
 
-const bulk = (snapshot: Snapshot, md: MarketData, raw: string, other: ReadonlyArray<string>) =>
+const bulk = (snapshot: Snapshot, md: MarketReader, raw: string, other: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     if (other.length > 0) {
       return yield* new BadRequest({

@@ -5,7 +5,7 @@
  * the `universe` parameter of every endpoint that takes one (`lookupUniverse`).
  */
 import { Effect } from "effect"
-import type { MarketData } from "../../market/engine/MarketData.js"
+import type { MarketReader } from "../../market/engine/MarketData.js"
 import { DAY_MS } from "../../market/indicators/days.js"
 import type { Snapshot } from "../../market/snapshot.js"
 import type { TickerDirectory } from "../../market/tickers/index.js"
@@ -29,7 +29,7 @@ export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS)
 
 /** A system universe's membership in effect on `day`: tickers most traded first, and its effective day. */
 export const systemMembership = (
-  md: MarketData,
+  md: MarketReader,
   id: SystemId,
   day: number
 ): { readonly tickers: ReadonlyArray<string>; readonly effectiveDay: number } => {
@@ -39,7 +39,7 @@ export const systemMembership = (
     : { tickers: m.ranked.slice(0, SYSTEM_UNIVERSES[id]), effectiveDay: m.effectiveDay }
 }
 
-export const systemDoc = (md: MarketData, id: SystemId, day: number, withTickers: boolean): UniverseDoc => {
+export const systemDoc = (md: MarketReader, id: SystemId, day: number, withTickers: boolean): UniverseDoc => {
   const m = systemMembership(md, id, day)
   return {
     id,
@@ -224,7 +224,7 @@ export const lookupUniverse = (
  * is on or before it, like the system universes' rebalances; before the universe existed, the list
  * it was created with. The array is the same object for the same own version.
  */
-export const membersOn = (md: MarketData, u: ResolvedUniverse, day: number): ReadonlyArray<string> => {
+export const membersOn = (md: MarketReader, u: ResolvedUniverse, day: number): ReadonlyArray<string> => {
   switch (u._tag) {
     case "System":
       return systemMembership(md, u.id, day).tickers
@@ -247,7 +247,7 @@ export const membersOn = (md: MarketData, u: ResolvedUniverse, day: number): Rea
  * backtests), the same members an as-of scan of each day scopes to.
  */
 export const scopeSlots = (
-  md: MarketData,
+  md: MarketReader,
   u: ResolvedUniverse | undefined
 ): ((day: number) => ReadonlySet<number> | undefined) => {
   if (u === undefined) return () => undefined
@@ -270,7 +270,7 @@ export const scopeSlots = (
  * when `asOf`, else live (an own universe's current list).
  */
 export const resolveUniverse = (
-  md: MarketData,
+  md: MarketReader,
   accountId: string,
   id: string,
   day: number,

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url"
 import { Effect } from "effect"
 import { makeShareGate, type ShareGate } from "../../workerShare.js"
 import { runWorker } from "../../workerThread.js"
-import type { MarketData } from "../engine/MarketData.js"
+import type { MarketReader } from "../engine/MarketData.js"
 import { MarketSimulator } from "../sim/index.js"
 import { ReplaySource } from "../sources/replay.js"
 import { type FlagBits, FlagHistory } from "./flagHistory.js"
@@ -27,7 +27,7 @@ const workerModule = new URL(`./flagWorker${extname(fileURLToPath(import.meta.ur
  * simulator's (the simulator itself, or a replay over it), which the worker
  * regenerates from the seed. A live feed's would have to be handed over.
  */
-export const workerCanBuild = (md: MarketData): boolean => {
+export const workerCanBuild = (md: MarketReader): boolean => {
   const source = md.sim instanceof ReplaySource ? md.sim.base : md.sim
   return source instanceof MarketSimulator
 }
@@ -37,7 +37,7 @@ export const workerCanBuild = (md: MarketData): boolean => {
  * that keeps to the share of the CPU `gate` gives it (all of it by default).
  */
 export const buildFlagHistoryInWorker = (
-  md: MarketData,
+  md: MarketReader,
   options: { readonly batch?: number; readonly gate?: ShareGate } = {}
 ): Effect.Effect<FlagHistory, Error> =>
   Effect.suspend(() => {

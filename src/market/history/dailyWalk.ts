@@ -2,7 +2,7 @@
  * Walking the daily rows of many tickers over a range of days.
  *
  * A past day's row of a ticker is the preview of that day's bar on the state
- * holding every bar before it (see `MarketData`). Reading one day of every
+ * holding every bar before it (see `MarketReader`). Reading one day of every
  * ticker (`snapshotAsOf`) rebuilds each ticker's state from a checkpoint;
  * reading many consecutive days that way repeats the rebuild every day. A
  * walk instead keeps one state per ticker and moves it bar by bar: each bar
@@ -29,7 +29,7 @@
  */
 import { closeInstant, isTradingDay } from "../calendar.js"
 import { tickerInputs } from "../engine/inputs.js"
-import type { MarketData } from "../engine/MarketData.js"
+import type { MarketReader } from "../engine/MarketData.js"
 import { VENDOR_FEED_START } from "../engine/specs.js"
 import { DAY_MS } from "../indicators/days.js"
 import {
@@ -85,10 +85,10 @@ export interface WalkSpec {
 }
 
 /**
- * What a walk reads of the market: `MarketData` has it; so does a worker
+ * What a walk reads of the market: `MarketReader` has it; so does a worker
  * thread's view of the same series (see `flagWorker.ts`).
  */
-export type WalkMarket = Pick<MarketData, "series" | "tickers" | "size" | "isCrypto" | "sim" | "stateAt">
+export type WalkMarket = Pick<MarketReader, "series" | "tickers" | "size" | "isCrypto" | "sim" | "stateAt">
 
 /** Called for every walked bar with its row in `walk.row` (row 0): bar `j` of `slots[k]`, on `day`. */
 export type BarVisitor = (k: number, j: number, day: number) => void

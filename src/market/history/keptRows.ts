@@ -10,7 +10,7 @@
  * others (`WalkSpec.wanted`).
  */
 import { INPUT_COLUMNS } from "../engine/inputs.js"
-import { CARRY_FORWARD_DAYS, type MarketData } from "../engine/MarketData.js"
+import { CARRY_FORWARD_DAYS, type MarketReader } from "../engine/MarketData.js"
 import type { Column } from "../snapshot.js"
 import type { BarSeries } from "./barSeries.js"
 import { DailyWalk, type WalkInputs } from "./dailyWalk.js"
@@ -66,7 +66,7 @@ export class KeptRows {
   private readonly at: Int32Array
 
   constructor(
-    private readonly md: MarketData,
+    private readonly md: MarketReader,
     /** market slots, ascending; `k` is a position here */
     private readonly slots: ReadonlyArray<number>,
     names: ReadonlyArray<string>,

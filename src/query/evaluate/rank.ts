@@ -41,19 +41,6 @@ const keyOf = (n: Node): string => {
   return k
 }
 
-/** Neumaier-compensated sum of `f(i)` for i in [0, n) */
-const compensatedSum = (n: number, f: (i: number) => number): number => {
-  let sum = 0
-  let c = 0
-  for (let i = 0; i < n; i++) {
-    const v = f(i)
-    const t = sum + v
-    c += Math.abs(sum) >= Math.abs(v) ? sum - t + v : v - t + sum
-    sum = t
-  }
-  return sum + c
-}
-
 const ZSCORE_SCALE = 1e10
 
 /** `z` rounded to 10 decimals, halves away from zero, never -0 (PostgreSQL's `round(numeric, 10)`) */
@@ -68,71 +55,124 @@ interface Standing {
   readonly size: Int32Array
 }
 
-/** ZSCORE of one partition: the values at scope positions `pos` of `xs`, written to `out` at the same positions */
-const zscoreGroup = (xs: Float64Array, pos: Int32Array, out: Float64Array) => {
-  const k = pos.length
-  const vals = new Float64Array(k)
-  let min = Number.POSITIVE_INFINITY
-  let max = Number.NEGATIVE_INFINITY
-  let amax = 0
-  for (let i = 0; i < k; i++) {
-    const v = xs[pos[i]!]!
-    vals[i] = v
-    if (v < min) min = v
-    if (v > max) max = v
-    const a = Math.abs(v)
-    if (a > amax) amax = a
-  }
-  if (min === max) return // no deviation: NULL
-  // scaled by a power of two (exact) so that no square overflows or underflows
-  const s = 2 ** Math.ceil(Math.log2(amax))
-  for (let i = 0; i < k; i++) vals[i] = vals[i]! / s
-  const mean = compensatedSum(k, (i) => vals[i]!) / k
-  const sd = Math.sqrt(compensatedSum(k, (i) => (vals[i]! - mean) ** 2) / k)
-  for (let i = 0; i < k; i++) out[pos[i]!] = roundZ((vals[i]! - mean) / sd)
-}
-
 /**
- * The argument's values at each scope position (`xs`, NaN: NULL) grouped by partition: `each` is
- * called with the scope positions of every non-empty partition (NULL is a partition too, as in
- * PostgreSQL's `PARTITION BY`).
+ * ZSCORE of every partition in one set of passes over the scope (no per-partition copies): each
+ * partition's values are taken in ascending scope position, as a per-partition pass would take them,
+ * so its sums — and so its values — are the same to the bit. Per partition: min, max and the largest
+ * magnitude; the values scaled by a power of two (exact) so that no square overflows or underflows;
+ * the compensated mean, then the compensated population variance. NULL where every value is the same.
  */
-const groups = (env: Env, xs: Float64Array, by: Node | undefined, each: (pos: Int32Array) => void) => {
+const zscoreAll = (env: Env, xs: Float64Array, by: Node | undefined, out: Float64Array) => {
+  const m = xs.length
   const scope = env.scope
-  const present: Array<number> = []
-  for (let j = 0; j < xs.length; j++) if (xs[j] === xs[j]) present.push(j)
-  if (present.length === 0) return
-  if (by === undefined || by.k !== "col") {
-    each(Int32Array.from(present))
-    return
+  let group: Int32Array | undefined
+  let groupCount = 1
+  if (by !== undefined && by.k === "col") {
+    const { codes, ids } = stringCodes(env.snap, by.name)
+    group = new Int32Array(m)
+    for (let j = 0; j < m; j++) group[j] = codes[scope[j]!]! + 1
+    groupCount = ids.size + 1
   }
-  const { codes, ids } = stringCodes(env.snap, by.name)
-  const counts = new Int32Array(ids.size + 1)
-  for (const j of present) counts[codes[scope[j]!]! + 1]!++
-  const starts = new Int32Array(ids.size + 2)
-  for (let g = 0; g < counts.length; g++) starts[g + 1] = starts[g]! + counts[g]!
-  const grouped = new Int32Array(present.length)
-  const fill = starts.slice(0, counts.length)
-  for (const j of present) grouped[fill[codes[scope[j]!]! + 1]!++] = j
-  for (let g = 0; g < counts.length; g++) if (counts[g]! > 0) each(grouped.subarray(starts[g]!, starts[g + 1]!))
+  const count = new Int32Array(groupCount)
+  const min = new Float64Array(groupCount).fill(Number.POSITIVE_INFINITY)
+  const max = new Float64Array(groupCount).fill(Number.NEGATIVE_INFINITY)
+  const amax = new Float64Array(groupCount)
+  for (let j = 0; j < m; j++) {
+    const v = xs[j]!
+    if (v !== v) continue
+    const g = group === undefined ? 0 : group[j]!
+    count[g]!++
+    if (v < min[g]!) min[g] = v
+    if (v > max[g]!) max[g] = v
+    const a = Math.abs(v)
+    if (a > amax[g]!) amax[g] = a
+  }
+  // the scale of each partition with a deviation (0: none, its rows stay NULL)
+  const scale = new Float64Array(groupCount)
+  let any = false
+  for (let g = 0; g < groupCount; g++)
+    if (count[g]! > 0 && min[g] !== max[g]) {
+      scale[g] = 2 ** Math.ceil(Math.log2(amax[g]!))
+      any = true
+    }
+  if (!any) return
+  // Neumaier-compensated sums per partition, in ascending position
+  const sum = new Float64Array(groupCount)
+  const comp = new Float64Array(groupCount)
+  for (let j = 0; j < m; j++) {
+    const x = xs[j]!
+    if (x !== x) continue
+    const g = group === undefined ? 0 : group[j]!
+    const s = scale[g]!
+    if (s === 0) continue
+    const v = x / s
+    const acc = sum[g]!
+    const t = acc + v
+    comp[g]! += Math.abs(acc) >= Math.abs(v) ? acc - t + v : v - t + acc
+    sum[g] = t
+  }
+  const mean = new Float64Array(groupCount)
+  for (let g = 0; g < groupCount; g++) {
+    if (scale[g] === 0) continue
+    mean[g] = (sum[g]! + comp[g]!) / count[g]!
+    sum[g] = 0
+    comp[g] = 0
+  }
+  for (let j = 0; j < m; j++) {
+    const x = xs[j]!
+    if (x !== x) continue
+    const g = group === undefined ? 0 : group[j]!
+    const s = scale[g]!
+    if (s === 0) continue
+    const v = (x / s - mean[g]!) ** 2
+    const acc = sum[g]!
+    const t = acc + v
+    comp[g]! += Math.abs(acc) >= Math.abs(v) ? acc - t + v : v - t + acc
+    sum[g] = t
+  }
+  const sd = new Float64Array(groupCount)
+  for (let g = 0; g < groupCount; g++) if (scale[g] !== 0) sd[g] = Math.sqrt((sum[g]! + comp[g]!) / count[g]!)
+  for (let j = 0; j < m; j++) {
+    const x = xs[j]!
+    if (x !== x) continue
+    const g = group === undefined ? 0 : group[j]!
+    const s = scale[g]!
+    if (s === 0) continue
+    out[j] = roundZ((x / s - mean[g]!) / sd[g]!)
+  }
 }
 
 /** the argument's values at the scope's positions */
-const argValues = (env: Env, arg: EvalPlan): Float64Array => {
-  const scope = env.scope
-  const x = arg.vec(env, scope, scope.length) as Float64Array
-  const xs = new Float64Array(scope.length)
-  for (let j = 0; j < scope.length; j++) xs[j] = x[scope[j]!]!
+const argValues = (env: Env, memo: ScopeMemo, argNode: Node, arg: EvalPlan): Float64Array => {
+  const key = keyOf(argNode)
+  let xs = memo.args.get(key)
+  if (xs === undefined) {
+    const scope = env.scope
+    const x = arg.vec(env, scope, scope.length) as Float64Array
+    xs = new Float64Array(scope.length)
+    for (let j = 0; j < scope.length; j++) xs[j] = x[scope[j]!]!
+    memo.args.set(key, xs)
+  }
   return xs
 }
 
 interface ScopeMemo {
+  /** an argument's values at the scope's positions, by argument: ZSCORE and the orders of every partition share them */
+  readonly args: Map<string, Float64Array>
   /** a call's values at the scope's positions, by call */
   readonly values: Map<string, Float64Array>
   /** the standings RANK and PCT_RANK of one argument and partition share, by argument and partition */
   readonly standings: Map<string, Standing>
   /** an argument's values and its non-NULL positions by ascending value: one sort for every partition */
-  readonly orders: Map<string, { readonly xs: Float64Array; readonly order: Int32Array }>
+  readonly orders: Map<
+    string,
+    {
+      readonly xs: Float64Array
+      readonly order: Int32Array
+      /** the non-NULL values ascending: `sorted[k]` is `xs[order[k]]` (-0 and 0 aside, which tie) */
+      readonly sorted: Float64Array
+    }
+  >
 }
 
 /** the argument's values at the scope's positions and those not NULL in ascending order of value */
@@ -140,7 +180,7 @@ const orderOf = (env: Env, memo: ScopeMemo, argNode: Node, arg: EvalPlan) => {
   const key = keyOf(argNode)
   let o = memo.orders.get(key)
   if (o === undefined) {
-    const xs = argValues(env, arg)
+    const xs = argValues(env, memo, argNode, arg)
     let n = 0
     for (let j = 0; j < xs.length; j++) if (xs[j] === xs[j]) n++
     // the values sorted natively (a comparator sort of positions is several times slower), then each
@@ -167,7 +207,7 @@ const orderOf = (env: Env, memo: ScopeMemo, argNode: Node, arg: EvalPlan) => {
     for (let k = 0; k < n; k++) start[k + 1]! += start[k]!
     const order = new Int32Array(n)
     for (let j = 0; j < xs.length; j++) if (xs[j] === xs[j]) order[start[below[j]!]!++] = j
-    o = { xs, order }
+    o = { xs, order, sorted }
     memo.orders.set(key, o)
   }
   return o
@@ -183,37 +223,55 @@ const standingOf = (env: Env, memo: ScopeMemo, n: CallNode, arg: EvalPlan): Stan
   const key = `${keyOf(n.args[0]!)}\u0000${partition ?? ""}`
   const cached = memo.standings.get(key)
   if (cached !== undefined) return cached
-  const { xs, order } = orderOf(env, memo, n.args[0]!, arg)
+  const { xs, order, sorted } = orderOf(env, memo, n.args[0]!, arg)
   const m = xs.length
-  const st: Standing = { below: new Int32Array(m), upto: new Int32Array(m), size: new Int32Array(m) }
-  const scope = env.scope
-  let group: Int32Array
-  let groupCount = 1
-  if (partition === undefined) group = new Int32Array(m)
-  else {
-    const { codes, ids } = stringCodes(env.snap, partition)
-    group = new Int32Array(m)
-    for (let j = 0; j < m; j++) group[j] = codes[scope[j]!]! + 1
-    groupCount = ids.size + 1
+  const n0 = order.length
+  const below = new Int32Array(m)
+  const upto = new Int32Array(m)
+  const size = new Int32Array(m)
+  const st: Standing = { below, upto, size }
+  // runs of equal values read off the sorted values (sequential; the same runs as xs[order[k]])
+  if (partition === undefined) {
+    // one partition: a run [i, j) has i rows below it and j not above it
+    let i = 0
+    while (i < n0) {
+      const v = sorted[i]!
+      let j = i + 1
+      while (j < n0 && sorted[j] === v) j++
+      for (let k = i; k < j; k++) {
+        const p = order[k]!
+        below[p] = i
+        upto[p] = j
+        size[p] = n0
+      }
+      i = j
+    }
+    memo.standings.set(key, st)
+    return st
   }
+  const scope = env.scope
+  const { codes, ids } = stringCodes(env.snap, partition)
+  const group = new Int32Array(m)
+  for (let j = 0; j < m; j++) group[j] = codes[scope[j]!]! + 1
+  const groupCount = ids.size + 1
   const total = new Int32Array(groupCount)
-  for (let i = 0; i < order.length; i++) total[group[order[i]!]!]!++
+  for (let i = 0; i < n0; i++) total[group[order[i]!]!]!++
   const seen = new Int32Array(groupCount)
   let i = 0
-  while (i < order.length) {
-    const v = xs[order[i]!]!
-    let j = i
-    while (j < order.length && xs[order[j]!] === v) j++
+  while (i < n0) {
+    const v = sorted[i]!
+    let j = i + 1
+    while (j < n0 && sorted[j] === v) j++
     for (let k = i; k < j; k++) {
       const p = order[k]!
-      st.below[p] = seen[group[p]!]!
+      below[p] = seen[group[p]!]!
     }
     for (let k = i; k < j; k++) seen[group[order[k]!]!]!++
     for (let k = i; k < j; k++) {
       const p = order[k]!
       const g = group[p]!
-      st.upto[p] = seen[g]!
-      st.size[p] = total[g]!
+      upto[p] = seen[g]!
+      size[p] = total[g]!
     }
     i = j
   }
@@ -227,16 +285,20 @@ const compute = (env: Env, memo: ScopeMemo, n: CallNode, arg: EvalPlan): Float64
   const out = new Float64Array(m).fill(Number.NaN)
   const by = n.args[1]
   if (n.fn === "ZSCORE") {
-    const xs = argValues(env, arg)
-    groups(env, xs, by, (pos) => zscoreGroup(xs, pos, out))
+    zscoreAll(env, argValues(env, memo, n.args[0]!, arg), by, out)
     return out
   }
   const { below, upto, size } = standingOf(env, memo, n, arg)
-  for (let j = 0; j < m; j++) {
-    const k = size[j]!
-    if (k === 0) continue
-    out[j] = n.fn === "RANK" ? k - upto[j]! + 1 : k === 1 ? 0 : below[j]! / (k - 1)
-  }
+  if (n.fn === "RANK")
+    for (let j = 0; j < m; j++) {
+      const k = size[j]!
+      if (k !== 0) out[j] = k - upto[j]! + 1
+    }
+  else
+    for (let j = 0; j < m; j++) {
+      const k = size[j]!
+      if (k !== 0) out[j] = k === 1 ? 0 : below[j]! / (k - 1)
+    }
   return out
 }
 
@@ -252,7 +314,7 @@ export const rankValues = (env: Env, n: CallNode, arg: EvalPlan): Float64Array =
   }
   let m = byScope.get(env.scope)
   if (m === undefined) {
-    m = { values: new Map(), standings: new Map(), orders: new Map() }
+    m = { args: new Map(), values: new Map(), standings: new Map(), orders: new Map() }
     byScope.set(env.scope, m)
   }
   const key = keyOf(n)

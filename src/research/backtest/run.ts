@@ -13,7 +13,7 @@
  * caller can let other work run) and each period as it is computed.
  */
 import { DaySnapshot, STRING_COLUMN_NAMES } from "../../alerts/dryRun/daySnapshot.js"
-import type { MarketData } from "../../market/engine/MarketData.js"
+import type { MarketReader } from "../../market/engine/MarketData.js"
 import { stateInstant } from "../../market/history/dailyWalk.js"
 import { barsAsOf, KeptRows } from "../../market/history/keptRows.js"
 import type { Snapshot } from "../../market/snapshot.js"
@@ -73,13 +73,13 @@ export const backtestColumns = (q: CompiledQuery, order: string): Array<string> 
   [...new Set(["price", order, ...q.columns])].filter((n) => !STRING_COLUMN_NAMES.has(n)).sort()
 
 /** A ticker's last close on or before `day` (NaN: none). */
-export const closeOnOrBefore = (md: MarketData, slot: number, day: number): number => {
+export const closeOnOrBefore = (md: MarketReader, slot: number, day: number): number => {
   const s = md.series[slot]!
   const j = s.indexAtOrBefore(day)
   return j < 0 ? Number.NaN : s.close[j]!
 }
 
-export function* backtestPeriods(md: MarketData, spec: BacktestSpec): Generator<BacktestPeriod | undefined, void> {
+export function* backtestPeriods(md: MarketReader, spec: BacktestSpec): Generator<BacktestPeriod | undefined, void> {
   const { slots, days, exits } = spec
   const n = slots.length
   const rows = new KeptRows(md, slots, backtestColumns(spec.q, spec.pick.order), barsAsOf(days))
