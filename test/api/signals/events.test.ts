@@ -357,7 +357,7 @@ describe("signal events and stats over HTTP", () => {
         expect(none.body).toMatchObject({ count: 0, days: [], from: null, to: null })
       }
     }
-  })
+  }, 90_000)
 
   it("refuses bad stats requests with the envelope", async () => {
     expectEnvelope(await get(pro, "/v2/signals/rsi_14/stats"), 400, "bad_request", "condition")
