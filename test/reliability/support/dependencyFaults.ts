@@ -210,6 +210,15 @@ export const runDependencyFaults = async (options: FaultOptions): Promise<FaultR
     const key = account.api_key as string
 
     // ---- 1. PostgreSQL ------------------------------------------------------------------------------
+    // the same load, healthy, for comparison (the machine may be busy). Measured before the fires are
+    // queued: their retries fall due 6 s after the first attempts, which must still be ahead at the cut
+    // (measured here, a slow machine's 3 s of load plus the stop let them fall due before it)
+    const healthyFrom = Date.now()
+    const healthy = await load(url, key, () => Date.now() - healthyFrom >= 3_000)
+    const healthyLat = healthy.map((s) => s.ms)
+    log(
+      `healthy: ${healthy.length} requests, p50 ${quantile(healthyLat, 0.5).toFixed(0)} ms, p99 ${quantile(healthyLat, 0.99).toFixed(0)} ms`
+    )
     const subscribe = async (ticker: string, path: string) => {
       const r = await request(url, key, "POST", `/v2/tickers/${ticker}/subscribe`, {
         condition: "price > 0",
@@ -242,15 +251,8 @@ export const runDependencyFaults = async (options: FaultOptions): Promise<FaultR
       if (Date.now() > deadline) throw new Error("the first attempts were not recorded (or held) in time")
       await sleep(50)
     }
+    // counted from here: the retries fall due 6 s after the first attempts, and PostgreSQL is cut now
     const postsBefore = receiver.posts.length
-    // the same load, healthy, for comparison (the machine may be busy)
-    const healthyFrom = Date.now()
-    const healthy = await load(url, key, () => Date.now() - healthyFrom >= 3_000)
-    const healthyLat = healthy.map((s) => s.ms)
-    log(
-      `healthy: ${healthy.length} requests, p50 ${quantile(healthyLat, 0.5).toFixed(0)} ms, p99 ${quantile(healthyLat, 0.99).toFixed(0)} ms`
-    )
-
     await pg.stop()
     const cutAt = Date.now()
     receiver.release()
