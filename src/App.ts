@@ -22,6 +22,7 @@ import { DeliveryTransport } from "./delivery/transport.js"
 import { DeliveryWake } from "./delivery/wake.js"
 import { DeliveryWorker } from "./delivery/worker.js"
 import { Fatal } from "./Fatal.js"
+import { DeepHistory } from "./market/DeepHistory.js"
 import { Market } from "./market/Market.js"
 import { type Tickers, TickersLive } from "./market/tickers/index.js"
 import { jsonLinesLogger } from "./observability/logSink.js"
@@ -88,6 +89,7 @@ const RunnerAlertsLive = RunnerPlacementLive.pipe(
  */
 const foundation = <A, E, R>(tickers: Layer.Layer<Tickers>, top: Layer.Layer<A, E, R>, followTicks: boolean) =>
   top.pipe(
+    Layer.provide(DeepHistory.Default),
     Layer.provide(
       (followTicks ? Market.Default.pipe(Layer.provide(FollowTicksLive)) : Market.Default).pipe(
         Layer.provide(MarketStoreLive)

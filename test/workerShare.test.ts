@@ -85,9 +85,12 @@ describe("a worker's share of the CPU", () => {
       yield* spin(60)
       yield* TestClock.adjust("100 millis")
       expect(gate.share()).toBe(BUSY_SHARE)
-      // a sample after the loop was idle
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 150)))
-      yield* TestClock.adjust("100 millis")
+      // a sample after the loop was idle (on a loaded machine a window may still count as busy —
+      // the test runner's own work on this thread — so up to five idle windows)
+      for (let tries = 0; tries < 5 && gate.share() !== FULL_SHARE; tries++) {
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 150)))
+        yield* TestClock.adjust("100 millis")
+      }
       expect(gate.share()).toBe(FULL_SHARE)
       // busy, but a request waits for the work
       urgent = true

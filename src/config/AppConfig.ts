@@ -31,6 +31,8 @@ export interface AppConfigShape {
   readonly minuteHistoryDays: number
   /** SIGNAL_FLAG_HISTORY: build the stored flag history (signal stats/events) at start (eager) or on first use (lazy) */
   readonly signalFlagHistory: "eager" | "lazy"
+  /** DEEP_HISTORY: build the whole market's grid of states before the window (as-of scans since 2003) once ready (eager) or on first use (lazy) */
+  readonly deepHistory: "eager" | "lazy"
   /** PUSH_GATEWAY_URL: where mobile pushes are POSTed; unset = the recording gateway (pushes kept in memory and logged) */
   readonly pushGatewayUrl: Option.Option<Redacted.Redacted<string>>
   /** EVENT_RETENTION: how long each webhook's event feed keeps its events */
@@ -147,6 +149,13 @@ const fields = Config.all({
     }),
     "eager" as const
   ),
+  deepHistory: Config.withDefault(
+    withForm("DEEP_HISTORY", "eager or lazy", (raw) => {
+      const v = raw.trim().toLowerCase()
+      return v === "eager" || v === "lazy" ? Option.some(v) : Option.none()
+    }),
+    "eager" as const
+  ),
   pushGatewayUrl: Config.option(urlWith("PUSH_GATEWAY_URL", ["http", "https"])),
   eventRetention: Config.withDefault(
     withForm("EVENT_RETENTION", "a duration such as 30d or 12h", parseDuration),
@@ -227,6 +236,7 @@ export class AppConfig extends Context.Tag("vigil/AppConfig")<AppConfig, AppConf
     logLevel: "info",
     minuteHistoryDays: 730,
     signalFlagHistory: "eager",
+    deepHistory: "lazy",
     pushGatewayUrl: Option.none(),
     eventRetention: Duration.days(30),
     replay: Option.none(),

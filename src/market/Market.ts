@@ -25,7 +25,7 @@ import { AppConfig } from "../config/AppConfig.js"
 import { Fatal } from "../Fatal.js"
 import { Readiness } from "../observability/Readiness.js"
 import { registerScrapeGauge } from "../observability/scrapeGauges.js"
-import { type ImportSummary, MarketData, type MarketReader } from "./engine/MarketData.js"
+import { type DeepGridReader, type ImportSummary, MarketData, type MarketReader } from "./engine/MarketData.js"
 import { FollowTicks, TICK_POLL_MS, TICK_WAIT_MS } from "./followTicks.js"
 import { MarketBars, MarketFeedSwitch, type RefreshTick as Tick } from "./ports.js"
 import type { Snapshot } from "./snapshot.js"
@@ -381,6 +381,19 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
             })
             yield* publish(md.latest)
             return summary
+          })
+        ),
+      /**
+       * Lays a whole-market grid of the years before the window over the market (`DeepHistory`),
+       * unless what it was built from changed meanwhile (an import): `keyOf` names what the market
+       * is now. Answers whether it was laid.
+       */
+      adoptDeepGrid: (grid: DeepGridReader & { readonly key: string }, keyOf: (md: MarketReader) => string) =>
+        lock.withPermits(1)(
+          Effect.map(ready, (md) => {
+            if (keyOf(md) !== grid.key) return false
+            md.adoptDeepGrid(grid)
+            return true
           })
         ),
       tickers,

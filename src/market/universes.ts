@@ -41,12 +41,30 @@ export const computeMembership = (
   size = 100
 ): Membership => {
   const from = effectiveDay - TRAILING_DAYS
+  return computeMembershipFrom(
+    effectiveDay,
+    tickers,
+    (t) => {
+      const s = series[t]
+      let i = s.indexAtOrAfter(from)
+      let dollars = 0
+      for (; i < s.length && s.days[i] < effectiveDay; i++) dollars += s.close[i] * s.volume[i]
+      return dollars
+    },
+    size
+  )
+}
+
+/** The ranking of `computeMembership` over each ticker's trailing dollar volume (summed in day order). */
+export const computeMembershipFrom = (
+  effectiveDay: number,
+  tickers: ReadonlyArray<string>,
+  dollarsOf: (t: number) => number,
+  size = 100
+): Membership => {
   const scored: Array<{ ticker: string; dollars: number }> = []
   for (let t = 0; t < tickers.length; t++) {
-    const s = series[t]
-    let i = s.indexAtOrAfter(from)
-    let dollars = 0
-    for (; i < s.length && s.days[i] < effectiveDay; i++) dollars += s.close[i] * s.volume[i]
+    const dollars = dollarsOf(t)
     if (dollars > 0) scored.push({ ticker: tickers[t], dollars })
   }
   scored.sort((a, b) => b.dollars - a.dollars || (a.ticker < b.ticker ? -1 : a.ticker > b.ticker ? 1 : 0))

@@ -22,9 +22,11 @@ describe("configuration", () => {
     expect(config.webhookRetrySchedule.map(Duration.toSeconds)).toEqual([30, 120, 600, 3600, 21600])
   })
 
-  it("reads SIGNAL_FLAG_HISTORY and PUSH_GATEWAY_URL, and names them when malformed", () => {
+  it("reads SIGNAL_FLAG_HISTORY, DEEP_HISTORY and PUSH_GATEWAY_URL, and names them when malformed", () => {
     const defaults = Either.getOrThrow(load({}))
     expect(defaults.signalFlagHistory).toBe("eager")
+    expect(defaults.deepHistory).toBe("eager")
+    expect(Either.getOrThrow(load({ DEEP_HISTORY: " Lazy " })).deepHistory).toBe("lazy")
     expect(Option.isNone(defaults.pushGatewayUrl)).toBe(true)
     const set = Either.getOrThrow(
       load({ SIGNAL_FLAG_HISTORY: "LAZY", PUSH_GATEWAY_URL: "https://push.example.com/send" })
@@ -33,6 +35,7 @@ describe("configuration", () => {
     expect(Option.map(set.pushGatewayUrl, Redacted.value)).toEqual(Option.some("https://push.example.com/send"))
     for (const [name, value] of [
       ["SIGNAL_FLAG_HISTORY", "sometimes"],
+      ["DEEP_HISTORY", "later"],
       ["PUSH_GATEWAY_URL", "ftp://push.example.com"]
     ] as const) {
       const failed = load({ [name]: value })

@@ -59,6 +59,8 @@ export const serviceVariables = (dataDir: string, env: Record<string, string>): 
   HISTORY_DAYS: "260",
   // the stored flag history costs ~45 s of CPU at start; tests that need it build it on first use
   SIGNAL_FLAG_HISTORY: "lazy",
+  // and the grid of the years before the window a minute or more: built when an as-of read asks
+  DEEP_HISTORY: "lazy",
   ...env
 })
 

@@ -129,7 +129,7 @@ const BACKTEST_DOC =
   "`q` errors as a scan's. See docs/scan.md, Backtests."
 
 const describe = (form: string) =>
-  `${form}. \`q\` (required unless \`rule\` gives it, ≤ 4000 chars), \`universe\` (top_10, top_100 or an own slug; as-of scans use its members of that date), \`asof\` (YYYY-MM-DD or ISO; as-of form; a date before the whole-market daily history the service holds is 400 history_window_exceeded with earliest_allowed_from), \`order\` (a column; default day_change_pct), \`dir\` (asc|desc; default desc), \`fields\` (comma-separated extra columns, or * for every column), \`limit\` (1–100; default 50), \`cursor\`, \`rule\` (a saved rule id; explicit parameters override it). See docs/scan.md.`
+  `${form}. \`q\` (required unless \`rule\` gives it, ≤ 4000 chars), \`universe\` (top_10, top_100 or an own slug; as-of scans use its members of that date), \`asof\` (YYYY-MM-DD or ISO; as-of form; any day since 2003-01-02, earlier days have no rows; before the window the service keeps in memory the rows come off the whole market's history since 2003, and while that is being built after a first start the answer is 503 service_unavailable with Retry-After), \`order\` (a column; default day_change_pct), \`dir\` (asc|desc; default desc), \`fields\` (comma-separated extra columns, or * for every column), \`limit\` (1–100; default 50), \`cursor\`, \`rule\` (a saved rule id; explicit parameters override it). See docs/scan.md.`
 
 export class ScanApi extends HttpApiGroup.make("scan")
   // what every endpoint of the group can answer

@@ -23,20 +23,25 @@
  * a `MarketCore`, each job in a module of its own. Readers take it as a
  * `MarketReader` (read-only); `Market.ts` alone moves it.
  */
+
+import type { DeepGridSpec } from "../history/deepGrid.js"
 import type { RowSink } from "../indicators/index.js"
 import type { Snapshot } from "../snapshot.js"
 import type { ParsedBar } from "../sources/csvBars.js"
 import { membershipOn } from "../universes.js"
 import { dailySeries, rowAsOf, snapshotAsOf, weeklySeries } from "./asOf.js"
 import { type DailySnapshot, MarketCore, type MarketDataOptions } from "./core.js"
+import type { DeepGridReader } from "./deepAsOf.js"
 import {
   commitSeries,
   computeMemberships,
   dailyCoverage,
+  deepGridSpec,
   deepOf,
   earliestDay,
   generateSeries,
-  stateAt
+  stateAt,
+  wholeMarketFrom
 } from "./history.js"
 import { type ImportSummary, importBars, validateImport } from "./imports.js"
 import { refresh } from "./liveRow.js"
@@ -54,6 +59,7 @@ export {
   STRING_COLUMNS,
   simulatorFor
 } from "./core.js"
+export type { DeepGridReader } from "./deepAsOf.js"
 export { DEEP_CACHE_SIZE } from "./history.js"
 export { ImportRangeError, type ImportSummary } from "./imports.js"
 export type { MarketReader } from "./MarketReader.js"
@@ -128,6 +134,10 @@ export class MarketData implements MarketReader {
   get earliestDay(): number {
     return earliestDay(this.core)
   }
+  /** The first day every ticker's window holds: as-of snapshots before it are read off the deep grid. */
+  get wholeMarketFrom(): number {
+    return wholeMarketFrom(this.core)
+  }
 
   // ---------------------------------------------------------------- moving it (Market.ts)
 
@@ -180,6 +190,23 @@ export class MarketData implements MarketReader {
     return minuteCoverage(this.core, i)
   }
   membershipOn(day: number) {
-    return membershipOn(this.core.memberships, day)
+    const window = this.core.memberships
+    const deep = this.core.deepGrid?.meta.memberships
+    // before the window's first 1st: the grid's, built from the same bars by the same rule
+    if (deep !== undefined && (window.length === 0 || day < window[0].effectiveDay)) return membershipOn(deep, day)
+    return membershipOn(window, day)
+  }
+
+  /** The whole-market grid of states before the window, once built for this market's bars (`DeepHistory`). */
+  get deepGrid(): DeepGridReader | undefined {
+    return this.core.deepGrid
+  }
+  /** What that grid is built from: this market's source, tickers and imported bars, to the day before the window. */
+  deepGridSpec(): DeepGridSpec {
+    return deepGridSpec(this.core)
+  }
+  adoptDeepGrid(grid: DeepGridReader): void {
+    this.core.deepGrid = grid
+    this.core.asOfCache.clear()
   }
 }

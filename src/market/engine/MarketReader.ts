@@ -5,6 +5,7 @@
  * refreshes the market or imports bars into it (`MarketData`).
  */
 import type { BarSeries } from "../history/barSeries.js"
+import type { DeepGridSpec } from "../history/deepGrid.js"
 import type { DeepTicker } from "../history/deepTicker.js"
 import type { DailyState, RowSink } from "../indicators/index.js"
 import type { Snapshot } from "../snapshot.js"
@@ -13,6 +14,7 @@ import type { TickerMeta } from "../tickers/index.js"
 import type { Membership } from "../universes.js"
 import type { SeriesPoint } from "./asOf.js"
 import type { DailySnapshot, MarketDataOptions } from "./core.js"
+import type { DeepGridReader } from "./deepAsOf.js"
 import type { MinutePoint } from "./minutes.js"
 
 export interface MarketReader {
@@ -34,6 +36,8 @@ export interface MarketReader {
   readonly asOfCacheSize: number
   /** the earliest day any ticker has a bar in the window */
   readonly earliestDay: number
+  /** the first day every ticker's window holds (as-of snapshots before it come from the deep grid) */
+  readonly wholeMarketFrom: number
 
   /** every ticker's daily row as of `date` (carried forward at most 14 days); cached */
   snapshotAsOf(date: string): DailySnapshot
@@ -59,4 +63,8 @@ export interface MarketReader {
   dailyCoverage(i: number): { from: number; to: number } | undefined
   minuteCoverage(i: number): { from: number; to: number }
   membershipOn(day: number): Membership | undefined
+  /** the whole-market grid of states before the window (as-of snapshots there), once built for these bars */
+  readonly deepGrid: DeepGridReader | undefined
+  /** what that grid is built from (`history/deepGrid.ts`) */
+  deepGridSpec(): DeepGridSpec
 }

@@ -6,7 +6,7 @@
  */
 import { type BarSeries, barAt } from "../history/barSeries.js"
 import { deepStateBefore } from "../history/deepTicker.js"
-import { DAY_MS, epochDay, isoDate } from "../indicators/days.js"
+import { epochDay, isoDate } from "../indicators/days.js"
 import {
   allocateColumns,
   bindColumns,
@@ -17,12 +17,12 @@ import {
   type RowSink
 } from "../indicators/index.js"
 import type { Column } from "../snapshot.js"
-import { type DailySnapshot, type MarketCore, STRING_COLUMNS } from "./core.js"
-import { deepOf, stateBefore } from "./history.js"
+import { CARRY_FORWARD_DAYS, type DailySnapshot, dailySnapshotOf, type MarketCore } from "./core.js"
+import { deepSnapshotAsOf } from "./deepAsOf.js"
+import { deepOf, stateBefore, wholeMarketFrom } from "./history.js"
 import { INPUT_COLUMNS } from "./inputs.js"
 
-/** as-of reads carry a ticker's last state forward at most this many days */
-export const CARRY_FORWARD_DAYS = 14
+export { CARRY_FORWARD_DAYS } from "./core.js"
 /** as-of universe snapshots kept in memory (each about 15 MB) */
 export const AS_OF_CACHE_SIZE = 8
 
@@ -40,6 +40,12 @@ export const snapshotAsOf = (core: MarketCore, date: string): DailySnapshot => {
     cache.delete(day)
     cache.set(day, cached)
     return cached
+  }
+  if (core.deepGrid !== undefined && day < wholeMarketFrom(core)) {
+    const deep = deepSnapshotAsOf(core, core.deepGrid, date, day)
+    if (cache.size >= AS_OF_CACHE_SIZE) cache.delete(cache.keys().next().value as number)
+    cache.set(day, deep)
+    return deep
   }
   const rows: Array<number> = []
   const barIndex: Array<number> = []
@@ -62,22 +68,7 @@ export const snapshotAsOf = (core: MarketCore, date: string): DailySnapshot => {
     rowDays[r] = s.days[j]
     preview(stateBefore(core, i, j), barAt(s, j), core.inputsAt(i, s.days[j], news), sink, r)
   }
-  const columns = new Map<string, Column>()
-  for (const name of STRING_COLUMNS) {
-    const source = (core.stringColumns.get(name) as { values: ReadonlyArray<string | null> }).values
-    columns.set(name, { kind: "string", values: rows.map((i) => source[i]) })
-  }
-  for (const [name, col] of computed) columns.set(name, col)
-  const tickers = rows.map((i) => core.tickers[i].ticker)
-  const snapshot: DailySnapshot = {
-    asOf: (day + 1) * DAY_MS - 1,
-    date,
-    size: n,
-    tickers,
-    index: new Map(tickers.map((t, r) => [t, r])),
-    columns,
-    rowDays
-  }
+  const snapshot = dailySnapshotOf(core, rows, computed, rowDays, date, day)
   if (cache.size >= AS_OF_CACHE_SIZE) cache.delete(cache.keys().next().value as number)
   cache.set(day, snapshot)
   return snapshot

@@ -38,8 +38,12 @@ import type { MarketSource } from "../sources/MarketSource.js"
 import type { TickerMeta } from "../tickers/index.js"
 import type { Membership } from "../universes.js"
 import { HistoryCheckpoints } from "./checkpoints.js"
+import type { DeepGridReader } from "./deepAsOf.js"
 import { tickerInputs } from "./inputs.js"
 import { SIM_ANCHOR_DATE, simSpec, VENDOR_FEED_START } from "./specs.js"
+
+/** as-of reads carry a ticker's last state forward at most this many days */
+export const CARRY_FORWARD_DAYS = 14
 
 export const EQUITY_WARMUP_SESSIONS = 252
 /** crypto's 52 weeks are 365 daily bars: a year of warm-up plus a week's margin */
@@ -79,6 +83,36 @@ export interface DailySnapshot extends Snapshot {
   readonly rowDays: Int32Array
 }
 
+/**
+ * The as-of snapshot of `date` (epoch day `day`) over the tickers `rows` (ascending slots): their
+ * static columns beside the computed ones (`computed`, one row per entry of `rows`).
+ */
+export const dailySnapshotOf = (
+  core: MarketCore,
+  rows: ReadonlyArray<number>,
+  computed: ReadonlyMap<string, Column>,
+  rowDays: Int32Array,
+  date: string,
+  day: number
+): DailySnapshot => {
+  const columns = new Map<string, Column>()
+  for (const name of STRING_COLUMNS) {
+    const source = (core.stringColumns.get(name) as { values: ReadonlyArray<string | null> }).values
+    columns.set(name, { kind: "string", values: rows.map((i) => source[i]) })
+  }
+  for (const [name, col] of computed) columns.set(name, col)
+  const tickers = rows.map((i) => core.tickers[i].ticker)
+  return {
+    asOf: (day + 1) * DAY_MS - 1,
+    date,
+    size: rows.length,
+    tickers,
+    index: new Map(tickers.map((t, r) => [t, r])),
+    columns,
+    rowDays
+  }
+}
+
 /** The simulated market of a seed: what a `MarketData` of those options simulates (also in a worker thread). */
 export const simulatorFor = (seed: number, tickers: ReadonlyArray<TickerMeta>): MarketSimulator =>
   new MarketSimulator({ seed, tickers: tickers.map(simSpec), anchorDate: SIM_ANCHOR_DATE })
@@ -115,6 +149,8 @@ export class MarketCore {
   /** tickers' histories before the window, built on demand, least recently read first */
   readonly deepCache = new Map<number, DeepTicker>()
   memberships: Array<Membership> = []
+  /** the whole market's history before the window as a grid of states (`deepAsOf.ts`), once built for this market's bars */
+  deepGrid: DeepGridReader | undefined = undefined
   /** first equity session of the readable window (`HISTORY_DAYS` sessions to the current one) */
   readonly windowStart: string
   readonly startEquityDay: number

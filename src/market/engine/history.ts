@@ -5,6 +5,8 @@
  * (`history/deepTicker.ts`), and the system universes' monthly memberships.
  */
 import { BarSeries, barInto, newBar, SeriesArena } from "../history/barSeries.js"
+import { HISTORY_START_DAY } from "../history/coverage.js"
+import { DEEP_GRID_EVERY, type DeepGridSpec } from "../history/deepGrid.js"
 import { buildDeepTicker, type DeepTicker } from "../history/deepTicker.js"
 import { generateBars } from "../history/generateBars.js"
 import { epochDay } from "../indicators/days.js"
@@ -144,6 +146,24 @@ export const deepOf = (core: MarketCore, i: number): DeepTicker | undefined => {
   return deep
 }
 
+/**
+ * What the whole-market grid of this market's history before its window is built from
+ * (`history/deepGrid.ts`): to the last grid day before the window, so the grid stays the same
+ * while the window moves on (a read past its last grid day replays from it) for 64 days.
+ */
+export const deepGridSpec = (core: MarketCore): DeepGridSpec => {
+  const last = wholeMarketFrom(core) - 1
+  return {
+    source: core.sim,
+    tickers: core.tickers,
+    firstDay: core.firstDay,
+    imported: (i) => core.imported.get(core.tickers[i].ticker),
+    origin: HISTORY_START_DAY,
+    every: DEEP_GRID_EVERY,
+    toDay: HISTORY_START_DAY + DEEP_GRID_EVERY * Math.floor((last - HISTORY_START_DAY) / DEEP_GRID_EVERY)
+  }
+}
+
 /** The epoch days of ticker `i`'s first and last completed daily bars (undefined: none yet). */
 export const dailyCoverage = (core: MarketCore, i: number): { from: number; to: number } | undefined => {
   const s = core.series[i]
@@ -152,6 +172,13 @@ export const dailyCoverage = (core: MarketCore, i: number): { from: number; to: 
   const firstImported = imported === undefined || imported.length === 0 ? s.days[0] : epochDay(imported[0].date)
   return { from: Math.min(core.firstDay[i], firstImported, s.days[0]), to: s.days[s.length - 1] }
 }
+
+/**
+ * The first day every ticker's window holds (its warm-up year included): as-of snapshots from it on
+ * are read off the window; before it, off the whole-market grid (`deepAsOf.ts`). An import of
+ * older bars puts them in the window's series too, but for those tickers only.
+ */
+export const wholeMarketFrom = (core: MarketCore): number => Math.max(core.startEquityDay, core.startCryptoDay)
 
 /** The earliest day any ticker has a bar in the window. */
 export const earliestDay = (core: MarketCore): number => {

@@ -68,6 +68,8 @@ export const importBars = (
   openSessions(core, now)
   core.asOfCache.clear()
   core.deepCache.clear()
+  // the grid was walked over the bars before this import: a new one is built (`DeepHistory`)
+  core.deepGrid = undefined
   core.memberships = computeMemberships(core)
   refresh(core, now)
   return summary

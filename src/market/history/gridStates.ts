@@ -33,10 +33,16 @@ export interface GridSpec {
   readonly origin: number
   readonly every: number
   readonly toDay: number
+  /** the last day bars are generated to (`onBar` sees them; default `toDay`): the grid itself stops at `toDay` */
+  readonly barsTo?: number | undefined
   /** tickers per group */
   readonly group?: number | undefined
   /** receives, for each ticker, its slots of every grid day (`GRID_SLOT` doubles each; a ticker without a bar yet: count 0) */
-  readonly onTicker: (i: number, slots: Float64Array) => void
+  readonly onTicker?: ((i: number, slots: Float64Array) => void) | undefined
+  /** receives each group once walked: its first slot and its tickers' slots (as `onTicker`'s), in slot order */
+  readonly onGroup?: ((from: number, slots: ReadonlyArray<Float64Array>) => void) | undefined
+  /** sees every bar as it is committed (in day order per ticker) */
+  readonly onBar?: ((i: number, day: number, close: number, volume: number) => void) | undefined
 }
 
 /** The grid days of a spec: origin, origin + every, … ≤ toDay. */
@@ -73,7 +79,7 @@ export function* gridStates(spec: GridSpec): Generator<void, void> {
       source: spec.source,
       slots,
       fromDay: (i) => spec.firstDay[i],
-      toDay: () => spec.toDay,
+      toDay: () => spec.barsTo ?? spec.toDay,
       origin: (i) => spec.firstDay[i],
       crypto: (i) => spec.assetTypes[i] === "CRYPTO",
       imported: spec.imported,
@@ -89,11 +95,16 @@ export function* gridStates(spec: GridSpec): Generator<void, void> {
         bar.close = close
         bar.volume = volume
         commitDeferred(st, bar)
+        spec.onBar?.(i, day, close, volume)
       }
     })
     for (const i of slots) {
       record(i, states.get(i) as DailyState, spec.toDay)
-      spec.onTicker(i, out.get(i) as Float64Array)
+      spec.onTicker?.(i, out.get(i) as Float64Array)
     }
+    spec.onGroup?.(
+      from,
+      Array.from(slots, (i) => out.get(i) as Float64Array)
+    )
   }
 }

@@ -164,6 +164,17 @@ export class DayModel {
  * other slots are left alone. The single implementation of the return model:
  * bars, `closesAt` and news all read it.
  */
+/**
+ * `computeReturns` of the tickers in `slots` (ascending; all when undefined): one pass over a
+ * contiguous run of slots (a group of tickers generated together), one call per slot otherwise.
+ */
+export const computeReturnsOf = (model: DayModel, r: Float64Array, gap: Float64Array, slots?: Int32Array): void => {
+  if (slots === undefined) computeReturns(model, r, gap)
+  else if (slots.length > 0 && slots[slots.length - 1] - slots[0] === slots.length - 1)
+    computeReturns(model, r, gap, slots[0], slots[slots.length - 1] + 1)
+  else for (let k = 0; k < slots.length; k++) computeReturns(model, r, gap, slots[k], slots[k] + 1)
+}
+
 export const computeReturns = (model: DayModel, r: Float64Array, gap: Float64Array, from = 0, to = model.p.n): void => {
   const { kind, key, drift, scale, beta, sectorLoad, sector, sigmaIdio, sigmaEarn } = model.p
   const { k0, k1, k2, market, crypto, sectorReturn, earningsTable, day } = model
@@ -229,8 +240,7 @@ export const fillDayBars = (
   const { kind, key, drift, sigmaTotal, avgVolume } = p
   const { traded, open, high, low, close, volume, earnings } = out
   const { r, gap } = scratch
-  if (slots === undefined) computeReturns(model, r, gap)
-  else for (let k = 0; k < slots.length; k++) computeReturns(model, r, gap, slots[k], slots[k] + 1)
+  computeReturnsOf(model, r, gap, slots)
   const count = slots === undefined ? n : slots.length
   const k3 = model.k3
   const day = model.day

@@ -16,7 +16,7 @@
  * one ticker's 23 years cost one pass over its days, and a whole-market day about 64 returns a
  * ticker at worst.
  */
-import { computeReturns, type DayModel, type ReturnScratch } from "./daily.js"
+import { computeReturnsOf, type DayModel, type ReturnScratch } from "./daily.js"
 
 export const LEVEL_EVERY = 64
 
@@ -58,8 +58,7 @@ export class SimLevels {
   private returnsOn(day: number, slots: Int32Array): DayModel {
     const m = this.modelOf(day)
     const { r, gap } = this.scratch
-    if (slots.length === this.n) computeReturns(m, r, gap)
-    else for (let k = 0; k < slots.length; k++) computeReturns(m, r, gap, slots[k], slots[k] + 1)
+    computeReturnsOf(m, r, gap, slots.length === this.n ? undefined : slots)
     return m
   }
 

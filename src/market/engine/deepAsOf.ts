@@ -1,0 +1,218 @@
+/**
+ * Every ticker's daily row as of a date before the window the market keeps in memory, off the
+ * whole-market grid of states (`history/deepGrid.ts`): for each ticker the grid's state at the
+ * grid day before the date (its recursive scalars and bar count), the bars around it regenerated
+ * (`generateBars`: the same bits as its whole history), the state rebuilt from them
+ * (`restoreFromBars`), the bars from the grid day to the date committed and the date's bar
+ * previewed — the row a walk from the ticker's first bar gives, bit for bit (tested against
+ * `rowAsOf`, which makes it that way).
+ *
+ * The carry-forward rule is `snapshotAsOf`'s: a ticker has a row when its latest bar on or before
+ * the date is at most 14 days older. A ticker whose window already holds the date (crypto's starts
+ * a few days before equities', an import's older bars) is read off its window, as `rowAsOf` reads it.
+ */
+import { barAt } from "../history/barSeries.js"
+import type { DeepGridMeta } from "../history/deepGrid.js"
+import { deepStateBefore } from "../history/deepTicker.js"
+import { generateBars } from "../history/generateBars.js"
+import { GRID_SLOT } from "../history/gridStates.js"
+import {
+  allocateColumns,
+  bindColumns,
+  commit,
+  configForAssetType,
+  type DailyState,
+  makeState,
+  preview,
+  restoreFromBars,
+  SC_COUNT
+} from "../indicators/index.js"
+import { CARRY_FORWARD_DAYS, type DailySnapshot, dailySnapshotOf, type MarketCore } from "./core.js"
+import { deepOf, stateBefore } from "./history.js"
+
+/** The whole-market grid a market reads its deep as-of rows from (`DeepHistory` opens it). */
+export interface DeepGridReader {
+  readonly meta: DeepGridMeta
+  /** grid day k's slots of every ticker (`meta.size · GRID_SLOT` doubles) */
+  block(k: number): Float64Array
+}
+
+/** bars before a grid day a restore needs to continue bit for bit (`restoreFromBars`) */
+export const EXACT_RESTORE_BARS = 397
+/** calendar days of bars generated before the grid day: 397 sessions are ~575 days, crypto's 397 days */
+export const LOOKBACK_DAYS = 600
+/** tickers generated at once (their bars: ~16 MB of scratch) */
+const GROUP = 512
+
+/** The grid day a read of `day` starts from: the last one on or before every row's state (14 days back), in the grid. */
+export const gridIndexFor = (meta: DeepGridMeta, day: number): number =>
+  Math.max(0, Math.min(meta.days - 1, Math.floor((day - CARRY_FORWARD_DAYS - meta.origin) / meta.every)))
+
+export const deepSnapshotAsOf = (core: MarketCore, grid: DeepGridReader, date: string, day: number): DailySnapshot => {
+  const meta = grid.meta
+  if (meta.size !== core.size) throw new Error(`the deep grid holds ${meta.size} tickers, the market ${core.size}`)
+  const k = gridIndexFor(meta, day)
+  const gridDay = meta.origin + meta.every * k
+  const from = gridDay - LOOKBACK_DAYS
+  const block = grid.block(k)
+  const capacity = day - from + 1
+  const days = new Int32Array(GROUP * capacity)
+  const open = new Float64Array(GROUP * capacity)
+  const high = new Float64Array(GROUP * capacity)
+  const low = new Float64Array(GROUP * capacity)
+  const close = new Float64Array(GROUP * capacity)
+  const volume = new Float64Array(GROUP * capacity)
+  const length = new Int32Array(GROUP)
+
+  const wide = allocateColumns(core.size)
+  const sink = bindColumns(wide)
+  const present = new Uint8Array(core.size)
+  const rowDay = new Int32Array(core.size)
+  const news = new Map<number, [Float64Array, Float64Array]>()
+  const scratch = new Map<string, DailyState>()
+  const bar = { day: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 }
+  /** the generated bar at `at`, in the one bar object */
+  const barOf = (at: number) => {
+    bar.day = days[at]
+    bar.open = open[at]
+    bar.high = high[at]
+    bar.low = low[at]
+    bar.close = close[at]
+    bar.volume = volume[at]
+    return bar
+  }
+  const offset = new Float64Array(core.size).fill(1)
+
+  for (let first = 0; first < core.size; first += GROUP) {
+    const slots = Int32Array.from({ length: Math.min(GROUP, core.size - first) }, (_, t) => first + t)
+    length.fill(0)
+    const bars = generateBars({
+      source: core.sim,
+      slots,
+      fromDay: () => from,
+      toDay: () => day,
+      origin: (i) => core.firstDay[i],
+      crypto: (i) => core.isCrypto[i] === 1,
+      imported: (i) => core.imported.get(core.tickers[i].ticker),
+      offset,
+      onBar: (i, d, o, h, l, c, v) => {
+        if (d < from) return // imported history before the range: laid, not needed
+        const t = i - first
+        const at = t * capacity + length[t]++
+        days[at] = d
+        open[at] = o
+        high[at] = h
+        low[at] = l
+        close[at] = c
+        volume[at] = v
+      }
+    })
+    while (!bars.next().done) {}
+    for (let t = 0; t < slots.length; t++) {
+      const i = slots[t]
+      // a ticker whose window holds its state on the date is read off the window, as `rowAsOf` reads it
+      const s = core.series[i]
+      const w = s.indexAtOrBefore(day)
+      if (w >= 0 && s.days[w] >= core.windowDayOf(i)) {
+        if (day - s.days[w] > CARRY_FORWARD_DAYS) continue
+        preview(stateBefore(core, i, w), barAt(s, w), core.inputsAt(i, s.days[w], news), sink, i)
+        present[i] = 1
+        rowDay[i] = s.days[w]
+        continue
+      }
+      const base = t * capacity
+      const n = length[t]
+      // the latest bar on or before the date, within the carry-forward
+      const j = n - 1
+      if (j < 0 || day - days[base + j] > CARRY_FORWARD_DAYS) continue
+      let e = 0
+      while (e < n && days[base + e] < gridDay) e++
+      const at = i * GRID_SLOT
+      const count = block[at + SC_COUNT]
+      const assetType = core.tickers[i].asset_type
+      let st: DailyState
+      if (count === 0 && e === 0) {
+        st = makeState(configForAssetType(assetType))
+      } else if (count > 0 && e >= Math.min(count, EXACT_RESTORE_BARS)) {
+        const key = core.isCrypto[i] === 1 ? "crypto" : "equity"
+        st = restoreFromBars(
+          configForAssetType(assetType),
+          block.subarray(at, at + SC_COUNT),
+          count,
+          {
+            days: days.subarray(base, base + e),
+            open: open.subarray(base, base + e),
+            high: high.subarray(base, base + e),
+            low: low.subarray(base, base + e),
+            close: close.subarray(base, base + e),
+            volume: volume.subarray(base, base + e)
+          },
+          e,
+          scratch.get(key)
+        )
+        scratch.set(key, st)
+      } else {
+        // too few bars before the grid day to restore from (a sparse import): the ticker's own history
+        if (!deepRow(core, i, day, sink, news)) continue
+        present[i] = 1
+        rowDay[i] = lastDeepDay(core, i, day)
+        continue
+      }
+      for (let b = e; b < j; b++) commit(st, barOf(base + b))
+      preview(st, barOf(base + j), core.inputsAt(i, days[base + j], news), sink, i)
+      present[i] = 1
+      rowDay[i] = days[base + j]
+    }
+  }
+  return compact(core, wide, present, rowDay, date, day)
+}
+
+/** Ticker `i`'s row as of `day` from its own whole history (`deepOf`), written at row `i`; false when it has none. */
+const deepRow = (
+  core: MarketCore,
+  i: number,
+  day: number,
+  sink: ReturnType<typeof bindColumns>,
+  news: Map<number, [Float64Array, Float64Array]>
+): boolean => {
+  const deep = deepOf(core, i)
+  const j = deep === undefined ? -1 : deep.series.indexAtOrBefore(day)
+  if (deep === undefined || j < 0 || day - deep.series.days[j] > CARRY_FORWARD_DAYS) return false
+  preview(deepStateBefore(deep, j), barAt(deep.series, j), core.inputsAt(i, deep.series.days[j], news), sink, i)
+  return true
+}
+
+const lastDeepDay = (core: MarketCore, i: number, day: number): number => {
+  const deep = deepOf(core, i)!
+  return deep.series.days[deep.series.indexAtOrBefore(day)]
+}
+
+/** The rows present, in ticker order, as a snapshot (the columns copied out of the market-wide ones). */
+const compact = (
+  core: MarketCore,
+  wide: ReturnType<typeof allocateColumns>,
+  present: Uint8Array,
+  rowDay: Int32Array,
+  date: string,
+  day: number
+): DailySnapshot => {
+  const rows: Array<number> = []
+  for (let i = 0; i < core.size; i++) if (present[i] === 1) rows.push(i)
+  const n = rows.length
+  const computed = allocateColumns(n)
+  for (const [name, col] of computed) {
+    const src = wide.get(name)!
+    for (let r = 0; r < n; r++) {
+      col.values[r] = src.values[rows[r]]
+      col.valid[r] = src.valid[rows[r]]
+    }
+  }
+  return dailySnapshotOf(
+    core,
+    rows,
+    computed,
+    Int32Array.from(rows, (i) => rowDay[i]),
+    date,
+    day
+  )
+}

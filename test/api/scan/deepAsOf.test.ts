@@ -1,0 +1,106 @@
+/**
+ * As-of reads of any day since 2003 through the API (issue 17, items 1 and 2): before the window the
+ * market holds, scans, scan history and explain, signal matches and system universes read the whole
+ * market's history (`DeepHistory`). Built on first use here (`DEEP_HISTORY=lazy`, the tests'
+ * setting): 503 with a Retry-After until then, never an empty answer; kept in the data directory,
+ * so the next start reads it at once.
+ */
+import { cpSync, readdirSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { SAMPLE, type Service, startService } from "../../support/inProcess.js"
+import { admin, api, expectError, newDataDir, waitReady } from "../../support/server.js"
+import { serveForSuite } from "../../support/suiteServer.js"
+
+const DATE = "2010-06-03"
+
+describe("as-of reads since 2003", () => {
+  const server = serveForSuite({ REFRESH_INTERVAL: "1h" }, SAMPLE)
+  const newKey = async (plan = "scale") => (await admin(server, "POST", "/admin/accounts", { plan })).body.api_key
+  const post = (body: unknown, k: string, path = "/v2/scan", at: Service = server) =>
+    api(at, k, path, { method: "POST", body: JSON.stringify(body) })
+
+  it("answers 503 with a Retry-After while the history is built, then every ticker's row of that day", async () => {
+    const key = await newKey()
+    const first = await post({ q: "rsi_14 < 30", asof: DATE }, key)
+    expectError(first, 503, "service_unavailable")
+    expect(first.body.error.message).toMatch(/being built/)
+    expect(Number(first.headers.get("retry-after"))).toBeGreaterThan(0)
+
+    let res = first
+    for (let deadline = Date.now() + 150_000; res.status === 503 && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 1_000))
+      res = await post({ q: "rsi_14 < 45", asof: DATE, fields: "rsi_14,sma_200,obv,price", limit: 100 }, key)
+    }
+    const built = server
+      .logs()
+      .split("\n")
+      .filter((l) => l.includes("history before the window"))
+    expect(res.status, `${JSON.stringify(res.body)}\n${built.join("\n")}`).toBe(200)
+    expect(res.body.query.asof).toBe(DATE)
+    expect(res.body.count).toBeGreaterThan(10)
+    // each row is the ticker's own row as of that day (GET /v2/tickers/{ticker}?asof= walks its history alone)
+    for (const row of res.body.results.slice(0, 8)) {
+      expect(row.rsi_14).toBeLessThan(45)
+      const own = await api(server, key, `/v2/tickers/${encodeURIComponent(row.ticker)}?asof=${DATE}`)
+      expect(own.status).toBe(200)
+      for (const f of ["rsi_14", "sma_200", "obv", "price"])
+        if (f in row) expect(row[f], `${row.ticker} ${f}`).toBe(own.body.data[f])
+    }
+    // the GET form, the history alias and explain read the same day
+    const viaGet = await api(server, key, `/v2/scan?q=${encodeURIComponent("rsi_14 < 45")}&asof=${DATE}&limit=100`)
+    expect(viaGet.status).toBe(200)
+    expect(viaGet.body.total).toBe(res.body.total)
+    const history = await post({ q: "rsi_14 < 45", asof: DATE, limit: 100 }, key, "/v2/scan/history")
+    expect(history.status).toBe(200)
+    expect(history.body.total).toBe(res.body.total)
+    const ticker = res.body.results[0].ticker as string
+    const explain = await post({ q: "rsi_14 < 45", ticker, asof: DATE }, key, "/v2/scan/explain")
+    expect(explain.status).toBe(200)
+    expect(explain.body.matched).toBe(true)
+  }, 200_000)
+
+  it("scopes to the system universes' membership of that month, and lists signal matches", async () => {
+    const key = await newKey()
+    const top10 = await post({ q: "price > 0", asof: DATE, universe: "top_10", limit: 100 }, key)
+    expect(top10.status).toBe(200)
+    expect(top10.body._meta.scope).toEqual({ universe: "top_10", size: 10 })
+    expect(top10.body.total).toBeGreaterThan(0)
+    expect(top10.body.total).toBeLessThanOrEqual(10)
+    const top100 = await post({ q: "price > 0", asof: DATE, universe: "top_100", limit: 100 }, key)
+    expect(top100.body._meta.scope).toEqual({ universe: "top_100", size: 100 })
+    // the month's ten most traded are among its hundred
+    const hundred = new Set(top100.body.results.map((r: any) => r.ticker))
+    for (const r of top10.body.results) expect(hundred.has(r.ticker)).toBe(true)
+    // another month ranks anew
+    const later = await post({ q: "price > 0", asof: "2016-02-10", universe: "top_100", limit: 100 }, key)
+    expect(later.status).toBe(200)
+    expect(later.body.results.map((r: any) => r.ticker).sort()).not.toEqual([...hundred].sort())
+
+    const matches = await api(server, key, `/v2/signals/rsi_14?condition=${encodeURIComponent("< 30")}&asof=${DATE}`)
+    expect(matches.status).toBe(200)
+    expect(matches.body.count).toBeGreaterThan(0)
+    for (const m of matches.body.results) expect(m.value).toBeLessThan(30)
+    // before 2003 no ticker has a state: empty, not refused
+    const early = await post({ q: "price > 0", asof: "2002-12-31" }, key)
+    expect(early.status).toBe(200)
+    expect(early.body.results).toEqual([])
+  }, 120_000)
+
+  it("keeps the history in the data directory: the next start reads it at once", async () => {
+    // another start's data directory holding the built history (its database a new one)
+    const dataDir = newDataDir({})
+    cpSync(join(server.dataDir, "history"), join(dataDir, "history"), { recursive: true })
+    expect(readdirSync(join(dataDir, "history")).filter((f) => f.endsWith(".bin"))).toHaveLength(1)
+    const next = await startService({ REFRESH_INTERVAL: "1h", DATA_DIR: dataDir }, SAMPLE)
+    try {
+      await waitReady(next, 120_000)
+      const key = (await admin(next, "POST", "/admin/accounts", { plan: "scale" })).body.api_key
+      const res = await post({ q: "price > 0", asof: "2007-03-15", limit: 5 }, key, "/v2/scan", next)
+      expect(res.status).toBe(200)
+      expect(res.body.total).toBeGreaterThan(100)
+    } finally {
+      await next.stop()
+    }
+  }, 200_000)
+})

@@ -1,0 +1,126 @@
+/**
+ * Whole-market as-of rows before the window (issue 17, items 1 and 2): read off the grid of
+ * states (`history/deepGrid.ts`, `engine/deepAsOf.ts`), every ticker's row equal, bit for bit, to
+ * the row its own history from its first bar gives (`rowAsOf`, `history/deepTicker.ts`), with the
+ * as-of scan's carry-forward; imported bars included; the system universes' memberships since
+ * 2003 by the window's rule.
+ */
+import { beforeAll, describe, expect, it } from "vitest"
+import { readRow } from "../../src/market/engine/asOf.js"
+import { gridIndexFor } from "../../src/market/engine/deepAsOf.js"
+import { MarketData } from "../../src/market/engine/MarketData.js"
+import { BarSeries } from "../../src/market/history/barSeries.js"
+import { deepGridInMemory } from "../../src/market/history/deepGrid.js"
+import { epochDay, isoDate } from "../../src/market/indicators/days.js"
+import { parseCsvBars } from "../../src/market/sources/csvBars.js"
+import { loadTickers } from "../../src/market/tickers/index.js"
+import { computeMembership } from "../../src/market/universes.js"
+
+const all = loadTickers()
+const PICK = new Set(["AAPL", "MSFT", "SPY", "BTC-USD", "ETH-USD", "USDT", "SOL", "KO", "XOM"])
+const late = all.filter((t) => t.first_year !== null && t.asset_type !== "CRYPTO").slice(0, 4)
+const tickers = all.filter((t, i) => PICK.has(t.ticker) || late.includes(t) || i % 700 === 0)
+const FRIDAY_MIDDAY = Date.UTC(2026, 10, 20, 18, 30)
+
+/** every ticker's row of the snapshot against its own history's row as of the date */
+const expectRowsOfOwnHistory = (md: MarketData, date: string) => {
+  const snap = md.snapshotAsOf(date)
+  const day = epochDay(date)
+  let rows = 0
+  for (const t of md.tickers) {
+    const own = md.rowAsOf(t.ticker, date)
+    const r = snap.index.get(t.ticker)
+    if (own === undefined || day - epochDay(own.date) > 14) {
+      expect(r, `${t.ticker} on ${date}: no row within 14 days`).toBeUndefined()
+      continue
+    }
+    expect(r, `${t.ticker} on ${date}: a row of ${own.date}`).toBeDefined()
+    expect(isoDate(snap.rowDays[r!]), `${t.ticker} on ${date}`).toBe(own.date)
+    expect(readRow(snap.columns, r!), `${t.ticker} on ${date}`).toEqual(own.values)
+    rows++
+  }
+  expect(snap.size).toBe(rows)
+  return rows
+}
+
+describe("whole-market rows before the window", () => {
+  let md: MarketData
+  beforeAll(() => {
+    md = MarketData.build({ seed: 11, tickers, historyDays: 60, now: FRIDAY_MIDDAY })
+    md.adoptDeepGrid(deepGridInMemory(md.deepGridSpec()))
+  }, 120_000)
+
+  it("gives every ticker the row of its own history from its first bar, on any day since 2003", () => {
+    const before = isoDate(md.wholeMarketFrom - 1)
+    const dates = [
+      "2003-01-02", // the first day: no bar before it
+      "2003-01-20", // a holiday two weeks in
+      "2004-06-11",
+      "2008-10-10",
+      "2010-06-06", // a Sunday: Friday's rows, crypto's Sunday
+      "2013-12-25",
+      "2017-03-08", // on a grid day's neighbourhood
+      "2021-08-02",
+      before, // the day before the window
+      isoDate(md.wholeMarketFrom - 40)
+    ]
+    let rows = 0
+    for (const date of dates) rows += expectRowsOfOwnHistory(md, date)
+    expect(rows).toBeGreaterThan(dates.length * 10)
+    // 2002: no ticker has a state yet
+    expect(md.snapshotAsOf("2002-12-31").size).toBe(0)
+  }, 120_000)
+
+  it("starts each read at the grid day at or before every row's state", () => {
+    const meta = md.deepGrid!.meta
+    expect(meta.every).toBe(64)
+    for (const date of ["2003-01-02", "2003-01-17", "2003-03-21", "2010-06-04"]) {
+      const day = epochDay(date)
+      const k = gridIndexFor(meta, day)
+      expect(meta.origin + meta.every * k).toBeLessThanOrEqual(Math.max(meta.origin, day - 14))
+      if (day - 14 >= meta.origin + meta.every) expect(meta.origin + meta.every * (k + 1)).toBeGreaterThan(day - 14)
+    }
+  })
+
+  it("ranks the system universes monthly since 2003 by the window's rule, over the same bars", () => {
+    const names = md.tickers.map((t) => t.ticker)
+    const deep = md.tickers.map((_, i) => md.deepOf(i)?.series ?? new BarSeries(0))
+    for (const first of ["2003-02-01", "2006-03-01", "2012-01-01", "2020-05-01"]) {
+      const day = epochDay(first)
+      const expected = computeMembership(day, names, deep)
+      expect(md.membershipOn(day), first).toEqual(expected)
+      expect(md.membershipOn(day + 20), `${first} + 20 days`).toEqual(expected)
+      expect(expected.ranked.length).toBeGreaterThan(5)
+    }
+    // before the first full trailing window: none
+    expect(md.membershipOn(epochDay("2003-01-15"))).toBeUndefined()
+    // the window's own memberships are unchanged
+    const window = md.memberships[0]!
+    expect(md.membershipOn(window.effectiveDay)).toBe(window)
+  })
+
+  it("reads imported years: the grid built over the imported bars gives their rows", () => {
+    const market = MarketData.build({ seed: 11, tickers, historyDays: 60, now: FRIDAY_MIDDAY })
+    const csv = [
+      "ticker,date,open,high,low,close,volume",
+      "KO,2009-05-04,20,21,19.5,20.5,1000000",
+      "KO,2009-05-05,20.5,21.5,20,21,1100000",
+      "KO,2009-05-06,21,21.5,20.5,21.25,900000",
+      "AAPL,2009-05-05,120,125,119,124,30000000"
+    ].join("\n")
+    market.importBars(parseCsvBars(csv, { file: "two.csv", resolveTicker: (s: string) => s }), FRIDAY_MIDDAY)
+    market.adoptDeepGrid(deepGridInMemory(market.deepGridSpec()))
+    for (const date of ["2009-05-05", "2009-05-06", "2009-08-14", "2011-02-02"]) expectRowsOfOwnHistory(market, date)
+    const snap = market.snapshotAsOf("2009-05-06")
+    expect(readRow(snap.columns, snap.index.get("KO")!).price).toBe(21.25)
+    // an import afterwards drops the grid (it was walked over other bars)
+    market.importBars(
+      parseCsvBars(["ticker,date,open,high,low,close,volume", "KO,2012-01-03,30,31,29,30.5,500000"].join("\n"), {
+        file: "ko.csv",
+        resolveTicker: (s: string) => s
+      }),
+      FRIDAY_MIDDAY
+    )
+    expect(market.deepGrid).toBeUndefined()
+  }, 120_000)
+})
