@@ -10,9 +10,9 @@
  * - resident memory after the load, after the build, and after `--scans` (default 200) random
  *   as-of snapshots.
  *
- *   npm run bench:deep-history [-- --scans=1000]
+ *   npm run bench:deep-history [-- --scans=1000] [--dir=/tmp/grid (kept: built once, read again by the next run)]
  */
-import { mkdtempSync, rmSync, statSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
@@ -24,6 +24,8 @@ import { loadTickers } from "../src/market/tickers/index.js"
 
 const NOW = Date.UTC(2026, 10, 20, 18, 30) // a Friday, 13:30 New York
 const scans = Number(process.argv.find((a) => a.startsWith("--scans="))?.slice(8) ?? 200)
+/** `--dir=D`: keep the grid in D and read it from there on the next run (no build when it is there) */
+const keepDir = process.argv.find((a) => a.startsWith("--dir="))?.slice(6)
 const quantile = (xs: Array<number>, q: number) => {
   const s = [...xs].sort((a, b) => a - b)
   return s[Math.min(s.length - 1, Math.floor(q * s.length))]!
@@ -47,14 +49,21 @@ console.log(
   `market: ${tickers.length} tickers, loaded in ${(performance.now() - t0) / 1000} s; rss ${mb(process.memoryUsage().rss)}`
 )
 
-const dir = mkdtempSync(join(tmpdir(), "vigil-deep-bench-"))
+const dir = keepDir ?? mkdtempSync(join(tmpdir(), "vigil-deep-bench-"))
+mkdirSync(dir, { recursive: true })
 try {
   const spec = md.deepGridSpec()
   const key = deepGridKey(20260526, spec)
   t0 = performance.now()
   const c0 = cpu()
-  const walk = writeDeepGridFile(dir, key, spec)
-  while (!walk.next().done) {}
+  const kept = openDeepGridFile(dir, key)
+  if (kept === undefined) {
+    const walk = writeDeepGridFile(dir, key, spec)
+    while (!walk.next().done) {}
+  } else {
+    kept.close()
+    console.log(`grid kept in ${dir}: not built again (the figures below are of the reads)`)
+  }
   const buildMs = performance.now() - t0
   const buildCpu = cpu() - c0
   const file = openDeepGridFile(dir, key)!
@@ -104,5 +113,5 @@ try {
   )
   file.close()
 } finally {
-  rmSync(dir, { recursive: true, force: true })
+  if (keepDir === undefined) rmSync(dir, { recursive: true, force: true })
 }

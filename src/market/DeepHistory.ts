@@ -186,7 +186,7 @@ export class DeepHistory extends Effect.Service<DeepHistory>()("vigil/DeepHistor
               return yield* Effect.fail(
                 new DeepHistoryNotReady(
                   lastFailure === undefined
-                    ? `the whole market's daily history before ${isoDate(md.wholeMarketFrom)} is being built (a minute or two after a first start); retry shortly`
+                    ? `the whole market's daily history before ${isoDate(md.wholeMarketFrom)} is being built (a few minutes after a first start); retry shortly`
                     : "the whole market's daily history before the window could not be built; the operator has the log"
                 )
               )

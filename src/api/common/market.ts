@@ -32,16 +32,22 @@ export const asOfSnapshot = (
   _key: AuthenticatedKey,
   asof: string
 ): Effect.Effect<DailySnapshot, ServiceUnavailable, DeepHistory> =>
+  Effect.zipRight(
+    asOfReadable(md, epochDay(asof)),
+    Effect.sync(() => md.snapshotAsOf(asof))
+  )
+
+/** Succeeds when the whole market's rows of `day` can be read (see `asOfSnapshot`); 503 while they are built. */
+export const asOfReadable = (md: MarketReader, day: number): Effect.Effect<void, ServiceUnavailable, DeepHistory> =>
   Effect.flatMap(DeepHistory, (deep) =>
-    deep.readable(md, epochDay(asof)).pipe(
+    deep.readable(md, day).pipe(
       Effect.mapError(
         (e) =>
           new ServiceUnavailable({
             message: e.message,
             details: { retry_after: Math.round(Duration.toSeconds(deep.retryAfter)) }
           })
-      ),
-      Effect.zipRight(Effect.sync(() => md.snapshotAsOf(asof)))
+      )
     )
   )
 

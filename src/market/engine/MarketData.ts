@@ -32,6 +32,7 @@ import { membershipOn } from "../universes.js"
 import { dailySeries, rowAsOf, snapshotAsOf, weeklySeries } from "./asOf.js"
 import { type DailySnapshot, MarketCore, type MarketDataOptions } from "./core.js"
 import type { DeepGridReader } from "./deepAsOf.js"
+import { reachingBack } from "./deepWalk.js"
 import {
   commitSeries,
   computeMemberships,
@@ -200,6 +201,10 @@ export class MarketData implements MarketReader {
   /** The whole-market grid of states before the window, once built for this market's bars (`DeepHistory`). */
   get deepGrid(): DeepGridReader | undefined {
     return this.core.deepGrid
+  }
+  /** This market with the series of `slots` reaching back before the window to `fromDay`, for a walk (`deepWalk.ts`). */
+  reachingBack(slots: ReadonlyArray<number>, fromDay: number): MarketReader {
+    return reachingBack(this.core, this, slots, fromDay)
   }
   /** What that grid is built from: this market's source, tickers and imported bars, to the day before the window. */
   deepGridSpec(): DeepGridSpec {

@@ -172,9 +172,11 @@ describe("screen backtests over HTTP", () => {
     expectError(old, 400, "history_window_exceeded")
     expect(old.body.error.max_history_days).toBe(1825)
     const { api_key: scale } = await newKey("scale")
-    const uncovered = await backtest(scale, { ...base, from: "2019-01-02" })
+    // the data starts on 2003-01-02 (the years before the window: test/api/scan/deepAsOf.test.ts)
+    const uncovered = await backtest(scale, { ...base, from: "2002-06-03" })
     expectError(uncovered, 400, "history_window_exceeded")
     expect(uncovered.body.error.message).toContain("data available")
+    expect(uncovered.body.error.earliest_allowed_from).toBe("2003-01-02")
     expect((await backtest(pro, base)).status).toBe(200)
   }, 60_000)
 

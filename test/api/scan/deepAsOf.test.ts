@@ -87,6 +87,48 @@ describe("as-of reads since 2003", () => {
     expect(early.body.results).toEqual([])
   }, 120_000)
 
+  it("backtests a screen over years before the window: each period the as-of scans and ticker rows of its days", async () => {
+    const key = await newKey()
+    const body = {
+      q: "rsi_14 < 55",
+      universe: "top_10",
+      from: "2008-01-02",
+      to: "2008-06-30",
+      every: "1w",
+      hold: "5d",
+      order: "rsi_14",
+      dir: "asc",
+      limit: 3
+    }
+    const res = await post(body, key, "/v2/scan/backtest")
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const periods = res.body.periods as Array<any>
+    expect(periods.length).toBeGreaterThan(20)
+    const priceOn = async (ticker: string, date: string) =>
+      (await api(server, key, `/v2/tickers/${encodeURIComponent(ticker)}?asof=${date}`)).body.data.price as number
+    for (const p of periods.filter((_, i) => i % 5 === 0)) {
+      const scan = await post(
+        { q: body.q, universe: body.universe, asof: p.date, order: body.order, dir: body.dir, limit: body.limit },
+        key
+      )
+      expect(scan.status).toBe(200)
+      const held: Array<number> = []
+      for (const row of scan.body.results) held.push((await priceOn(row.ticker, p.exit_date)) / row.price - 1)
+      expect(p.count, p.date).toBe(held.length)
+      if (held.length > 0) expect(Math.abs(p.return - held.reduce((a, b) => a + b, 0) / held.length)).toBeLessThan(1e-9)
+      const spy = (await priceOn("SPY", p.exit_date)) / (await priceOn("SPY", p.date)) - 1
+      expect(Math.abs(p.benchmark_return - spy)).toBeLessThan(1e-9)
+    }
+    // the whole market over years before the window is refused by its size, naming it
+    const big = await post(
+      { ...body, universe: undefined, from: "2005-01-03", to: "2020-12-31" },
+      key,
+      "/v2/scan/backtest"
+    )
+    expectError(big, 400, "bad_request")
+    expect(big.body.error.message).toMatch(/reaches \d+ tickers back/)
+  }, 180_000)
+
   it("keeps the history in the data directory: the next start reads it at once", async () => {
     // another start's data directory holding the built history (its database a new one)
     const dataDir = newDataDir({})

@@ -1,0 +1,120 @@
+/**
+ * The market as a history walk sees it when the walk starts before the window (a backtest of
+ * years, issue 17 item 3): the walked tickers' series reach back to the grid day before the first
+ * day asked — their bars regenerated from 600 days before it (`generateBars`, the same bits as
+ * their whole history), then the window's own bars — and `stateAt` rebuilds a state of that
+ * series from the grid of states (`history/deepGrid.ts`), as `deepAsOf.ts` does for one day. A
+ * walk from there commits every bar across the window's start, so every row it reads is the row
+ * of the ticker's history from its first bar (inside the window that differs from the window's
+ * own rows in the long-memory columns: the window's state starts a year before it; see
+ * docs/market-data.md).
+ *
+ * Everything else reads through to the market (`Object.create`: a view, nothing copied).
+ */
+import { BarSeries, barInto, newBar } from "../history/barSeries.js"
+import { deepStateBefore } from "../history/deepTicker.js"
+import { generateBars } from "../history/generateBars.js"
+import { GRID_SLOT } from "../history/gridStates.js"
+import {
+  commit,
+  configForAssetType,
+  type DailyState,
+  makeState,
+  restoreFromBars,
+  SC_COUNT
+} from "../indicators/index.js"
+import type { MarketCore } from "./core.js"
+import { EXACT_RESTORE_BARS, gridIndexFor, LOOKBACK_DAYS } from "./deepAsOf.js"
+import { deepOf } from "./history.js"
+import type { MarketReader } from "./MarketReader.js"
+
+/** Bars a walk may reach back over in all (walked tickers × sessions before the window): ~300 MB of series, ~1 s to generate. */
+export const DEEP_WALK_MAX_BARS = 8_000_000
+
+/**
+ * `md` with the series of `slots` reaching back to `fromDay` (an as-of row of `fromDay` included:
+ * 14 days of carry-forward before it), for a walk. Needs the grid laid (`core.deepGrid`).
+ */
+export const reachingBack = (
+  core: MarketCore,
+  md: MarketReader,
+  slots: ReadonlyArray<number>,
+  fromDay: number
+): MarketReader => {
+  const grid = core.deepGrid
+  if (grid === undefined) throw new Error("the whole market's history before the window is not built")
+  const meta = grid.meta
+  const k = gridIndexFor(meta, fromDay)
+  const gridDay = meta.origin + meta.every * k
+  const from = gridDay - LOOKBACK_DAYS
+  const block = grid.block(k)
+  const series: Array<BarSeries> = [...core.series]
+  const extended = new Set<number>()
+  const sorted = Int32Array.from(slots).sort()
+  const fresh = new Map<number, BarSeries>()
+  for (const i of sorted) {
+    const window = core.series[i]
+    // the deep part ends where the window's own bars (imported older ones included) begin
+    const to = (window.length > 0 ? window.days[0] : core.windowDayOf(i)) - 1
+    if (to < from) continue
+    fresh.set(i, new BarSeries(Math.ceil((to - from + 1) * (core.isCrypto[i] ? 1 : 0.72)) + 8 + window.length))
+  }
+  const walk = generateBars({
+    source: core.sim,
+    slots: Int32Array.from(fresh.keys()).sort(),
+    fromDay: () => from,
+    toDay: (i) => {
+      const window = core.series[i]
+      return (window.length > 0 ? window.days[0] : core.windowDayOf(i)) - 1
+    },
+    origin: (i) => core.firstDay[i],
+    crypto: (i) => core.isCrypto[i] === 1,
+    imported: (i) => core.imported.get(core.tickers[i].ticker),
+    offset: new Float64Array(core.size).fill(1),
+    onBar: (i, d, o, h, l, c, v) => {
+      if (d >= from) fresh.get(i)!.push(d, o, h, l, c, v)
+    }
+  })
+  while (!walk.next().done) {}
+  const bar = newBar()
+  for (const [i, s] of fresh) {
+    const window = core.series[i]
+    for (let j = 0; j < window.length; j++) {
+      barInto(window, j, bar)
+      s.push(bar.day, bar.open, bar.high, bar.low, bar.close, bar.volume)
+    }
+    s.compact()
+    series[i] = s
+    extended.add(i)
+  }
+
+  /** the state of extended series `i` before its bar `j`: off the grid day, or the ticker's own history */
+  const stateAt = (i: number, j: number): DailyState => {
+    if (!extended.has(i)) return md.stateAt(i, j)
+    const s = series[i]
+    const config = configForAssetType(core.tickers[i].asset_type)
+    let e = 0
+    while (e < s.length && s.days[e] < gridDay) e++
+    const at = i * GRID_SLOT
+    const count = block[at + SC_COUNT]
+    let st: DailyState
+    if (j >= e && count === 0 && e === 0) st = makeState(config)
+    else if (j >= e && count > 0 && e >= Math.min(count, EXACT_RESTORE_BARS))
+      st = restoreFromBars(config, block.slice(at, at + SC_COUNT), count, s, e)
+    else {
+      // too few bars before the grid day (a sparse import), or a bar before it: the ticker's own history
+      const deep = deepOf(core, i)
+      const jd = deep === undefined ? -1 : deep.series.indexAtOrBefore(s.days[j] - 1) + 1
+      if (deep === undefined || jd >= deep.series.length || deep.series.days[jd] !== s.days[j])
+        throw new Error(`no state of ${core.tickers[i].ticker} before ${s.days[j]}`)
+      return deepStateBefore(deep, jd)
+    }
+    for (let b = e; b < j; b++) commit(st, barInto(s, b, bar))
+    return st
+  }
+
+  const view = Object.create(md) as MarketReader & { series: ReadonlyArray<BarSeries> }
+  Object.defineProperty(view, "series", { value: series })
+  Object.defineProperty(view, "stateAt", { value: stateAt })
+  return view
+}
