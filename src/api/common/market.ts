@@ -5,11 +5,13 @@
 import { Duration, Effect } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { DeepHistory } from "../../market/DeepHistory.js"
-import type { DailySnapshot, MarketReader } from "../../market/engine/MarketData.js"
-import { epochDay } from "../../market/indicators/days.js"
+import { DEEP_WALK_MAX_BARS } from "../../market/engine/deepWalk.js"
+import { CARRY_FORWARD_DAYS, type DailySnapshot, type MarketReader } from "../../market/engine/MarketData.js"
+import { HISTORY_START_DAY } from "../../market/history/coverage.js"
+import { epochDay, isoDate } from "../../market/indicators/days.js"
 import { Market } from "../../market/Market.js"
 import type { Snapshot } from "../../market/snapshot.js"
-import { ServiceUnavailable } from "../errors.js"
+import { BadRequest, ServiceUnavailable } from "../errors.js"
 
 /** The loaded market, or 503 `service_unavailable` (Retry-After 2) while it loads. */
 export const marketData: Effect.Effect<MarketReader, ServiceUnavailable, Market> = Effect.flatMap(Market, (m) =>
@@ -50,6 +52,30 @@ export const asOfReadable = (md: MarketReader, day: number): Effect.Effect<void,
       )
     )
   )
+
+/**
+ * The market a history walk from `fromDay` over `slots` reads (a backtest, a dry-run): the market
+ * itself, or — starting before the window — the market with those tickers' series reaching back
+ * to it (`MarketReader.reachingBack`): 503 while the whole market's history is being built, 400
+ * naming the size past `DEEP_WALK_MAX_BARS` bars before the window (`what` names the request).
+ */
+export const walkReader = (
+  md: MarketReader,
+  slots: ReadonlyArray<number>,
+  fromDay: number,
+  what: string
+): Effect.Effect<MarketReader, ServiceUnavailable | BadRequest, DeepHistory> =>
+  Effect.gen(function* () {
+    if (fromDay - CARRY_FORWARD_DAYS >= md.wholeMarketFrom) return md
+    yield* asOfReadable(md, Math.max(fromDay - CARRY_FORWARD_DAYS, HISTORY_START_DAY))
+    const sessions = Math.ceil((md.wholeMarketFrom - fromDay + CARRY_FORWARD_DAYS) * 0.72)
+    if (sessions * slots.length > DEEP_WALK_MAX_BARS) {
+      return yield* new BadRequest({
+        message: `this ${what} reaches ${slots.length} tickers back ${sessions} sessions before ${isoDate(md.wholeMarketFrom)} (the start of the history held in memory), more than ${DEEP_WALK_MAX_BARS.toLocaleString("en-US")} bars in all: scope it with a universe or start it later`
+      })
+    }
+    return md.reachingBack(slots, fromDay)
+  })
 
 let lastAsOf = Number.NaN
 let lastIso = ""

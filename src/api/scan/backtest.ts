@@ -12,8 +12,7 @@
 import { Clock, Effect, Either, type Schema } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { PLAN_LIMITS } from "../../accounts/plans.js"
-import { DEEP_WALK_MAX_BARS } from "../../market/engine/deepWalk.js"
-import { CARRY_FORWARD_DAYS, type MarketReader } from "../../market/engine/MarketData.js"
+import type { MarketReader } from "../../market/engine/MarketData.js"
 import { HISTORY_START_DAY } from "../../market/history/coverage.js"
 import { DAY_MS, epochDay, isoDate } from "../../market/indicators/days.js"
 import { Tickers } from "../../market/tickers/index.js"
@@ -22,7 +21,7 @@ import { EVERY, type Every, exitDay, rebalanceDays } from "../../research/backte
 import { summarize } from "../../research/backtest/stats.js"
 import { compileFor } from "../common/compile.js"
 import { drive } from "../common/drive.js"
-import { asOfReadable, marketData } from "../common/market.js"
+import { marketData, walkReader } from "../common/market.js"
 import { parseDate } from "../common/params.js"
 import { BadRequest } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
@@ -149,9 +148,6 @@ export const backtest = (key: AuthenticatedKey, input: BacktestInput) =>
       to: p.to
     })
     const fromDay = Math.floor(window.fromMs / DAY_MS)
-    // before the window the walk reads the whole market's history since 2003 (503 while it is built)
-    const deep = fromDay - CARRY_FORWARD_DAYS < md.wholeMarketFrom
-    if (deep) yield* asOfReadable(md, Math.max(fromDay - CARRY_FORWARD_DAYS, HISTORY_START_DAY))
     const toDay = Math.min(Math.floor(window.toMs / DAY_MS), today)
     const universe =
       input.universe === undefined
@@ -175,13 +171,8 @@ export const backtest = (key: AuthenticatedKey, input: BacktestInput) =>
     }
     const slots = [...walked].sort((a, b) => a - b)
     const benchmarkSlot = md.index.get(benchmark.ticker)!
-    const reach = deep ? Math.ceil((md.wholeMarketFrom - fromDay + CARRY_FORWARD_DAYS) * 0.72) : 0
-    if (reach * (slots.length + 1) > DEEP_WALK_MAX_BARS) {
-      return yield* new BadRequest({
-        message: `this backtest reaches ${slots.length} tickers back ${reach} sessions before ${isoDate(md.wholeMarketFrom)} (the start of the history held in memory), more than ${DEEP_WALK_MAX_BARS.toLocaleString("en-US")} bars in all: scope it with a universe or start it later`
-      })
-    }
-    const reader = deep && md.deepGrid !== undefined ? md.reachingBack([...slots, benchmarkSlot], fromDay) : md
+    // before the window: the whole market's history since 2003 (503 while it is built)
+    const reader = yield* walkReader(md, [...slots, benchmarkSlot], fromDay, "backtest")
     const periods: Array<BacktestPeriod> = []
     const finished = yield* gate.withPermits(1)(
       drive(

@@ -19,6 +19,7 @@ import { firedEvent } from "../../alerts/payload.js"
 import type { AppConfig } from "../../config/AppConfig.js"
 import { generateSigningSecret, newEventId } from "../../delivery/signing.js"
 import { DeliveryWake } from "../../delivery/wake.js"
+import type { DeepHistory } from "../../market/DeepHistory.js"
 import type { Market } from "../../market/Market.js"
 import { Tickers } from "../../market/tickers/index.js"
 import { compileQuery } from "../../query/index.js"
@@ -444,6 +445,7 @@ type Needs =
   | Alerts
   | AppConfig
   | Cursors
+  | DeepHistory
   | Deliveries
   | DeliveryWake
   | Market

@@ -18,6 +18,7 @@ import { dailyEvaluations } from "../../alerts/dryRun/dailyEvaluations.js"
 import { minuteEvaluations } from "../../alerts/dryRun/minuteEvaluations.js"
 import { type Evaluation, forwardReturns, MAX_EVENTS, Replay } from "../../alerts/dryRun/replay.js"
 import { columnByName } from "../../market/catalog.js"
+import { HISTORY_START_DAY } from "../../market/history/coverage.js"
 import { DAY_MS, isoDate } from "../../market/indicators/days.js"
 import { Tickers } from "../../market/tickers/index.js"
 import { type CompiledQuery, compileQuery } from "../../query/index.js"
@@ -25,7 +26,7 @@ import { pinnedTickers } from "../../query/pinned.js"
 import type { Cadence, FiringOptions, WebhookRecord } from "../../store/webhooks.js"
 import { compileContext, queryRejection } from "../common/compile.js"
 import { drive } from "../common/drive.js"
-import { liveSnapshot, marketData } from "../common/market.js"
+import { liveSnapshot, marketData, walkReader } from "../common/market.js"
 import { trackedTicker } from "../common/tickers.js"
 import { BadRequest, SignalNotAvailableAtInterval, TickerNotInMinuteTier } from "../errors.js"
 import { minuteTier } from "../signals/history.js"
@@ -159,7 +160,7 @@ const run = (key: AuthenticatedKey, rule: Rule, window: WindowInput) =>
       plan: key.account.plan,
       maxDays: PLAN_LIMITS[key.account.plan].maxHistoryDays,
       now,
-      coverageStartMs: minute ? retentionStart : md.earliestDay * DAY_MS,
+      coverageStartMs: minute ? retentionStart : HISTORY_START_DAY * DAY_MS,
       interval: resolution,
       from: window.from,
       to: window.to
@@ -210,6 +211,8 @@ const run = (key: AuthenticatedKey, rule: Rule, window: WindowInput) =>
       if (slot !== undefined) walked.add(slot)
     }
     const slots = [...walked].sort((a, b) => a - b)
+    // a daily replay before the window reads the whole market's history since 2003 (503 while it is built)
+    const reader = yield* minute ? Effect.succeed(md) : walkReader(md, slots, fromDay, "dry-run")
     const r = new Replay(rule.firing)
     const finished = yield* gate.withPermits(1)(
       replay(
@@ -223,7 +226,7 @@ const run = (key: AuthenticatedKey, rule: Rule, window: WindowInput) =>
               cadence: rule.cadence,
               scope: (t) => scope(Math.floor(t / DAY_MS))
             })
-          : dailyEvaluations(md, { slots, q, clear, fromDay, toDay, scope }),
+          : dailyEvaluations(reader, { slots, q, clear, fromDay, toDay, scope }),
         r,
         now + DRY_RUN_BUDGET_MS
       )

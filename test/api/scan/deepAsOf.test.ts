@@ -129,6 +129,31 @@ describe("as-of reads since 2003", () => {
     expect(big.body.error.message).toMatch(/reaches \d+ tickers back/)
   }, 180_000)
 
+  it("replays a subscription day by day over a month before the window as the as-of scans see it", async () => {
+    const key = await newKey()
+    const q = "rsi_14 < 45"
+    const body = { q, universe: "top_10", fire_on: "both", from: "2009-02-02", to: "2009-03-13" }
+    const res = await post(body, key, "/v2/webhooks/dry-run")
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const expected: Array<{ at: string; type: string; tickers: Array<string> }> = []
+    let inside = new Set<string>()
+    for (let t = Date.parse(body.from); t <= Date.parse(body.to); t += 86_400_000) {
+      const day = new Date(t).toISOString().slice(0, 10)
+      const scan = await post({ q, universe: "top_10", asof: day, limit: 100 }, key)
+      expect(scan.status).toBe(200)
+      const all = await post({ q: "price > 0", universe: "top_10", asof: day, limit: 100 }, key)
+      if (!all.body.results.some((r: any) => r.date === day)) continue
+      const now = new Set<string>(scan.body.results.map((r: any) => r.ticker))
+      const entered = [...now].filter((x) => !inside.has(x)).sort()
+      const left = [...inside].filter((x) => !now.has(x)).sort()
+      if (entered.length > 0) expected.push({ at: day, type: "webhook.fired", tickers: entered })
+      if (left.length > 0) expected.push({ at: day, type: "webhook.cleared", tickers: left })
+      inside = now
+    }
+    expect(expected.length).toBeGreaterThan(2)
+    expect(res.body.events.map(({ at, type, tickers }: any) => ({ at, type, tickers }))).toEqual(expected)
+  }, 180_000)
+
   it("keeps the history in the data directory: the next start reads it at once", async () => {
     // another start's data directory holding the built history (its database a new one)
     const dataDir = newDataDir({})
