@@ -17,9 +17,11 @@
  *   npm run bench:backtest [-- --history-days=260]
  */
 
+import { mkdirSync } from "node:fs"
 import { systemMembership } from "../src/api/universes/resolve.js"
-import { MarketData } from "../src/market/engine/MarketData.js"
-import { DAY_MS, isoDate } from "../src/market/indicators/days.js"
+import { MarketData, type MarketReader } from "../src/market/engine/MarketData.js"
+import { deepGridKey, openDeepGridFile, writeDeepGridFile } from "../src/market/history/deepGridFile.js"
+import { DAY_MS, epochDay, isoDate } from "../src/market/indicators/days.js"
 import { loadTickers } from "../src/market/tickers/index.js"
 import type { CompiledQuery } from "../src/query/index.js"
 import {
@@ -51,9 +53,27 @@ console.log(`built in ${fmt(built.ms)}`)
 
 const compile = compileOn(md)
 
+/**
+ * `--grid-dir=D`: the backtests reach back before the window, as `POST /v2/scan/backtest` does
+ * (`MarketReader.reachingBack` over the whole market's grid of states, built into D unless it is
+ * there — `bench:deep-history --dir=D` makes the same one): daily top_100 from 2004-01-02 to the
+ * window (~20 years) and weekly whole market over the last year before it.
+ */
+const gridDir = process.argv.find((a) => a.startsWith("--grid-dir="))?.slice(11)
+if (gridDir !== undefined) {
+  mkdirSync(gridDir, { recursive: true })
+  const key = deepGridKey(20260526, md.deepGridSpec())
+  if (openDeepGridFile(gridDir, key) === undefined) {
+    console.log(`building the grid of the years before the window into ${gridDir} …`)
+    const walk = writeDeepGridFile(gridDir, key, md.deepGridSpec())
+    while (!walk.next().done) {}
+  }
+  md.adoptDeepGrid(openDeepGridFile(gridDir, key)!)
+}
+
 let end = 0
 for (const s of md.series) if (s.length > 0) end = Math.max(end, s.days[s.length - 1]!)
-const fromDay = md.earliestDay + 14
+const fromDay = gridDir === undefined ? md.earliestDay + 14 : epochDay("2004-01-02")
 const years = (end - fromDay) / 365.25
 console.log(`history: ${isoDate(fromDay)} to ${isoDate(end)} (${years.toFixed(2)} years)`)
 const spy = md.index.get("SPY")!
@@ -95,7 +115,7 @@ const cases: ReadonlyArray<Case> = [
 ]
 
 /** The as-of route for one rebalance: the day's snapshot (cold), the screen, the exits. */
-const asOfPeriod = (c: Case, day: number, exit: number) => {
+const asOfPeriod = (c: Case, day: number, exit: number, reader: MarketReader) => {
   const snap = md.snapshotAsOf(isoDate(day))
   const scope = c.scope(day)
   const rows =
@@ -112,7 +132,7 @@ const asOfPeriod = (c: Case, day: number, exit: number) => {
   for (const r of bought) {
     if (price.valid[r] !== 1 || !(price.values[r]! > 0)) continue
     n++
-    sum += closeOnOrBefore(md, md.index.get(snap.tickers[r]!)!, exit) / price.values[r]! - 1
+    sum += closeOnOrBefore(reader, md.index.get(snap.tickers[r]!)!, exit) / price.values[r]! - 1
   }
   return n === 0 ? null : sum / n
 }
@@ -120,21 +140,26 @@ const asOfPeriod = (c: Case, day: number, exit: number) => {
 const SAMPLE = 6
 const table: Array<string> = []
 for (const c of cases) {
-  const days = rebalanceDays(fromDay, TODAY - 1, c.every).filter((d) => exitDay(d, c.hold) <= end)
+  // deep: the daily top_100 from 2004 to the window; the weekly whole market over the year before it
+  const start = gridDir !== undefined && c.scope(fromDay) === undefined ? md.wholeMarketFrom - 365 : fromDay
+  const last = gridDir === undefined ? TODAY - 1 : md.wholeMarketFrom - 1
+  const days = rebalanceDays(start, last, c.every).filter((d) => exitDay(d, c.hold) <= end)
   const exits = days.map((d) => exitDay(d, c.hold))
   const walked = new Set<number>()
   for (const d of days) for (const slot of c.scope(d) ?? md.index.values()) walked.add(slot)
   const slots = [...walked].sort((a, b) => a - b)
+  let reader: MarketReader = md
   const run = timed(() => {
     const periods: Array<BacktestPeriod> = []
-    const gen = backtestPeriods(md, { slots, q: c.q, pick: c.pick, days, exits, scope: c.scope, benchmark: spy })
+    reader = gridDir === undefined ? md : md.reachingBack([...slots, spy], start)
+    const gen = backtestPeriods(reader, { slots, q: c.q, pick: c.pick, days, exits, scope: c.scope, benchmark: spy })
     for (let s = gen.next(); !s.done; s = gen.next()) if (s.value !== undefined) periods.push(s.value)
     return periods
   })
   const summary = summarize(run.value)
   // the as-of route over a sample of the same rebalances, spread over the range (checked equal)
   const picks = Array.from({ length: SAMPLE }, (_, i) => Math.floor(((i + 0.5) * days.length) / SAMPLE))
-  const baseline = timed(() => picks.map((i) => asOfPeriod(c, days[i]!, exits[i]!)))
+  const baseline = timed(() => picks.map((i) => asOfPeriod(c, days[i]!, exits[i]!, reader)))
   picks.forEach((i, k) => {
     const a = baseline.value[k]
     const b = run.value[i]!.return
@@ -144,7 +169,7 @@ for (const c of cases) {
   })
   const perRebalance = baseline.ms / SAMPLE
   const baselineMs = perRebalance * days.length
-  const perYear = run.ms / years
+  const perYear = run.ms / ((days[days.length - 1]! - days[0]!) / 365.25 || years)
   const twenty = perYear * 20
   console.log(
     `${c.name}: ${days.length} rebalances over ${slots.length} tickers: ${fmt(run.ms)} wall (${fmt(run.cpuMs)} CPU), ` +

@@ -34,6 +34,9 @@ import { MarketSimulator } from "./sim/index.js"
 const WORKER_NICENESS = 19
 const workerModule = new URL(`./history/deepGridWorker${extname(fileURLToPath(import.meta.url))}`, import.meta.url)
 
+/** how long a failed build waits before the next try */
+const RETRY_AFTER_FAILURE = Duration.minutes(10)
+
 /** Why a read before the window cannot be answered yet. */
 export class DeepHistoryNotReady {
   readonly _tag = "DeepHistoryNotReady"
@@ -72,6 +75,8 @@ export class DeepHistory extends Effect.Service<DeepHistory>()("vigil/DeepHistor
     let urgent = false
     let laid: DeepGridFile | undefined
     let lastFailure: string | undefined
+    /** no build before this (epoch ms): set after a failed one */
+    let retryAt = 0
     const buildLock = yield* Effect.makeSemaphore(1)
 
     const build = (md: MarketReader, key: string): Effect.Effect<DeepGridMeta, Error> => {
@@ -134,6 +139,8 @@ export class DeepHistory extends Effect.Service<DeepHistory>()("vigil/DeepHistor
         if (current !== undefined && md.wholeMarketFrom - 1 - current.meta.toDay <= current.meta.every) return
         if (yield* tryOpen(md)) return
         const started = yield* Clock.currentTimeMillis
+        // after a failed build, the next try waits (a disk that is full stays full for a while)
+        if (started < retryAt) return
         yield* Effect.logInfo("building the whole market's history before the window").pipe(
           Effect.annotateLogs({
             from: isoDate(HISTORY_START_DAY),
@@ -157,9 +164,13 @@ export class DeepHistory extends Effect.Service<DeepHistory>()("vigil/DeepHistor
           Stream.runForEach(() =>
             sync.pipe(
               Effect.catchAllCause((cause) =>
-                Effect.sync(() => {
-                  lastFailure = String(cause)
-                }).pipe(Effect.zipRight(Effect.logError("building the whole market's history failed", cause)))
+                Clock.currentTimeMillis.pipe(
+                  Effect.map((now) => {
+                    lastFailure = String(cause)
+                    retryAt = now + Duration.toMillis(RETRY_AFTER_FAILURE)
+                  }),
+                  Effect.zipRight(Effect.logError("building the whole market's history failed", cause))
+                )
               )
             )
           )
