@@ -19,6 +19,7 @@ import { extname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Clock, Deferred, Duration, Effect, Stream } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
+import { registerScrapeGauge } from "../observability/scrapeGauges.js"
 import { makeShareGate, paceByEventLoop } from "../workerShare.js"
 import { runWorker } from "../workerThread.js"
 import type { MarketReader } from "./engine/MarketData.js"
@@ -75,6 +76,7 @@ export class DeepHistory extends Effect.Service<DeepHistory>()("vigil/DeepHistor
     let urgent = false
     let laid: DeepGridFile | undefined
     let lastFailure: string | undefined
+    let lastBuildSeconds: number | undefined
     /** no build before this (epoch ms): set after a failed one */
     let retryAt = 0
     const buildLock = yield* Effect.makeSemaphore(1)
@@ -151,6 +153,7 @@ export class DeepHistory extends Effect.Service<DeepHistory>()("vigil/DeepHistor
         yield* build(md, keyOf(md))
         const opened = yield* tryOpen(md)
         const seconds = ((yield* Clock.currentTimeMillis) - started) / 1000
+        lastBuildSeconds = seconds
         yield* Effect.logInfo("the whole market's history before the window is built").pipe(
           Effect.annotateLogs({ seconds, laid: opened })
         )
@@ -179,6 +182,16 @@ export class DeepHistory extends Effect.Service<DeepHistory>()("vigil/DeepHistor
       Effect.forkScoped
     )
     yield* Effect.addFinalizer(() => Effect.sync(() => laid?.close()))
+    yield* registerScrapeGauge(
+      "market_deep_history_ready",
+      "1 when the whole market's history before the window (as-of reads since 2003) is laid over the market, 0 while it is not (built on first use, being built, or failed)",
+      Effect.map(Effect.option(market.data), (md) => (md._tag === "Some" && md.value.deepGrid !== undefined ? 1 : 0))
+    )
+    yield* registerScrapeGauge(
+      "market_deep_history_build_seconds",
+      "Seconds the last build of the whole market's history before the window took (absent until one ran in this process)",
+      Effect.sync(() => lastBuildSeconds)
+    )
 
     return {
       /**

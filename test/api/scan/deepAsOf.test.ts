@@ -22,6 +22,13 @@ describe("as-of reads since 2003", () => {
 
   it("answers 503 with a Retry-After while the history is built, then every ticker's row of that day", async () => {
     const key = await newKey()
+    const metric = async (name: string) => {
+      const text = await (await fetch(`${server.url}/metrics`)).text()
+      const m = new RegExp(`^${name} (\\S+)$`, "m").exec(text)
+      return m === null ? undefined : Number(m[1])
+    }
+    // lazy (the tests' setting): nothing built before a read asks
+    expect(await metric("market_deep_history_ready")).toBe(0)
     const first = await post({ q: "rsi_14 < 30", asof: DATE }, key)
     expectError(first, 503, "service_unavailable")
     expect(first.body.error.message).toMatch(/being built/)
@@ -38,6 +45,8 @@ describe("as-of reads since 2003", () => {
       .filter((l) => l.includes("history before the window"))
     expect(res.status, `${JSON.stringify(res.body)}\n${built.join("\n")}`).toBe(200)
     expect(res.body.query.asof).toBe(DATE)
+    expect(await metric("market_deep_history_ready")).toBe(1)
+    expect(await metric("market_deep_history_build_seconds")).toBeGreaterThan(0)
     expect(res.body.count).toBeGreaterThan(10)
     // each row is the ticker's own row as of that day (GET /v2/tickers/{ticker}?asof= walks its history alone)
     for (const row of res.body.results.slice(0, 8)) {
