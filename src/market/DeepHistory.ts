@@ -168,10 +168,12 @@ export class DeepHistory extends Effect.Service<DeepHistory>()("vigil/DeepHistor
             sync.pipe(
               Effect.catchAllCause((cause) =>
                 Clock.currentTimeMillis.pipe(
-                  Effect.map((now) => {
-                    lastFailure = String(cause)
-                    retryAt = now + Duration.toMillis(RETRY_AFTER_FAILURE)
-                  }),
+                  Effect.flatMap((now) =>
+                    Effect.sync(() => {
+                      lastFailure = String(cause)
+                      retryAt = now + Duration.toMillis(RETRY_AFTER_FAILURE)
+                    })
+                  ),
                   Effect.zipRight(Effect.logError("building the whole market's history failed", cause))
                 )
               )

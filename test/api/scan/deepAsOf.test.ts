@@ -5,7 +5,7 @@
  * setting): 503 with a Retry-After until then, never an empty answer; kept in the data directory,
  * so the next start reads it at once.
  */
-import { cpSync, readdirSync } from "node:fs"
+import { cpSync, readdirSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { SAMPLE, type Service, startService } from "../../support/inProcess.js"
@@ -177,6 +177,7 @@ describe("as-of reads since 2003", () => {
       expect(res.body.total).toBeGreaterThan(100)
     } finally {
       await next.stop()
+      rmSync(dataDir, { recursive: true, force: true })
     }
   }, 200_000)
 })
