@@ -159,29 +159,36 @@ export class DayModel {
 }
 
 /**
- * The daily log return (`r`) and overnight gap (`gap`, log of open / previous
- * close; 0 for crypto) of tickers `from` ≤ i < `to` that trade on `model.day`;
- * other slots are left alone. The single implementation of the return model:
- * bars, `closesAt` and news all read it.
- */
-/**
- * `computeReturns` of the tickers in `slots` (ascending; all when undefined): one pass over a
- * contiguous run of slots (a group of tickers generated together), one call per slot otherwise.
+ * `computeReturns` of the tickers in `slots` (ascending; all when undefined), in one pass: a group
+ * of tickers generated together, contiguous or not (one call per ticker cost a pass's setup each).
  */
 export const computeReturnsOf = (model: DayModel, r: Float64Array, gap: Float64Array, slots?: Int32Array): void => {
   if (slots === undefined) computeReturns(model, r, gap)
-  else if (slots.length > 0 && slots[slots.length - 1] - slots[0] === slots.length - 1)
-    computeReturns(model, r, gap, slots[0], slots[slots.length - 1] + 1)
-  else for (let k = 0; k < slots.length; k++) computeReturns(model, r, gap, slots[k], slots[k] + 1)
+  else computeReturns(model, r, gap, 0, slots.length, slots)
 }
 
-export const computeReturns = (model: DayModel, r: Float64Array, gap: Float64Array, from = 0, to = model.p.n): void => {
+/**
+ * The daily log return (`r`) and overnight gap (`gap`, log of open / previous
+ * close; 0 for crypto) of tickers `from` ≤ i < `to` that trade on `model.day`
+ * (with `slots`: of tickers `slots[from]` … `slots[to - 1]`); other slots are
+ * left alone. The single implementation of the return model: bars,
+ * `closesAt` and news all read it.
+ */
+export const computeReturns = (
+  model: DayModel,
+  r: Float64Array,
+  gap: Float64Array,
+  from = 0,
+  to = model.p.n,
+  slots?: Int32Array
+): void => {
   const { kind, key, drift, scale, beta, sectorLoad, sector, sigmaIdio, sigmaEarn } = model.p
   const { k0, k1, k2, market, crypto, sectorReturn, earningsTable, day } = model
   const all = model.equityMinutes > 0
   const idioEquity = Math.sqrt(model.equityVol)
   const idioCrypto = Math.sqrt(model.cryptoVol)
-  for (let i = from; i < to; i++) {
+  for (let q = from; q < to; q++) {
+    const i = slots === undefined ? q : slots[q]
     const isCrypto = kind[i] === KIND_CRYPTO
     if (!all && !isCrypto) continue
     const kk = key[i]
