@@ -316,14 +316,16 @@ export const signalStats = <E, R>(
 
     const md = yield* marketData
     const live = yield* liveSnapshot
-    const earliest = md.earliestDay
+    // the first day every ticker has a row in the history kept in memory (the flag history's days): a
+    // day's count must equal the as-of matches' total, which count the whole market
+    const earliest = md.wholeMarketFrom
     let from: number | undefined
     let to: number | undefined
     if (urlParams.from !== undefined) from = epochDay(yield* parseDate("from", urlParams.from))
     if (urlParams.to !== undefined) to = epochDay(yield* parseDate("to", urlParams.to))
     if (from !== undefined && from < earliest) {
       return yield* new HistoryWindowExceeded({
-        message: `from ${urlParams.from} is before the start of the daily data (${isoDate(earliest)})`,
+        message: `from ${urlParams.from} is before the whole market's daily rows the stats count (from ${isoDate(earliest)})`,
         details: { max_history_days: null, earliest_allowed_from: isoDate(earliest) }
       })
     }

@@ -246,8 +246,13 @@ describe("signal events and stats over HTTP", () => {
     const to = days[8].date
     const ranged = await get(pro, `/v2/signals/above_sma_50/stats?from=${from}&to=${to}T20:00:00Z`)
     expect(ranged.body.days).toEqual(days.slice(3, 9))
-    // before the default window: back to the start of the data (warm-up days, long averages still null)
-    const start = (await get(pro, "/v2/signals/above_sma_20/AAPL/events")).body.from as string
+    // before the default window: back to the first day the whole market has rows in memory (warm-up
+    // days, long averages still null), which a request from before it is told
+    const tooEarly = await get(pro, "/v2/signals/above_sma_50/stats?from=2003-01-02")
+    expect(tooEarly.status).toBe(400)
+    expect(tooEarly.body.error.code).toBe("history_window_exceeded")
+    const start = tooEarly.body.error.earliest_allowed_from as string
+    expect(start > "2003-01-02").toBe(true)
     const tenLater = isoDay(Date.parse(start) + 13 * DAY_MS)
     const earlier = await get(pro, `/v2/signals/above_sma_50/stats?from=${start}&to=${tenLater}`)
     expect(earlier.status).toBe(200)
