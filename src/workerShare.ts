@@ -11,13 +11,17 @@
  * load generator's, the database's), and the cores it shares caches and
  * memory with slow down meanwhile. Paused, it takes nothing.
  *
- * The gate is one shared integer: the share in thousandths. The worker runs
- * its work generator in slices (`runWithinShare`) and after each slice sleeps
- * (`Atomics.wait`: no CPU) long enough to keep to the share; a change of share
- * wakes it at once.
+ * The gate is two shared integers: the share in thousandths, and whether
+ * someone waits for the work. The worker runs its work generator in slices
+ * (`runWithinShare`) and after each slice sleeps (`Atomics.wait`: no CPU) long
+ * enough to keep to the share; a change of share wakes it at once. Once
+ * someone waits, the worker also gives up its low priority (back to nice 0,
+ * where the system lets it: on a machine busy with other processes a nice-19
+ * thread gets almost nothing, and the request waiting for it with it).
  */
 import { performance } from "node:perf_hooks"
 import { Effect } from "effect"
+import { setThreadNiceness } from "./workerThread.js"
 
 /** the whole CPU (thousandths) */
 export const FULL_SHARE = 1000
@@ -34,15 +38,18 @@ export const PACE_EVERY = "100 millis"
 /** work between two looks at the gate (worker side: real CPU time, not the Effect clock) */
 const SLICE_MS = 10
 
-/** The service's side of a gate: the buffer to hand to the worker, and the share to set. */
+/** The service's side of a gate: the buffer to hand to the worker, the share to set, whether someone waits. */
 export interface ShareGate {
   readonly buffer: SharedArrayBuffer
   readonly share: () => number
   readonly set: (thousandths: number) => void
+  readonly urgent: () => boolean
+  /** someone waits for the work: the worker leaves its low priority (once; it does not go back) */
+  readonly setUrgent: () => void
 }
 
 export const makeShareGate = (initial = FULL_SHARE): ShareGate => {
-  const buffer = new SharedArrayBuffer(4)
+  const buffer = new SharedArrayBuffer(8)
   const cell = new Int32Array(buffer)
   cell[0] = initial
   return {
@@ -51,6 +58,10 @@ export const makeShareGate = (initial = FULL_SHARE): ShareGate => {
     set: (thousandths) => {
       const share = Math.max(1, Math.min(FULL_SHARE, Math.round(thousandths)))
       if (Atomics.exchange(cell, 0, share) !== share) Atomics.notify(cell, 0)
+    },
+    urgent: () => Atomics.load(cell, 1) === 1,
+    setUrgent: () => {
+      Atomics.store(cell, 1, 1)
     }
   }
 }
@@ -62,7 +73,13 @@ export const makeShareGate = (initial = FULL_SHARE): ShareGate => {
  */
 export const runWithinShare = <A>(work: Generator<void, A>, gate: SharedArrayBuffer): A => {
   const cell = new Int32Array(gate)
+  let raised = false
   for (;;) {
+    if (!raised && cell.length > 1 && Atomics.load(cell, 1) === 1) {
+      // someone waits: back to the default priority (best effort: needs CAP_SYS_NICE to raise it)
+      setThreadNiceness(0)
+      raised = true
+    }
     const start = performance.now()
     let step = work.next()
     while (!step.done && performance.now() - start < SLICE_MS) step = work.next()
@@ -92,7 +109,9 @@ export const paceByEventLoop = (gate: ShareGate, urgent: () => boolean): Effect.
     let last = performance.eventLoopUtilization()
     return Effect.sync(() => {
       const now = performance.eventLoopUtilization()
-      gate.set(shareFor(performance.eventLoopUtilization(now, last).utilization, urgent()))
+      const waiting = urgent()
+      if (waiting) gate.setUrgent()
+      gate.set(shareFor(performance.eventLoopUtilization(now, last).utilization, waiting))
       last = now
     }).pipe(Effect.zipRight(Effect.sleep(PACE_EVERY)), Effect.forever)
   })

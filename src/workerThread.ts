@@ -93,7 +93,10 @@ export const answerParent = async <I, O>(
  * leaves idle, and a small share of a core the request thread wants. Best
  * effort: elsewhere, or when not allowed, nothing changes.
  */
-export const lowerThreadPriority = (niceness: number): boolean => {
+export const lowerThreadPriority = (niceness: number): boolean => setThreadNiceness(niceness)
+
+/** Sets the calling thread's niceness (Linux, per thread); false when not possible or not allowed. */
+export const setThreadNiceness = (niceness: number): boolean => {
   try {
     const tid = Number(/task\/(\d+)$/.exec(readlinkSync("/proc/thread-self"))?.[1])
     if (!Number.isInteger(tid)) return false

@@ -75,6 +75,30 @@ describe("a worker's share of the CPU", () => {
     30_000
   )
 
+  it.live(
+    "gives up the worker's low priority once someone waits for the work (as root; elsewhere it stays low)",
+    () =>
+      Effect.gen(function* () {
+        const run = (urgent: boolean) =>
+          Effect.gen(function* () {
+            const gate = makeShareGate()
+            if (urgent) gate.setUrgent()
+            const progress = new Int32Array(new SharedArrayBuffer(8))
+            const done = yield* runWorker<number>("share worker", shareWorker, {
+              steps: 20,
+              gate: gate.buffer,
+              progress: progress.buffer,
+              niceness: 19
+            })
+            expect(done).toBe(20)
+            return progress[1]
+          })
+        expect(yield* run(false)).toBe(19)
+        expect(yield* run(true)).toBe(process.getuid?.() === 0 ? 0 : 19)
+      }),
+    30_000
+  )
+
   it.effect("is set from the event loop's business on each sample, and is full while someone waits", () =>
     Effect.gen(function* () {
       const gate = makeShareGate()
@@ -93,10 +117,12 @@ describe("a worker's share of the CPU", () => {
       }
       expect(gate.share()).toBe(FULL_SHARE)
       // busy, but a request waits for the work
+      expect(gate.urgent()).toBe(false)
       urgent = true
       yield* spin(60)
       yield* TestClock.adjust("100 millis")
       expect(gate.share()).toBe(FULL_SHARE)
+      expect(gate.urgent()).toBe(true)
       yield* Fiber.interrupt(pacer)
     })
   )
