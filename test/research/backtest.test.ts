@@ -53,13 +53,18 @@ describe("backtest periods", () => {
         fc.constantFrom(...ORDERS),
         fc.boolean(),
         fc.option(fc.subarray([...Array(md.size).keys()], { minLength: 1 }), { nil: undefined }),
-        (which, x, every, hold, back, limit, order, desc, subset) => {
+        fc.boolean(),
+        (which, x, every, hold, back, limit, order, desc, subset, rotating) => {
           const q = compile(QUERIES[which]!(x))
           const toDay = TODAY - 1
           const fromDay = toDay - back
           const days = rebalanceDays(fromDay, toDay, every).filter((d) => exitDay(d, hold) < TODAY)
           const exits = days.map((d) => exitDay(d, hold))
-          const scopeSet = subset === undefined ? undefined : new Set(subset)
+          // a universe whose members change from day to day (as top_100's do), or the same every day
+          const scopeOn = (day: number): ReadonlySet<number> | undefined =>
+            subset === undefined
+              ? undefined
+              : new Set(rotating ? subset.filter((slot) => (slot + day) % 3 !== 0) : subset)
           const walked = new Set(subset ?? [...Array(md.size).keys()])
           for (const t of q.tickers) walked.add(md.index.get(t)!)
           const spy = md.index.get("SPY")!
@@ -70,7 +75,7 @@ describe("backtest periods", () => {
             pick: { order, desc, limit },
             days,
             exits,
-            scope: () => scopeSet,
+            scope: scopeOn,
             benchmark: spy
           })
           for (let s = gen.next(); !s.done; s = gen.next()) if (s.value !== undefined) got.push(s.value)
@@ -78,6 +83,7 @@ describe("backtest periods", () => {
           days.forEach((day, d) => {
             const snap = md.snapshotAsOf(isoDate(day))
             const col = snap.columns.get(order)!
+            const scopeSet = scopeOn(day)
             let rows = Array.from(q.evaluate(snap)).filter(
               (r) => scopeSet === undefined || scopeSet.has(md.index.get(snap.tickers[r]!)!)
             )

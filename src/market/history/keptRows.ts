@@ -22,8 +22,8 @@ export interface KeptColumn {
   readonly valid: Uint8Array
 }
 
-/** Which bars of a ticker's series are kept: their indexes, ascending. */
-export type KeptBars = (series: BarSeries) => ArrayLike<number>
+/** Which bars of a ticker's series are kept (the ticker: market slot `slot`): their indexes, ascending. */
+export type KeptBars = (series: BarSeries, slot: number) => ArrayLike<number>
 
 /** Every bar from `lo` to `hi` (epoch days, inclusive). */
 export const barsInRange =
@@ -36,13 +36,18 @@ export const barsInRange =
     return out
   }
 
-/** The bars the as-of rows of `days` (ascending epoch days) are: each day's latest bar within the carry-forward. */
+/**
+ * The bars the as-of rows of `days` (ascending epoch days) are: each day's latest bar within the
+ * carry-forward — of the days `wanted(slot, d)` says the ticker's row is read on (`d` indexes
+ * `days`; default: all).
+ */
 export const barsAsOf =
-  (days: ArrayLike<number>): KeptBars =>
-  (s) => {
+  (days: ArrayLike<number>, wanted?: (slot: number, d: number) => boolean): KeptBars =>
+  (s, slot) => {
     const out: Array<number> = []
     for (let d = 0; d < days.length; d++) {
       const day = days[d]!
+      if (wanted !== undefined && !wanted(slot, d)) continue
       const j = s.indexAtOrBefore(day)
       if (j >= 0 && day - s.days[j]! <= CARRY_FORWARD_DAYS && out[out.length - 1] !== j) out.push(j)
     }
@@ -73,7 +78,7 @@ export class KeptRows {
     kept: KeptBars
   ) {
     const n = slots.length
-    const lists = slots.map((slot) => kept(md.series[slot]!))
+    const lists = slots.map((slot) => kept(md.series[slot]!, slot))
     this.offset = new Int32Array(n + 1)
     for (let k = 0; k < n; k++) this.offset[k + 1] = this.offset[k]! + lists[k]!.length
     const total = this.offset[n]!

@@ -82,7 +82,16 @@ export const closeOnOrBefore = (md: MarketReader, slot: number, day: number): nu
 export function* backtestPeriods(md: MarketReader, spec: BacktestSpec): Generator<BacktestPeriod | undefined, void> {
   const { slots, days, exits } = spec
   const n = slots.length
-  const rows = new KeptRows(md, slots, backtestColumns(spec.q, spec.pick.order), barsAsOf(days))
+  // a ticker's row is read on the days it is in the universe (a ticker q names, on every day): the
+  // others' bars are only committed (a top_100 backtest walks ~450 tickers, ~100 of them in it a day)
+  const named = new Set<number>()
+  for (const t of spec.q.tickers) {
+    const slot = md.index.get(t)
+    if (slot !== undefined) named.add(slot)
+  }
+  const scopes = days.map((day) => spec.scope(day))
+  const wanted = (slot: number, d: number) => named.has(slot) || (scopes[d]?.has(slot) ?? true)
+  const rows = new KeptRows(md, slots, backtestColumns(spec.q, spec.pick.order), barsAsOf(days, wanted))
   for (const _ of rows.walk()) yield undefined
 
   const layout = new DaySnapshot(md, slots, rows.columns)
@@ -93,7 +102,7 @@ export function* backtestPeriods(md: MarketReader, spec: BacktestSpec): Generato
     const exit = exits[d]!
     rows.on(day, positions, bars)
     const snapshot = layout.at(stateInstant(true, day), positions)
-    const bought = layout.slotsOf(screenDay(spec.q, snapshot, layout.rowsIn(spec.scope(day)), spec.pick))
+    const bought = layout.slotsOf(screenDay(spec.q, snapshot, layout.rowsIn(scopes[d]), spec.pick))
     const entries = new Float64Array(bought.length)
     const exitCloses = new Float64Array(bought.length)
     for (let i = 0; i < bought.length; i++) {
