@@ -18,6 +18,7 @@ import { generateBars } from "../history/generateBars.js"
 import { GRID_SLOT } from "../history/gridStates.js"
 import {
   allocateColumns,
+  type BarArrays,
   bindColumns,
   commit,
   configForAssetType,
@@ -125,39 +126,26 @@ export const deepSnapshotAsOf = (core: MarketCore, grid: DeepGridReader, date: s
       // the latest bar on or before the date, within the carry-forward
       const j = n - 1
       if (j < 0 || day - days[base + j] > CARRY_FORWARD_DAYS) continue
-      let e = 0
-      while (e < n && days[base + e] < gridDay) e++
-      const at = i * GRID_SLOT
-      const count = block[at + SC_COUNT]
-      const assetType = core.tickers[i].asset_type
-      let st: DailyState
-      if (count === 0 && e === 0) {
-        st = makeState(configForAssetType(assetType))
-      } else if (count > 0 && e >= Math.min(count, EXACT_RESTORE_BARS)) {
-        const key = core.isCrypto[i] === 1 ? "crypto" : "equity"
-        st = restoreFromBars(
-          configForAssetType(assetType),
-          block.subarray(at, at + SC_COUNT),
-          count,
-          {
-            days: days.subarray(base, base + e),
-            open: open.subarray(base, base + e),
-            high: high.subarray(base, base + e),
-            low: low.subarray(base, base + e),
-            close: close.subarray(base, base + e),
-            volume: volume.subarray(base, base + e)
-          },
-          e,
-          scratch.get(key)
-        )
-        scratch.set(key, st)
-      } else {
+      const bars = {
+        days: days.subarray(base, base + n),
+        open: open.subarray(base, base + n),
+        high: high.subarray(base, base + n),
+        low: low.subarray(base, base + n),
+        close: close.subarray(base, base + n),
+        volume: volume.subarray(base, base + n)
+      }
+      const key = core.isCrypto[i] === 1 ? "crypto" : "equity"
+      const restored = stateAtGridDay(block, i, core.tickers[i].asset_type, bars, n, gridDay, scratch.get(key))
+      if (restored === undefined) {
         // too few bars before the grid day to restore from (a sparse import): the ticker's own history
-        if (!deepRow(core, i, day, sink, news)) continue
+        const d = deepRow(core, i, day, sink, news)
+        if (d < 0) continue
         present[i] = 1
-        rowDay[i] = lastDeepDay(core, i, day)
+        rowDay[i] = d
         continue
       }
+      const { state: st, e } = restored
+      scratch.set(key, st)
       for (let b = e; b < j; b++) commit(st, barOf(base + b))
       preview(st, barOf(base + j), core.inputsAt(i, days[base + j], news), sink, i)
       present[i] = 1
@@ -167,24 +155,46 @@ export const deepSnapshotAsOf = (core: MarketCore, grid: DeepGridReader, date: s
   return compact(core, wide, present, rowDay, date, day)
 }
 
-/** Ticker `i`'s row as of `day` from its own whole history (`deepOf`), written at row `i`; false when it has none. */
+/**
+ * Ticker `i`'s state before the first of its `n` `bars` on or after `gridDay`, off grid block `block`: its
+ * recursive scalars and bar count there and the bars before it (`restoreFromBars`, bit for bit with
+ * at least `EXACT_RESTORE_BARS` of them), or a fresh state when it had none; with `e`, the index of
+ * that first bar. Undefined when `bars` hold too few bars before the grid day (a sparse import).
+ */
+export const stateAtGridDay = (
+  block: Float64Array,
+  i: number,
+  assetType: string,
+  bars: BarArrays,
+  /** how many of `bars` there are */
+  n: number,
+  gridDay: number,
+  into?: DailyState
+): { readonly state: DailyState; readonly e: number } | undefined => {
+  let e = 0
+  while (e < n && bars.days[e]! < gridDay) e++
+  const at = i * GRID_SLOT
+  const count = block[at + SC_COUNT]
+  const config = configForAssetType(assetType)
+  if (count === 0 && e === 0) return { state: makeState(config), e }
+  if (count > 0 && e >= Math.min(count, EXACT_RESTORE_BARS))
+    return { state: restoreFromBars(config, block.subarray(at, at + SC_COUNT), count, bars, e, into), e }
+  return undefined
+}
+
+/** Ticker `i`'s row as of `day` from its own whole history (`deepOf`), written at row `i`: its day, -1 when none. */
 const deepRow = (
   core: MarketCore,
   i: number,
   day: number,
   sink: ReturnType<typeof bindColumns>,
   news: Map<number, [Float64Array, Float64Array]>
-): boolean => {
+): number => {
   const deep = deepOf(core, i)
   const j = deep === undefined ? -1 : deep.series.indexAtOrBefore(day)
-  if (deep === undefined || j < 0 || day - deep.series.days[j] > CARRY_FORWARD_DAYS) return false
+  if (deep === undefined || j < 0 || day - deep.series.days[j] > CARRY_FORWARD_DAYS) return -1
   preview(deepStateBefore(deep, j), barAt(deep.series, j), core.inputsAt(i, deep.series.days[j], news), sink, i)
-  return true
-}
-
-const lastDeepDay = (core: MarketCore, i: number, day: number): number => {
-  const deep = deepOf(core, i)!
-  return deep.series.days[deep.series.indexAtOrBefore(day)]
+  return deep.series.days[j]
 }
 
 /** The rows present, in ticker order, as a snapshot (the columns copied out of the market-wide ones). */

@@ -14,17 +14,9 @@
 import { BarSeries, barInto, newBar } from "../history/barSeries.js"
 import { deepStateBefore } from "../history/deepTicker.js"
 import { generateBars } from "../history/generateBars.js"
-import { GRID_SLOT } from "../history/gridStates.js"
-import {
-  commit,
-  configForAssetType,
-  type DailyState,
-  makeState,
-  restoreFromBars,
-  SC_COUNT
-} from "../indicators/index.js"
+import { commit, type DailyState } from "../indicators/index.js"
 import type { MarketCore } from "./core.js"
-import { EXACT_RESTORE_BARS, gridIndexFor, LOOKBACK_DAYS } from "./deepAsOf.js"
+import { gridIndexFor, LOOKBACK_DAYS, stateAtGridDay } from "./deepAsOf.js"
 import { deepOf } from "./history.js"
 import type { MarketReader } from "./MarketReader.js"
 
@@ -52,10 +44,14 @@ export const reachingBack = (
   const extended = new Set<number>()
   const sorted = Int32Array.from(slots).sort()
   const fresh = new Map<number, BarSeries>()
+  /** the last day of ticker `i`'s deep part: before the window's own bars (imported older ones included) */
+  const deepTo = (i: number) => {
+    const window = core.series[i]
+    return (window.length > 0 ? window.days[0] : core.windowDayOf(i)) - 1
+  }
   for (const i of sorted) {
     const window = core.series[i]
-    // the deep part ends where the window's own bars (imported older ones included) begin
-    const to = (window.length > 0 ? window.days[0] : core.windowDayOf(i)) - 1
+    const to = deepTo(i)
     if (to < from) continue
     fresh.set(i, new BarSeries(Math.ceil((to - from + 1) * (core.isCrypto[i] ? 1 : 0.72)) + 8 + window.length))
   }
@@ -63,10 +59,7 @@ export const reachingBack = (
     source: core.sim,
     slots: Int32Array.from(fresh.keys()).sort(),
     fromDay: () => from,
-    toDay: (i) => {
-      const window = core.series[i]
-      return (window.length > 0 ? window.days[0] : core.windowDayOf(i)) - 1
-    },
+    toDay: deepTo,
     origin: (i) => core.firstDay[i],
     crypto: (i) => core.isCrypto[i] === 1,
     imported: (i) => core.imported.get(core.tickers[i].ticker),
@@ -92,16 +85,8 @@ export const reachingBack = (
   const stateAt = (i: number, j: number): DailyState => {
     if (!extended.has(i)) return md.stateAt(i, j)
     const s = series[i]
-    const config = configForAssetType(core.tickers[i].asset_type)
-    let e = 0
-    while (e < s.length && s.days[e] < gridDay) e++
-    const at = i * GRID_SLOT
-    const count = block[at + SC_COUNT]
-    let st: DailyState
-    if (j >= e && count === 0 && e === 0) st = makeState(config)
-    else if (j >= e && count > 0 && e >= Math.min(count, EXACT_RESTORE_BARS))
-      st = restoreFromBars(config, block.slice(at, at + SC_COUNT), count, s, e)
-    else {
+    const restored = stateAtGridDay(block, i, core.tickers[i].asset_type, s, s.length, gridDay)
+    if (restored === undefined || j < restored.e) {
       // too few bars before the grid day (a sparse import), or a bar before it: the ticker's own history
       const deep = deepOf(core, i)
       const jd = deep === undefined ? -1 : deep.series.indexAtOrBefore(s.days[j] - 1) + 1
@@ -109,6 +94,7 @@ export const reachingBack = (
         throw new Error(`no state of ${core.tickers[i].ticker} before ${s.days[j]}`)
       return deepStateBefore(deep, jd)
     }
+    const { state: st, e } = restored
     for (let b = e; b < j; b++) commit(st, barInto(s, b, bar))
     return st
   }
