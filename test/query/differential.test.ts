@@ -103,7 +103,9 @@ const stats = {
   /** expressions with a cross-sectional call, their non-NULL values, and the runs over a strict subset of rows */
   ranked: 0,
   rankedValues: 0,
-  scopedRuns: 0
+  scopedRuns: 0,
+  /** values that differed only by a ZSCORE rounding tie (zscoreNearTie) */
+  zscoreTies: 0
 }
 
 /** the rows cross-sectional calls rank among: every row (undefined), or a random subset */
@@ -253,9 +255,46 @@ const same = (a: Value, b: unknown): boolean => {
 
 const show = (v: unknown) => (typeof v === "number" && Object.is(v, -0) ? "-0" : JSON.stringify(v))
 
+/**
+ * Whether a ZSCORE call in `e` has a value, for some row of the scope, within 1e-14 of a rounding
+ * midpoint at the 10th decimal (…x5 at the 11th). Both back ends round z to 10 decimals so that
+ * they agree to the bit, but there the evaluator's doubles and PostgreSQL's numeric (each exact only
+ * to ~1e-16 relative) may round to neighbouring values — a disagreement of the inputs' arithmetic,
+ * not of the rules. Such a case is counted (`zscoreTies`), not failed; the test asserts it stays rare.
+ */
+const zscoreNearTie = (e: Expr, data: ReadonlyArray<Row>, scope: Scope): boolean => {
+  if (e._tag === "Call" && e.name === "ZSCORE") {
+    const [arg, by] = e.args
+    if (arg?._tag === "Ident") {
+      const inScope = (r: Row) => scope.tickers === undefined || scope.tickers.includes(r.ticker as string)
+      const groups = new Map<unknown, Array<number>>()
+      for (const r of data) {
+        const x = r[arg.name]
+        if (typeof x !== "number" || !inScope(r)) continue
+        const key = by?._tag === "Ident" ? (r[by.name] ?? null) : 0
+        const g = groups.get(key) ?? []
+        g.push(x)
+        groups.set(key, g)
+      }
+      for (const xs of groups.values()) {
+        const s = 2 ** Math.ceil(Math.log2(Math.max(...xs.map(Math.abs)) || 1))
+        const mean = xs.reduce((a, x) => a + x / s, 0) / xs.length
+        const sd = Math.sqrt(xs.reduce((a, x) => a + (x / s - mean) ** 2, 0) / xs.length)
+        if (!(sd > 0)) continue
+        for (const x of xs) {
+          const q = Math.abs((x / s - mean) / sd) * 1e10
+          if (Math.abs(q - Math.floor(q) - 0.5) < 1e-4) return true
+        }
+      }
+    }
+  }
+  return children(e).some((c) => zscoreNearTie(c, data, scope))
+}
+
 const compareBatch = async (
   b: Backend,
   compiled: ReadonlyArray<CompiledExpression>,
+  exprs: ReadonlyArray<Expr>,
   snap: Snapshot,
   data: ReadonlyArray<Row>,
   scope: Scope
@@ -301,6 +340,10 @@ const compareBatch = async (
       if (mine[r] === null) stats.nullResults++
       else if (c.crossSectional) stats.rankedValues++
       if (!same(mine[r]!, theirs)) {
+        if (c.crossSectional && zscoreNearTie(exprs[i]!, data, scope)) {
+          stats.zscoreTies++
+          return
+        }
         const sql = c.toSql({ table: TABLE, scope: scope.tickers })
         throw new Error(
           `${b.name} disagrees on row ${snap.tickers[r]} for\n  q: ${c.text}\n  scope: ${scope.tickers === undefined ? "every row" : JSON.stringify(scope.tickers)}\n  evaluator: ${show(mine[r])}\n  ${b.name}: ${show(theirs)}\n  row: ${JSON.stringify(data.find((d) => d.ticker === snap.tickers[r]))}\n  sql: ${sql.text}\n  params: ${JSON.stringify(sql.params)}`
@@ -364,7 +407,14 @@ describe("q: evaluator ≡ PostgreSQL", () => {
             })
             for (const b of backends) {
               await load(b, data)
-              await compareBatch(b, compiled, snap, data, scope)
+              await compareBatch(
+                b,
+                compiled,
+                exprs.map(([, e]) => e),
+                snap,
+                data,
+                scope
+              )
             }
           }
         ),
@@ -384,6 +434,7 @@ describe("q: evaluator ≡ PostgreSQL", () => {
         ranked: stats.ranked,
         rankedValues: stats.rankedValues,
         scopedRuns: stats.scopedRuns,
+        zscoreTies: stats.zscoreTies,
         features: Object.fromEntries(FEATURES.map((f) => [f, coverage.get(f) ?? 0]))
       }
       console.log(`differential coverage: ${JSON.stringify(report, null, 2)}`)
@@ -394,6 +445,7 @@ describe("q: evaluator ≡ PostgreSQL", () => {
       expect(stats.ranked, "expressions with a cross-sectional call").toBeGreaterThan(stats.expressions / 20)
       expect(stats.rankedValues).toBeGreaterThan(0)
       expect(stats.scopedRuns, "runs ranking among a strict subset of the rows").toBeGreaterThan(0)
+      expect(stats.zscoreTies, "values excused as ZSCORE rounding ties").toBeLessThanOrEqual(Math.max(2, RUNS / 20))
     },
     Math.max(120_000, RUNS * 2_000)
   )

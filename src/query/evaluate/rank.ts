@@ -8,7 +8,9 @@
  * - PCT_RANK: `percent_rank()` ascending — (rows below) / (rows − 1), 0 for a single row;
  * - RANK: `rank()` descending — 1 + rows above, ties share a rank;
  * - ZSCORE: (x − mean) / population standard deviation, rounded to 10 decimals (so the
- *   evaluator and PostgreSQL's exact numeric agree to the bit); NULL when every value is the same.
+ *   evaluator and PostgreSQL's numeric agree to the bit — except for a z within ~1e-15 of a
+ *   rounding midpoint, where each side's last-digit error may round it to a neighbouring value);
+ *   NULL when every value is the same.
  *
  * A call's values for the whole scope are computed once per (snapshot, scope array, call) and
  * memoized on the snapshot (`WeakMap`s: they live as long as the snapshot and the scope's rows), so
