@@ -6,11 +6,13 @@
  * 2003 by the window's rule.
  */
 import { beforeAll, describe, expect, it } from "vitest"
+import { isTradingDay } from "../../src/market/calendar.js"
 import { readRow } from "../../src/market/engine/asOf.js"
 import { gridIndexFor } from "../../src/market/engine/deepAsOf.js"
 import { MarketData } from "../../src/market/engine/MarketData.js"
 import { BarSeries } from "../../src/market/history/barSeries.js"
-import { deepGridInMemory } from "../../src/market/history/deepGrid.js"
+import { deepGridBarsTo, deepGridInMemory } from "../../src/market/history/deepGrid.js"
+import { deepGridKey } from "../../src/market/history/deepGridFile.js"
 import { epochDay, isoDate } from "../../src/market/indicators/days.js"
 import { parseCsvBars } from "../../src/market/sources/csvBars.js"
 import { loadTickers } from "../../src/market/tickers/index.js"
@@ -122,5 +124,28 @@ describe("whole-market rows before the window", () => {
       FRIDAY_MIDDAY
     )
     expect(market.deepGrid).toBeUndefined()
+  }, 120_000)
+
+  it("keeps the grid and its key through an import after the bars it reads (into the window)", () => {
+    const market = MarketData.build({ seed: 11, tickers, historyDays: 60, now: FRIDAY_MIDDAY })
+    const spec = market.deepGridSpec()
+    const before = deepGridKey(11, spec)
+    market.adoptDeepGrid(deepGridInMemory(spec))
+    const grid = market.deepGrid
+    const last = isoDate(deepGridBarsTo(spec))
+    const csv = (date: string) =>
+      parseCsvBars(["ticker,date,open,high,low,close,volume", `KO,${date},30,31,29,30.5,500000`].join("\n"), {
+        file: "ko.csv",
+        resolveTicker: (s: string) => s
+      })
+    // the session before this Friday's: in the window, after every bar the grid reads
+    market.importBars(csv("2026-11-19"), FRIDAY_MIDDAY)
+    expect(market.deepGrid).toBe(grid)
+    expect(deepGridKey(11, market.deepGridSpec())).toBe(before)
+    // the last day the grid reads (its memberships' trailing month): a new grid, a new key
+    const weekday = [0, 1, 2, 3, 4].map((k) => isoDate(epochDay(last) - k)).find((d) => isTradingDay(d))!
+    market.importBars(csv(weekday), FRIDAY_MIDDAY)
+    expect(market.deepGrid).toBeUndefined()
+    expect(deepGridKey(11, market.deepGridSpec())).not.toBe(before)
   }, 120_000)
 })

@@ -3,10 +3,11 @@
  * completed days), merged with earlier imports, then the tickers' bars and
  * states rebuilt and today's sessions re-opened on them.
  */
+import { deepGridBarsTo } from "../history/deepGrid.js"
 import { isoDate } from "../indicators/days.js"
 import type { ParsedBar } from "../sources/csvBars.js"
 import type { MarketCore } from "./core.js"
-import { commitSeries, computeMemberships, generateSeries } from "./history.js"
+import { commitSeries, computeMemberships, deepGridSpec, generateSeries } from "./history.js"
 import { refresh } from "./liveRow.js"
 import { runToEnd } from "./runToEnd.js"
 import { openSessions } from "./sessions.js"
@@ -60,6 +61,8 @@ export const importBars = (
 ): ImportSummary => {
   const summary = validateImport(core, byTicker, now)
   const which = new Set(summary.tickers.map((t) => core.index.get(t)!))
+  // the grid reads bars to `deepGridBarsTo`: an import after it (into the window, a live feed's days) keeps it
+  const gridKept = core.deepGrid !== undefined && summary.from > isoDate(deepGridBarsTo(deepGridSpec(core)))
   for (const [ticker, bars] of byTicker) {
     core.imported.set(ticker, mergeImported(core.imported.get(ticker) ?? [], bars))
   }
@@ -68,8 +71,8 @@ export const importBars = (
   openSessions(core, now)
   core.asOfCache.clear()
   core.deepCache.clear()
-  // the grid was walked over the bars before this import: a new one is built (`DeepHistory`)
-  core.deepGrid = undefined
+  // otherwise the grid was walked over the bars this import replaced: a new one is built (`DeepHistory`)
+  if (!gridKept) core.deepGrid = undefined
   core.memberships = computeMemberships(core)
   refresh(core, now)
   return summary

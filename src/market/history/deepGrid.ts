@@ -42,6 +42,13 @@ export interface DeepGridMeta {
   readonly memberships: ReadonlyArray<Membership>
 }
 
+/**
+ * The last day whose bars a grid of `spec` reads: the memberships reach past the grid into the
+ * window's first months (whose own start there). Bars after it (an import into the window) leave
+ * the grid as it is.
+ */
+export const deepGridBarsTo = (spec: Pick<DeepGridSpec, "toDay" | "every">): number => spec.toDay + spec.every + 62
+
 /** The 1sts whose trailing 30 days lie after `origin`, to `toDay`: the memberships a grid holds. */
 const effectiveDays = (origin: number, toDay: number): Array<number> => {
   const out: Array<number> = []
@@ -62,8 +69,7 @@ export function* buildDeepGrid(
 ): Generator<void, DeepGridMeta> {
   const size = spec.tickers.length
   const days = gridDays(spec.origin, spec.every, spec.toDay)
-  // the memberships reach past the grid into the window's first months (whose own start there)
-  const barsTo = spec.toDay + spec.every + 62
+  const barsTo = deepGridBarsTo(spec)
   const firsts = effectiveDays(spec.origin, barsTo)
   const monthOf = new Map(firsts.map((d, m) => [d, m]))
   // close × volume summed over the 30 days before each 1st, per ticker: the ranking's input

@@ -4,7 +4,7 @@
  * day, doubles in the machine's byte order) beside `deep-grid-<key>.json` (its description and
  * the memberships). The key is a digest of everything the grid is a function of — the code's
  * format version, the seed, the tickers and their first days, the grid's span, every imported
- * bar — so another market, an import or a new window never reads a stale grid. Written under a
+ * bar the grid reads (to `deepGridBarsTo`: an import into the window keeps the grid) — so another market, an import or a new window never reads a stale grid. Written under a
  * temporary name and renamed once complete: a process killed mid-build leaves no grid behind.
  * A read takes one grid day's block (13,047 tickers: 2.7 MB) with one positional read.
  */
@@ -24,7 +24,8 @@ import {
 } from "node:fs"
 import { join } from "node:path"
 import type { DeepGridReader } from "../engine/deepAsOf.js"
-import { buildDeepGrid, type DeepGridMeta, type DeepGridSpec } from "./deepGrid.js"
+import { isoDate } from "../indicators/days.js"
+import { buildDeepGrid, type DeepGridMeta, type DeepGridSpec, deepGridBarsTo } from "./deepGrid.js"
 import { GRID_SLOT, gridDays } from "./gridStates.js"
 
 /** bumped whenever the grid's layout or what a slot holds (the indicator state) changes */
@@ -34,12 +35,15 @@ const PREFIX = "deep-grid-"
 /** The digest naming a grid of `spec` over the market of `seed`. */
 export const deepGridKey = (seed: number, spec: DeepGridSpec): string => {
   const hash = createHash("sha256")
+  const lastRead = isoDate(deepGridBarsTo(spec))
   hash.update(JSON.stringify([DEEP_GRID_FORMAT, seed, spec.origin, spec.every, spec.toDay]))
   spec.tickers.forEach((t, i) => {
     hash.update(`${t.ticker}|${t.asset_type}|${spec.firstDay[i]}\n`)
-    const bars = spec.imported(i)
-    if (bars === undefined || bars.length === 0) return
-    // every imported bar, as position-weighted sums (a numeric pass: millions of bars in milliseconds)
+    const all = spec.imported(i)
+    if (all === undefined || all.length === 0) return
+    const bars = all[0]!.date > lastRead ? [] : all.slice(0, readUpTo(all, lastRead))
+    if (bars.length === 0) return
+    // every imported bar read, as position-weighted sums (a numeric pass: millions of bars in milliseconds)
     let o = 0
     let h = 0
     let l = 0
@@ -57,6 +61,18 @@ export const deepGridKey = (seed: number, spec: DeepGridSpec): string => {
     hash.update(`${bars.length}|${bars[0]!.date}|${bars[bars.length - 1]!.date}|${o}|${h}|${l}|${c}|${v}\n`)
   })
   return hash.digest("hex").slice(0, 32)
+}
+
+/** How many of `bars` (dates ascending) are dated `last` or before. */
+const readUpTo = (bars: ReadonlyArray<{ readonly date: string }>, last: string): number => {
+  let lo = 0
+  let hi = bars.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (bars[mid]!.date <= last) lo = mid + 1
+    else hi = mid
+  }
+  return lo
 }
 
 const paths = (dir: string, key: string) => ({
