@@ -1,13 +1,13 @@
 /**
  * The market as a service: builds the history in the background at start
- * (the HTTP server answers meanwhile, `/readyz` 503), then refreshes on every
- * REFRESH_INTERVAL of the Effect Clock — or, in a split deployment, to the
- * `as_of` of every refresh tick in the store (`followTicks.ts`) — and
- * publishes each new immutable snapshot. Refreshes, manual refreshes and
- * imports are serialized.
+ * (the HTTP server answers meanwhile, `/readyz` 503), then runs its ingest —
+ * one stream of the Clock's refresh ticks (every REFRESH_INTERVAL; in a split
+ * deployment, the refresh ticks in the store, `followTicks.ts`) merged with
+ * what a live feed pushes (`push`: completed bars, trades; `ingest/events.ts`)
+ * — applying each in turn and publishing every new immutable snapshot.
+ * Ingest, manual refreshes and imports are serialized.
  */
 
-import { readFileSync } from "node:fs"
 import {
   Clock,
   Data,
@@ -15,8 +15,8 @@ import {
   Duration,
   Effect,
   Metric,
-  MetricBoundaries,
   Option,
+  Queue,
   Schedule,
   Stream,
   SubscriptionRef
@@ -27,33 +27,24 @@ import { Readiness } from "../observability/Readiness.js"
 import { registerScrapeGauge } from "../observability/scrapeGauges.js"
 import { type DeepGridReader, type ImportSummary, MarketData, type MarketReader } from "./engine/MarketData.js"
 import { FollowTicks, TICK_POLL_MS, TICK_WAIT_MS } from "./followTicks.js"
+import { FEED_QUEUE, type MarketEvent } from "./ingest/events.js"
+import { feedApplier } from "./ingest/feed.js"
+import { refreshDuration, refreshesTotal, snapshotTickers } from "./ingest/metrics.js"
 import { MarketBars, MarketFeedSwitch, type RefreshTick as Tick } from "./ports.js"
 import type { Snapshot } from "./snapshot.js"
-import { CsvBarParser, type ParsedBar } from "./sources/csvBars.js"
-import type { MarketSource } from "./sources/MarketSource.js"
-import { ReplaySource } from "./sources/replay.js"
+import type { ParsedBar } from "./sources/csvBars.js"
+import { replayFromFile } from "./sources/replayFile.js"
 import { type TickerMeta, Tickers } from "./tickers/index.js"
 
 export class MarketNotReady extends Data.TaggedError("MarketNotReady")<{ readonly message: string }> {}
 export class ImportRejected extends Data.TaggedError("ImportRejected")<{ readonly message: string }> {}
 
-const refreshDuration = Metric.histogram(
-  "market_refresh_duration_seconds",
-  MetricBoundaries.fromIterable([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]),
-  "Time to apply one market data refresh and build its snapshot"
-)
-const refreshesTotal = Metric.counter("market_refreshes_total", {
-  description: "Market data refreshes applied",
-  incremental: true
-})
 /** refresh intervals without new data after which the data is stale */
 export const STALE_AFTER_INTERVALS = 3
 
 /** data applied at `dataAsOf` is stale at `now`: more than 3 refresh intervals old */
 export const isStale = (now: number, dataAsOf: number, intervalMs: number): boolean =>
   now - dataAsOf > STALE_AFTER_INTERVALS * intervalMs
-
-const snapshotTickers = Metric.gauge("market_snapshot_tickers", { description: "Tickers in the live snapshot" })
 
 /** Lets the event loop run (HTTP requests, probes) between slices of the initial build. */
 const yieldToEventLoop = Effect.async<void>((resume) => {
@@ -105,27 +96,6 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
         Effect.zipRight(Metric.increment(refreshesTotal))
       )
 
-    /** REPLAY_FILE: the file's tickers replay its bars from REPLAY_START over the simulator */
-    const replaySource = Effect.gen(function* () {
-      if (Option.isNone(config.replay)) return undefined
-      const { file, ticker, start } = config.replay.value
-      const parsed = yield* Effect.try({
-        try: () => {
-          const parser = new CsvBarParser({ file, ticker, resolveTicker: (s) => directory.lookup(s)?.ticker })
-          parser.push(readFileSync(file, "utf8"))
-          return parser.finish()
-        },
-        catch: (e) => new Error(`REPLAY_FILE: ${(e as Error).message}`)
-      })
-      const tapes = [...parsed].map(([symbol, bars]) => ({
-        slot: directory.indexOf(symbol),
-        crypto: directory.lookup(symbol)?.asset_type === "CRYPTO",
-        bars
-      }))
-      yield* Effect.logInfo("replaying bars").pipe(Effect.annotateLogs({ file, tickers: [...parsed.keys()], start }))
-      return (simulator: MarketSource) => new ReplaySource(simulator, tapes, start)
-    })
-
     const build = Effect.gen(function* () {
       if (following !== undefined) {
         // read before the bars: an import logged meanwhile is applied again, harmlessly
@@ -138,7 +108,7 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
       /** the load's phase and tenth reached (`onProgress`), logged once each */
       let progress = { key: "", phase: "", percent: 0 }
       let logged = ""
-      const source = yield* replaySource
+      const source = Option.isSome(config.replay) ? yield* replayFromFile(config.replay.value, directory) : undefined
       const md = new MarketData({
         source,
         seed: config.marketSeed,
@@ -244,20 +214,11 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
       })
 
     /** following ticks: a new tick in the store → the market refreshed to it → published */
-    const followLoop = (ticks: NonNullable<typeof following>) =>
-      Stream.fromSchedule(Schedule.spaced(Duration.millis(TICK_POLL_MS))).pipe(
-        Stream.mapEffect(() =>
-          lock
-            .withPermits(1)(
-              Effect.gen(function* () {
-                const tick = yield* ticks.latest
-                if (tick !== undefined && tick.seq > (lastTick?.seq ?? 0)) yield* advance(tick)
-              })
-            )
-            .pipe(Effect.catchAllCause((cause) => Effect.logError("market refresh to a tick failed", cause)))
-        ),
-        Stream.runDrain
-      )
+    const followTick = (ticks: NonNullable<typeof following>) =>
+      Effect.gen(function* () {
+        const tick = yield* ticks.latest
+        if (tick !== undefined && tick.seq > (lastTick?.seq ?? 0)) yield* advance(tick)
+      })
 
     /**
      * Following ticks, a refresh asked for here: a request the tick singleton answers with its next
@@ -283,21 +244,60 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
         )
       )
 
-    // the ingest pipeline: ticks paced by the Clock → a refreshed snapshot → published
-    const refreshLoop = Stream.fromSchedule(Schedule.spaced(config.refreshInterval)).pipe(
-      Stream.mapEffect(() =>
-        lock
-          .withPermits(1)(applyRefresh)
-          .pipe(
-            Effect.asVoid,
-            Effect.catchAllCause((cause) => Effect.logError("market refresh failed", cause))
+    /** validates, stores and applies imported bars (all or nothing), then publishes; under the lock */
+    const importNow = (byTicker: ReadonlyMap<string, ReadonlyArray<ParsedBar>>) =>
+      Effect.gen(function* () {
+        const md = yield* ready
+        // following ticks the market stays at its tick's as_of (the next tick moves it on)
+        const now = following === undefined ? yield* Clock.currentTimeMillis : md.latest.asOf
+        yield* Effect.try({
+          try: () => md.validateImport(byTicker, now),
+          catch: (e) => new ImportRejected({ message: (e as Error).message })
+        })
+        yield* importedBars.replace(byTicker)
+        const summary: ImportSummary = md.importBars(byTicker, now)
+        yield* publish(md.latest)
+        return summary
+      })
+
+    const { applyEvent, storeQuoteBars } = feedApplier({
+      market: () => market,
+      importNow,
+      paused: feedPaused,
+      following: following !== undefined
+    })
+
+    /** what the ingest applies: the Clock's (or the store's) refresh ticks, and the feed's events */
+    type Ingest = MarketEvent | { readonly _tag: "Advance" }
+    const fed = yield* Queue.bounded<MarketEvent>(FEED_QUEUE)
+    yield* Effect.addFinalizer(() => Queue.shutdown(fed))
+    const advances: Stream.Stream<Ingest> =
+      following === undefined
+        ? Stream.fromSchedule(Schedule.spaced(config.refreshInterval)).pipe(Stream.as({ _tag: "Advance" as const }))
+        : Stream.fromSchedule(Schedule.spaced(Duration.millis(TICK_POLL_MS))).pipe(
+            Stream.as({ _tag: "Advance" as const })
           )
-      ),
-      Stream.runDrain
-    )
+    const applyIngest = (event: Ingest) => {
+      const step: Effect.Effect<unknown, unknown> =
+        event._tag !== "Advance"
+          ? applyEvent(event)
+          : following === undefined
+            ? Effect.zipRight(applyRefresh, storeQuoteBars)
+            : followTick(following)
+      return lock
+        .withPermits(1)(step)
+        .pipe(
+          Effect.asVoid,
+          Effect.catchAllCause((cause) =>
+            Effect.logError(event._tag === "Advance" ? "market refresh failed" : "market feed event failed", cause)
+          )
+        )
+    }
+    // the ingest pipeline: refresh ticks and the feed's events → the market moved → published
+    const ingest = Stream.merge(advances, Stream.fromQueue(fed)).pipe(Stream.mapEffect(applyIngest), Stream.runDrain)
 
     yield* build.pipe(
-      Effect.zipRight(following === undefined ? refreshLoop : followLoop(following)),
+      Effect.zipRight(ingest),
       Effect.catchAllCause((cause) =>
         Effect.logError("market failed", cause).pipe(Effect.zipRight(Deferred.fail(fatal, new Error("market failed"))))
       ),
@@ -349,22 +349,12 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
       /** the refresh tick `snapshot` was refreshed to (following ticks; undefined otherwise) */
       tickOf: (snapshot: Snapshot): Tick | undefined => tickOf.get(snapshot),
       /** validates, stores and applies imported bars (all or nothing) */
-      importBars: (byTicker: ReadonlyMap<string, ReadonlyArray<ParsedBar>>) =>
-        lock.withPermits(1)(
-          Effect.gen(function* () {
-            const md = yield* ready
-            // following ticks the market stays at its tick's as_of (the next tick moves it on)
-            const now = following === undefined ? yield* Clock.currentTimeMillis : md.latest.asOf
-            yield* Effect.try({
-              try: () => md.validateImport(byTicker, now),
-              catch: (e) => new ImportRejected({ message: (e as Error).message })
-            })
-            yield* importedBars.replace(byTicker)
-            const summary: ImportSummary = md.importBars(byTicker, now)
-            yield* publish(md.latest)
-            return summary
-          })
-        ),
+      importBars: (byTicker: ReadonlyMap<string, ReadonlyArray<ParsedBar>>) => lock.withPermits(1)(importNow(byTicker)),
+      /**
+       * Pushes a live feed's event into the ingest (`ingest/events.ts`): applied in turn with the
+       * refresh ticks; waits while `FEED_QUEUE` events are ahead of it.
+       */
+      push: (event: MarketEvent): Effect.Effect<void> => Queue.offer(fed, event).pipe(Effect.asVoid),
       /**
        * Lays bars already stored over the live market, without storing them again: the bulk
        * import (`POST /admin/import`) stores each file itself, then hands over the bars it read

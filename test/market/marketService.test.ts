@@ -1,8 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Deferred, Duration, Effect, Fiber, Layer, Stream, TestClock } from "effect"
+import { Context, Deferred, Duration, Effect, Fiber, Layer, Metric, Stream, TestClock } from "effect"
 import { AppConfig } from "../../src/config/AppConfig.js"
 import { Fatal } from "../../src/Fatal.js"
+import { MarketEvent } from "../../src/market/ingest/events.js"
+import { feedEventsTotal, feedQuotesTotal } from "../../src/market/ingest/metrics.js"
 import { Market, type MarketNotReady } from "../../src/market/Market.js"
+import { MarketBars } from "../../src/market/ports.js"
 import type { Snapshot } from "../../src/market/snapshot.js"
 import type { ParsedBar } from "../../src/market/sources/csvBars.js"
 import { loadTickers, makeTickerDirectory, Tickers } from "../../src/market/tickers/index.js"
@@ -19,11 +22,50 @@ const subset = makeTickerDirectory(
 /** Friday 2026-11-20, 10:00 New York */
 const START = Date.UTC(2026, 10, 20, 15, 0)
 
+/** the count of feed events of `kind` with `outcome` so far, and a wait for `n` more */
+const eventsCounted = (kind: string, outcome: string) =>
+  Effect.gen(function* () {
+    const metric = feedEventsTotal.pipe(Metric.tagged("kind", kind), Metric.tagged("outcome", outcome))
+    const count = Effect.map(Metric.value(metric), (s) => s.count)
+    const from = yield* count
+    return {
+      /** yields until `n` more were counted (the ingest applies them on its own fiber) */
+      reached: (n: number) =>
+        Effect.gen(function* () {
+          // real time (the store's I/O), not the TestClock's: up to 20 s
+          for (let k = 0; k < 4_000; k++) {
+            if ((yield* count) >= from + n) return
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+          }
+          throw new Error(`${n} feed events (${kind}, ${outcome}) never applied`)
+        })
+    }
+  })
+const quotesCounted = (outcome: string) =>
+  Effect.map(Metric.value(feedQuotesTotal.pipe(Metric.tagged("outcome", outcome))), (s) => s.count)
+
+const num = (s: Snapshot, ticker: string, column: string): number => {
+  const col = s.columns.get(column)
+  if (col?.kind !== "numeric") throw new Error(`${column}: not numeric`)
+  return col.values[s.index.get(ticker)!]
+}
+
+/** the market loaded at START, with the bars it stores */
+const readyAtStart = Effect.gen(function* () {
+  yield* TestClock.setTime(START)
+  const readiness = yield* Readiness
+  yield* readiness.markReady("migrations")
+  const market = yield* Market
+  const stored = yield* MarketBars
+  yield* readiness.await("market_snapshot")
+  return { market, stored }
+})
+
 const MarketTest = Layer.unwrapEffect(
   Effect.gen(function* () {
     const fatal = yield* Deferred.make<never, Error>()
     return Market.Default.pipe(
-      Layer.provide(MarketStoreLive),
+      Layer.provideMerge(MarketStoreLive),
       Layer.provideMerge(Readiness.Default),
       Layer.provide(ImportedBars.Default),
       Layer.provide(Layer.effectDiscard(runMigrations).pipe(Layer.provideMerge(pgliteLayer(undefined)))),
@@ -64,6 +106,97 @@ describe("Market service", () => {
       yield* TestClock.adjust("10 seconds")
       const manual = yield* market.refreshNow
       expect(manual.asOf).toBe(START + 130_000)
+    }).pipe(Effect.provide(MarketTest))
+  )
+
+  it.scoped("ingests a live feed: trades show on the next refresh, bars at once, nothing while paused", () =>
+    Effect.gen(function* () {
+      const { market, stored } = yield* readyAtStart
+      const open = START - 30 * 60_000
+
+      // trades: taken at once, shown by the next refresh tick
+      const quotes = yield* eventsCounted("quotes", "applied")
+      yield* market.push(
+        MarketEvent.Quotes({
+          quotes: [
+            { ticker: "AAPL", at: open + 60_000, price: 250, size: 100 },
+            { ticker: "AAPL", at: open + 120_000, price: 252.5, size: 300 },
+            { ticker: "AAPL", at: START + 60_000, price: 1, size: 1 }, // after now: turned away
+            { ticker: "NOPE9", at: open + 60_000, price: 1, size: 1 }
+          ]
+        })
+      )
+      yield* quotes.reached(1)
+      expect(yield* quotesCounted("accepted")).toBeGreaterThanOrEqual(2)
+      yield* TestClock.adjust("60 seconds")
+      const live = yield* market.latest
+      expect(live.asOf).toBe(START + 60_000)
+      expect(num(live, "AAPL", "price")).toBe(252.5)
+      expect(num(live, "AAPL", "volume_today")).toBe(400)
+
+      // completed bars: checked, stored and laid over the history at once
+      const bars = yield* eventsCounted("bars", "applied")
+      const rejected = yield* eventsCounted("bars", "rejected")
+      const thursday: ParsedBar = {
+        ticker: "AAPL",
+        date: "2026-11-19",
+        open: 240,
+        high: 245,
+        low: 238,
+        close: 244,
+        volume: 1_000_000
+      }
+      yield* market.push(MarketEvent.Bars({ byTicker: new Map([["AAPL", [thursday]]]) }))
+      yield* bars.reached(1)
+      expect((yield* stored.load(["AAPL"])).get("AAPL")).toEqual([thursday])
+      const md = yield* market.data
+      expect(md.rowAsOf("AAPL", "2026-11-19")?.values.price).toBe(244)
+      // today's session is not a completed day: all or nothing, nothing stored
+      yield* market.push(
+        MarketEvent.Bars({
+          byTicker: new Map([
+            ["BTC-USD", [{ ...thursday, ticker: "BTC-USD" }]],
+            ["AAPL", [{ ...thursday, date: "2026-11-20" }]]
+          ])
+        })
+      )
+      yield* rejected.reached(1)
+      expect((yield* stored.load(["BTC-USD"])).get("BTC-USD") ?? []).toEqual([])
+
+      // paused: no new market data is applied; the trades are dropped, counted
+      const paused = yield* eventsCounted("quotes", "paused")
+      yield* market.setFeedPaused(true)
+      yield* market.push(MarketEvent.Quotes({ quotes: [{ ticker: "AAPL", at: START + 60_000, price: 300, size: 1 }] }))
+      yield* paused.reached(1)
+      yield* market.setFeedPaused(false)
+      yield* TestClock.adjust("60 seconds")
+      expect(num(yield* market.latest, "AAPL", "price")).toBe(252.5)
+    }).pipe(Effect.provide(MarketTest))
+  )
+
+  it.scoped("stores a session its trades made once the next one began, as the bar a restart reads", () =>
+    Effect.gen(function* () {
+      const { market, stored } = yield* readyAtStart
+      const quotes = yield* eventsCounted("quotes", "applied")
+      const day = Date.UTC(2026, 10, 20)
+      yield* market.push(
+        MarketEvent.Quotes({
+          quotes: [
+            { ticker: "BTC-USD", at: day + 60_000, price: 90_000, size: 2 },
+            { ticker: "BTC-USD", at: day + 3_600_000, price: 93_000.123, size: 1 },
+            { ticker: "BTC-USD", at: START - 60_000, price: 91_500, size: 1 }
+          ]
+        })
+      )
+      yield* quotes.reached(1)
+      // the UTC day closes at midnight; the first refresh after it rolls the session and stores the bar
+      yield* TestClock.adjust(Duration.millis(day + 86_400_000 + 60_000 - START))
+      const bar = { ticker: "BTC-USD", date: "2026-11-20", open: 90_000, high: 93_000.12, low: 90_000, close: 91_500 }
+      expect((yield* stored.load(["BTC-USD"])).get("BTC-USD")).toEqual([{ ...bar, volume: 4 }])
+      const md = yield* market.data
+      expect(md.rowAsOf("BTC-USD", "2026-11-20")?.values.price).toBe(91_500)
+      // the day's minutes are not simulated: its bar is a real one
+      expect(md.intradaySeries("BTC-USD", "price", "1m", day + 60_000, day + 86_400_000 - 1, 100)).toEqual([])
     }).pipe(Effect.provide(MarketTest))
   )
 

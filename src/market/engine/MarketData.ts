@@ -48,8 +48,9 @@ import { type ImportSummary, importBars, validateImport } from "./imports.js"
 import { refresh } from "./liveRow.js"
 import type { MarketReader } from "./MarketReader.js"
 import { intradaySeries, minuteWalk } from "./minutes.js"
+import { applyQuotes, completedQuoteBars, type Quote, type QuotesOutcome } from "./quotes.js"
 import { runToEnd } from "./runToEnd.js"
-import { minuteCoverage, openSessions } from "./sessions.js"
+import { minuteCoverage, openSessions, rollSessions } from "./sessions.js"
 
 export { AS_OF_CACHE_SIZE, CARRY_FORWARD_DAYS, readRow } from "./asOf.js"
 export {
@@ -64,6 +65,7 @@ export type { DeepGridReader } from "./deepAsOf.js"
 export { DEEP_CACHE_SIZE } from "./history.js"
 export { ImportRangeError, type ImportSummary } from "./imports.js"
 export type { MarketReader } from "./MarketReader.js"
+export type { Quote, QuoteRejection, QuotesOutcome } from "./quotes.js"
 export { runToEnd } from "./runToEnd.js"
 
 export class MarketData implements MarketReader {
@@ -153,6 +155,17 @@ export class MarketData implements MarketReader {
 
   importBars(byTicker: ReadonlyMap<string, ReadonlyArray<ParsedBar>>, now: number): ImportSummary {
     return importBars(this.core, byTicker, now)
+  }
+
+  /** Takes a live feed's trades into today's session bars (`quotes.ts`); the next `refresh` shows them. */
+  applyQuotes(quotes: ReadonlyArray<Quote>, now: number): QuotesOutcome {
+    rollSessions(this.core, now)
+    return applyQuotes(this.core, quotes, now)
+  }
+
+  /** The bars quotes made of sessions over at `now`, to store and import (`quotes.ts`). */
+  completedQuoteBars(now: number): Map<string, ReadonlyArray<ParsedBar>> {
+    return completedQuoteBars(this.core, now)
   }
 
   // ---------------------------------------------------------------- reading it

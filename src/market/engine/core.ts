@@ -40,6 +40,7 @@ import type { Membership } from "../universes.js"
 import { HistoryCheckpoints } from "./checkpoints.js"
 import type { DeepGridReader } from "./deepAsOf.js"
 import { tickerInputs } from "./inputs.js"
+import type { QuoteBar } from "./quotes.js"
 import { SIM_ANCHOR_DATE, simSpec, VENDOR_FEED_START } from "./specs.js"
 
 /** as-of reads carry a ticker's last state forward at most this many days */
@@ -149,6 +150,10 @@ export class MarketCore {
   /** tickers' histories before the window, built on demand, least recently read first */
   readonly deepCache = new Map<number, DeepTicker>()
   memberships: Array<Membership> = []
+  /** per ticker slot: its current session's bar made of the quotes a live feed pushed (`quotes.ts`) */
+  readonly quoteBars = new Map<number, QuoteBar>()
+  /** by ticker: the quote bars of sessions that closed, in the history, not yet laid over it as imported bars */
+  readonly closedQuoteBars = new Map<string, Array<ParsedBar>>()
   /** the whole market's history before the window as a grid of states (`deepAsOf.ts`), once built for this market's bars */
   deepGrid: DeepGridReader | undefined = undefined
   /** first equity session of the readable window (`HISTORY_DAYS` sessions to the current one) */
@@ -263,6 +268,13 @@ export class MarketCore {
     this.sim.tickerFundamentalsAt(i, date, this.oneFundamentals, 0)
     const vendor = this.isCrypto[i] === 1 || date >= VENDOR_FEED_START
     return tickerInputs(this.oneFundamentals, 0, this.oneNews[0][0], this.oneNews[1][0], vendor)
+  }
+
+  /** Whether ticker `i`'s bar on `day` is made of a live feed's quotes (not yet imported). */
+  isQuotedDay(i: number, day: number): boolean {
+    if (this.quoteBars.get(i)?.day === day) return true
+    const date = isoDate(day)
+    return this.closedQuoteBars.get(this.tickers[i].ticker)?.some((b) => b.date === date) ?? false
   }
 
   /** Whether ticker `i`'s bar on `day` came from an imported file. */

@@ -64,7 +64,15 @@ export const importBars = (
   // the grid reads bars to `deepGridBarsTo`: an import after it (into the window, a live feed's days) keeps it
   const gridKept = core.deepGrid !== undefined && summary.from > isoDate(deepGridBarsTo(deepGridSpec(core)))
   for (const [ticker, bars] of byTicker) {
+    if (bars.length === 0) continue
     core.imported.set(ticker, mergeImported(core.imported.get(ticker) ?? [], bars))
+    // quote bars of the days imported are imported bars now (`quotes.ts`)
+    const quoted = core.closedQuoteBars.get(ticker)
+    if (quoted !== undefined) {
+      const rest = quoted.filter((b) => b.date < bars[0].date || b.date > bars[bars.length - 1].date)
+      if (rest.length === 0) core.closedQuoteBars.delete(ticker)
+      else core.closedQuoteBars.set(ticker, rest)
+    }
   }
   runToEnd(generateSeries(core, which, now))
   runToEnd(commitSeries(core, which, now))

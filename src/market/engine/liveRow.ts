@@ -1,16 +1,15 @@
 /**
  * The live snapshot: every ticker's row now, the preview of its current
  * session's partial bar on its committed state with today's fundamentals and
- * news. `refresh` first rolls sessions that ended into the history.
+ * news (or, for a ticker a live feed quotes, the bar its quotes made). `refresh` first rolls
+ * sessions that ended into the history.
  */
-import { cryptoTradingDate, equityTradingDate } from "../calendar.js"
-import { DAY_MS } from "../indicators/days.js"
 import { allocateColumns, bindColumns, type DailyBar, previewAll, type TickerInputs } from "../indicators/index.js"
 import type { Column, Snapshot } from "../snapshot.js"
 import type { MarketCore } from "./core.js"
-import { computeMemberships } from "./history.js"
 import { tickerInputs } from "./inputs.js"
-import { appendIfClosed, minuteOf, partialBar, roll } from "./sessions.js"
+import { quoteVwap } from "./quotes.js"
+import { appendIfClosed, minuteOf, partialBar, rollSessions } from "./sessions.js"
 import { VENDOR_FEED_START } from "./specs.js"
 
 /**
@@ -19,22 +18,23 @@ import { VENDOR_FEED_START } from "./specs.js"
  * today's partial bars.
  */
 export const refresh = (core: MarketCore, now: number): Snapshot => {
-  const rolledE = roll(core, "equity", equityTradingDate(now), now)
-  const rolledC = roll(core, "crypto", cryptoTradingDate(now), now)
-  if (rolledE || rolledC) {
-    core.fundamentalsCache.clear()
-    const month = new Date(now).getUTCMonth()
-    const lastMembership = core.memberships[core.memberships.length - 1]
-    if (lastMembership === undefined || new Date(lastMembership.effectiveDay * DAY_MS).getUTCMonth() !== month) {
-      core.memberships = computeMemberships(core)
-    }
-  }
+  rollSessions(core, now)
   appendIfClosed(core, core.equity, now)
   appendIfClosed(core, core.crypto, now)
-
   const n = core.size
   core.equity.intraday.partialBars(minuteOf(core.equity, now), core.partialEquity)
   core.crypto.intraday.partialBars(minuteOf(core.crypto, now), core.partialCrypto)
+  // a ticker a live feed quotes today: the bar its quotes made, not the simulated session's
+  for (const [i, bar] of core.quoteBars) {
+    if (bar.day !== core.sessionOf(i).day) continue
+    const p = core.isCrypto[i] === 1 ? core.partialCrypto : core.partialEquity
+    p.open[i] = bar.open
+    p.high[i] = bar.high
+    p.low[i] = bar.low
+    p.close[i] = bar.close
+    p.volume[i] = bar.volume
+    p.vwap[i] = quoteVwap(bar)
+  }
   const { newsVolume, newsSentiment } = core
   core.sim.newsColumnsAt(now, newsVolume, newsSentiment)
   const fEquity = core.fundamentalsOn(core.equity.day)

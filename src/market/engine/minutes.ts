@@ -94,7 +94,8 @@ const sessionMinutes = (
   interval: "1m" | "1h",
   visit: (t: number) => void
 ): void => {
-  if (core.isImportedDay(i, day)) return
+  // a real bar (imported, or made of a live feed's quotes) has no simulated minutes
+  if (core.isImportedDay(i, day) || core.isQuotedDay(i, day)) return
   const crypto = core.isCrypto[i] === 1
   const s = core.series[i]
   const { bars, partial } = scratchOf(core)

@@ -9,7 +9,10 @@ import { barAt } from "../history/barSeries.js"
 import { DAY_MS, epochDay, isoDate } from "../indicators/days.js"
 import { commit, type DailyBar } from "../indicators/index.js"
 import type { PartialBars } from "../sim/index.js"
+import type { ParsedBar } from "../sources/csvBars.js"
 import type { MarketCore, Session } from "./core.js"
+import { computeMemberships } from "./history.js"
+import { dropPastQuoteBars, quoteBarOn } from "./quotes.js"
 import { tickRound } from "./specs.js"
 
 export const makeSession = (core: MarketCore, date: string, kind: "equity" | "crypto"): Session => {
@@ -51,14 +54,52 @@ export function* sessionMembers(session: Session): Iterable<number> {
   for (let k = 0; k < t.length; k++) yield t[k]
 }
 
-/** When `session` has closed by `now`, its final bar joins the history (not yet the committed state). */
+/**
+ * Rolls both kinds' sessions to `now` (`roll`): what every refresh and every batch of quotes
+ * starts with. A session that closed stays current (its bar not yet appended: a trade of its last
+ * minutes may still be reported) until the next refresh appends it (`appendIfClosed`).
+ */
+export const rollSessions = (core: MarketCore, now: number): void => {
+  const rolledE = roll(core, "equity", equityTradingDate(now), now)
+  const rolledC = roll(core, "crypto", cryptoTradingDate(now), now)
+  if (rolledE || rolledC) {
+    core.fundamentalsCache.clear()
+    const month = new Date(now).getUTCMonth()
+    const lastMembership = core.memberships[core.memberships.length - 1]
+    if (lastMembership === undefined || new Date(lastMembership.effectiveDay * DAY_MS).getUTCMonth() !== month) {
+      core.memberships = computeMemberships(core)
+    }
+  }
+}
+
+/**
+ * When `session` has closed by `now`, its final bar joins the history (not yet the committed
+ * state): the bar a live feed's quotes made (`quotes.ts`), else the session's own.
+ */
 export const appendIfClosed = (core: MarketCore, session: Session, now: number): void => {
   if (now < session.closesAt) return
   for (const i of sessionMembers(session)) {
     const s = core.series[i]
     if (s.length > 0 && s.days[s.length - 1] >= session.day) continue
-    const b = session.bars
     const c = core.isCrypto[i] === 1
+    const quoted = quoteBarOn(core, i, session.day)
+    if (quoted !== undefined) {
+      const bar: ParsedBar = {
+        ticker: core.tickers[i].ticker,
+        date: session.date,
+        open: tickRound(quoted.open, c),
+        high: tickRound(quoted.high, c),
+        low: tickRound(quoted.low, c),
+        close: tickRound(quoted.close, c),
+        volume: Math.round(quoted.volume)
+      }
+      s.push(session.day, bar.open, bar.high, bar.low, bar.close, bar.volume)
+      const pending = core.closedQuoteBars.get(bar.ticker)
+      if (pending === undefined) core.closedQuoteBars.set(bar.ticker, [bar])
+      else pending.push(bar)
+      continue
+    }
+    const b = session.bars
     s.push(
       session.day,
       tickRound(b.open[i], c),
@@ -92,6 +133,7 @@ export const roll = (core: MarketCore, kind: "equity" | "crypto", date: string, 
     if (kind === "equity") core.equity = session
     else core.crypto = session
   }
+  dropPastQuoteBars(core)
   core.asOfCache.clear()
   return true
 }

@@ -9,12 +9,11 @@
  *   of MARKET_SEED;
  * - `ReplaySource` (./replay.ts): replays a real daily bar file for some
  *   tickers from a start date, one bar per session, over any other source;
- * - a live feed: the adapter point. A feed adapter implements this interface
- *   from a vendor's daily bars (`generateDay`, returning the vendor's bars and
- *   `traded = 0` for tickers without one), intraday quotes (`intradaySession`
- *   returning a session whose `partialBars(m)` gives the bar so far at minute
- *   m — for a live feed, the last quotes received), fundamentals and news. The
- *   engine needs nothing else; see docs/market-data.md.
+ * - a live feed pushes its completed bars and trades into the market's
+ *   ingest (`Market.push`, `../ingest/events.ts`) over this source: they
+ *   replace the source's bars where they exist. A vendor's fundamentals and
+ *   news would implement those parts of this interface; see
+ *   docs/market-data.md.
  */
 import type { DayBars, FundamentalColumns, IntradaySession, SessionKind } from "../sim/index.js"
 import type { SimLevels } from "../sim/levels.js"
