@@ -21,7 +21,11 @@ const tickers = loadTickers()
 const NOW = Date.UTC(2026, 10, 20, 18, 30)
 const open = openInstant("2026-11-20")
 
-console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}; ${tickers.length} tickers`)
+console.log(
+  `load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}; ${tickers.length} tickers`
+)
 const quoted = MarketData.build({ seed: 1, tickers, historyDays: 20, now: NOW })
 const plain = MarketData.build({ seed: 1, tickers, historyDays: 20, now: NOW })
 const equities = tickers.filter((t) => t.asset_type !== "CRYPTO").map((t) => t.ticker)

@@ -12,23 +12,23 @@
 import { readFileSync, writeFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
+import { cryptoIndustry } from "../src/market/tickers/cryptoIndustry.js"
 import {
   classifyListing,
-  classifyOtc,
   cleanCompanyName,
   cleanFundName,
-  cleanSecName,
   countryCode,
-  countryFromLegalForm,
   countryFromSecurityName,
-  cryptoIndustry,
-  type ExclusionReason,
-  fundIndustry,
-  type OtcExclusion,
-  type OtcKind,
-  screenerSector,
-  sectorFromName
+  type ExclusionReason
 } from "../src/market/tickers/listing.js"
+import {
+  classifyOtc,
+  cleanSecName,
+  countryFromLegalForm,
+  type OtcExclusion,
+  type OtcKind
+} from "../src/market/tickers/otc.js"
+import { fundIndustry, screenerSector, sectorFromName } from "../src/market/tickers/sectors.js"
 import {
   classificationCode,
   encodeSeed,

@@ -15,8 +15,25 @@
  * days for crypto (which trades 7 days a week, so its 52 weeks are 365 bars).
  * Percentages are fractions (0.0153 means 1.53%).
  *
+ * The builders of the entries are in catalogColumns.ts.
+ *
  * This module depends on nothing else of the service.
  */
+import {
+  emaColumns,
+  emaDistanceColumns,
+  flag,
+  fundamental,
+  fundamentalFlag,
+  minute,
+  minutePresent,
+  num,
+  present,
+  smaColumns,
+  str,
+  vendor
+} from "./catalogColumns.js"
+
 export type ColumnType = "boolean" | "numeric" | "string"
 export type ColumnSource = "state" | "ticker"
 export type Interval = "1m" | "1h" | "1d" | "1w"
@@ -60,69 +77,9 @@ export const THRESHOLDS = {
   largeCapMax: 200e9
 } as const
 
-interface Options {
-  readonly nullable?: boolean
-  readonly minuteTier?: boolean
-  readonly vendor?: boolean
-}
-
-const def = (
-  name: string,
-  type: ColumnType,
-  source: ColumnSource,
-  unit: string,
-  description: string,
-  options: Options = {}
-): ColumnDef => ({
-  name,
-  type,
-  source,
-  nullable: options.nullable ?? true,
-  unit,
-  description,
-  minuteTier: options.minuteTier ?? false,
-  signal: type !== "string",
-  ...(options.vendor === true ? { vendor: true } : {})
-})
-
-const str = (name: string, description: string, options: Options = {}) =>
-  def(name, "string", "ticker", "", description, options)
-const num = (name: string, unit: string, description: string, options: Options = {}) =>
-  def(name, "numeric", "state", unit, description, options)
-const flag = (name: string, description: string, options: Options = {}) =>
-  def(name, "boolean", "state", "", description, options)
-const fundamental = (name: string, unit: string, description: string, options: Options = {}) =>
-  def(name, "numeric", "ticker", unit, description, options)
-const fundamentalFlag = (name: string, description: string, options: Options = {}) =>
-  def(name, "boolean", "ticker", "", description, options)
-
-const minute: Options = { minuteTier: true }
-const present: Options = { nullable: false }
-const minutePresent: Options = { minuteTier: true, nullable: false }
-const vendor: Options = { vendor: true }
-
 const T = THRESHOLDS
 const pct = (x: number) => `${Math.round(x * 10000) / 100}%`
 const usd = (x: number) => `$${x / 1e9}B`
-
-const smaColumns = [10, 20, 50, 100, 200].flatMap((n) => [
-  num(`sma_${n}`, "USD", `Simple moving average of the daily close over the last ${n} sessions, today included.`),
-  num(`pct_from_sma_${n}`, "fraction", `price / sma_${n} - 1.`, n === 50 || n === 200 ? minute : {}),
-  flag(`above_sma_${n}`, `price > sma_${n}.`)
-])
-
-const emaColumns = [10, 20, 50, 100, 200].map((n) =>
-  num(
-    `ema_${n}`,
-    "USD",
-    `Exponential moving average of the close, ${n} sessions, alpha = 2/(${n}+1), seeded with the SMA of the first ${n} closes.`
-  )
-)
-
-const emaDistanceColumns = [20, 50, 200].flatMap((n) => [
-  num(`pct_from_ema_${n}`, "fraction", `price / ema_${n} - 1.`),
-  flag(`above_ema_${n}`, `price > ema_${n}.`)
-])
 
 /**
  * Every column of the ticker row, in display order. `price` and the other

@@ -8,15 +8,10 @@ import { gzipSync } from "node:zlib"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import { nyWallTime } from "../../src/market/calendar.js"
-import {
-  BulkImport,
-  ImportFileParser,
-  type ImportSource,
-  importEach,
-  type ParsedImport,
-  parseFile
-} from "../../src/market/sources/bulkImport.js"
-import { CsvImportError, flatFileSymbol } from "../../src/market/sources/csvBars.js"
+import { BulkImport, type ImportSource, importEach } from "../../src/market/sources/bulkImport.js"
+import { flatFileSymbol } from "../../src/market/sources/csvLayout.js"
+import { CsvImportError } from "../../src/market/sources/csvLine.js"
+import { ImportFileParser, type ParsedImport, parseFile } from "../../src/market/sources/importFile.js"
 import { makeTickerDirectory, type TickerMeta, tickerDirectory } from "../../src/market/tickers/index.js"
 import type { ImportedBars } from "../../src/store/importedBars.js"
 import { AGGREGATES_HEADER, dayAggregatesCsv, windowStart } from "../support/dayAggregates.js"

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { CsvBarParser, CsvImportError, parseCsvBars } from "../../src/market/sources/csvBars.js"
+import { CsvBarParser, parseCsvBars } from "../../src/market/sources/csvBars.js"
+import { CsvImportError } from "../../src/market/sources/csvLine.js"
 import { alphaVantageCsv, syntheticYahooCsv } from "../support/fixtures.js"
 
 const tracked = new Set(["AAPL", "SPY", "MSFT", "BRK.B"])

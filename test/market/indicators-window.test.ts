@@ -5,7 +5,8 @@
  * `rebuild` against the state reached by pushing.
  */
 import { describe, expect, it } from "vitest"
-import { m2WithValue, Ring, WindowExtreme, WindowMoments, WindowSum } from "../../src/market/indicators/window.js"
+import { m2WithValue, Ring, WindowMoments, WindowSum } from "../../src/market/indicators/window.js"
+import { WindowExtreme } from "../../src/market/indicators/windowExtreme.js"
 
 /** mulberry32 */
 const prng = (seed: number) => () => {

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
+import { cryptoIndustry } from "../../src/market/tickers/cryptoIndustry.js"
 import {
   assetTypeFilter,
   EXCHANGE_CODES,
@@ -14,18 +15,13 @@ import {
 } from "../../src/market/tickers/index.js"
 import {
   classifyListing,
-  classifyOtc,
   cleanCompanyName,
-  cleanSecName,
   countryCode,
-  countryFromLegalForm,
   countryFromSecurityName,
-  cryptoIndustry,
-  type DirectoryListing,
-  fundIndustry,
-  screenerSector,
-  sectorFromName
+  type DirectoryListing
 } from "../../src/market/tickers/listing.js"
+import { classifyOtc, cleanSecName, countryFromLegalForm } from "../../src/market/tickers/otc.js"
+import { fundIndustry, screenerSector, sectorFromName } from "../../src/market/tickers/sectors.js"
 import { fromNasdaqTraderSymbol, fromScreenerSymbol, fromSecSymbol } from "../../src/market/tickers/symbols.js"
 
 /** Counts documented in docs/tickers.md: CS = 5,938 listed + 1,369 OTC; CS + ETF = the spec's 12,947. */

@@ -21,7 +21,8 @@
  * objects, about 14 KB per equity ticker (about 186 MB for 13,047 tickers).
  */
 import { type IndicatorConfig, validateConfig } from "./config.js"
-import { pow2AtLeast, Ring, WindowExtreme, WindowMoments, WindowSum } from "./window.js"
+import { pow2AtLeast, Ring, WindowMoments, WindowSum } from "./window.js"
+import { WindowExtreme } from "./windowExtreme.js"
 
 /** A daily bar: a completed day for `commit`, or the open day so far for `preview`. */
 export interface DailyBar {

@@ -1,8 +1,9 @@
 /**
- * Fixed-capacity history rings and the sliding-window aggregates built on
- * them. All are O(1) per pushed value (amortized), allocate only at
- * construction, and read the ring's Float64Array directly: one class per
- * kind of window, no per-read closure or modulo.
+ * Fixed-capacity history rings and the sliding-window sums and moments built
+ * on them (the extremes: `windowExtreme.ts`). All are O(1) per pushed value
+ * (amortized), allocate only at construction, and read the ring's
+ * Float64Array directly: one class per kind of window, no per-read closure
+ * or modulo.
  *
  * Every window is pushed right after its ring (so the newest value is at
  * back 0). A window's state is a function of the values pushed so far and
@@ -362,71 +363,4 @@ export class WindowMoments {
 export const m2WithValue = (mean: number, m2: number, length: number, x: number): number => {
   const d = x - mean
   return m2 + d * (x - (mean + d / (length + 1)))
-}
-
-/**
- * Maximum (`sign` 1) or minimum (`sign` -1) of the last `length` values of a
- * ring. A push is O(1) unless the extreme itself leaves the window, in which
- * case the window is rescanned: amortized O(1) on real prices, at worst
- * O(length) (a steady trend away from the extreme). The value is always the
- * exact extreme of the window, so it is rebuilt by one scan.
- */
-export class WindowExtreme {
-  pushed = 0
-  value = Number.NaN
-
-  constructor(
-    readonly ring: Ring,
-    readonly length: number,
-    private readonly sign: 1 | -1
-  ) {}
-
-  get full(): boolean {
-    return this.pushed >= this.length
-  }
-
-  push(): void {
-    const ring = this.ring
-    const buf = ring.buf
-    const mask = ring.mask
-    const head = ring.count - 1
-    const p = ++this.pushed
-    const x = buf[head & mask]
-    const s = this.sign
-    if (p === 1 || s * x >= s * this.value) {
-      this.value = x
-    } else if (p > this.length && buf[(head - this.length) & mask] === this.value) {
-      this.rescan()
-    }
-  }
-
-  private rescan(): void {
-    const ring = this.ring
-    const buf = ring.buf
-    const mask = ring.mask
-    const head = ring.count - 1
-    const n = Math.min(this.pushed, this.length)
-    const s = this.sign
-    let m = buf[head & mask]
-    for (let b = 1; b < n; b++) {
-      const v = buf[(head - b) & mask]
-      if (s * v > s * m) m = v
-    }
-    this.value = m
-  }
-
-  /** Recompute after `pushed` pushes from the ring (which must hold the last `length` values). */
-  rebuild(pushed: number): void {
-    this.pushed = pushed
-    if (pushed === 0) this.value = Number.NaN
-    else this.rescan()
-  }
-
-  save(): Array<number> {
-    return [this.pushed, this.value]
-  }
-
-  load(saved: ReadonlyArray<number>): void {
-    ;[this.pushed, this.value] = saved as [number, number]
-  }
 }

@@ -31,20 +31,20 @@
 import { nyDate } from "../calendar.js"
 import { isoDate } from "../indicators/days.js"
 import type { StoredBar } from "../ports.js"
+import {
+  type BarLayout,
+  type FlatHit,
+  findLayout,
+  flatResolver,
+  type Layout,
+  MAX_NANOS,
+  MIN_NANOS,
+  NANOS
+} from "./csvLayout.js"
+import { CsvImportError, num, splitCsvLine } from "./csvLine.js"
 
 /** A parsed bar is what the store keeps of an imported daily bar. */
 export type ParsedBar = StoredBar
-
-export class CsvImportError extends Error {
-  constructor(
-    readonly line: number,
-    readonly reason: string,
-    readonly file = "input"
-  ) {
-    // line 0: the file as a whole (its compression, its reading)
-    super(line === 0 ? `${file}: ${reason}` : `${file}:${line}: ${reason}`)
-  }
-}
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 
@@ -53,153 +53,6 @@ const validDate = (text: string): boolean => {
   if (!m) return false
   const d = new Date(`${text}T00:00:00Z`)
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === text
-}
-
-/** Splits one CSV line; handles double-quoted fields with "" escapes. */
-export const splitCsvLine = (line: string): Array<string> => {
-  if (!line.includes('"')) return line.split(",")
-  const out: Array<string> = []
-  let field = ""
-  let quoted = false
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]
-    if (quoted) {
-      if (c === '"' && line[i + 1] === '"') {
-        field += '"'
-        i++
-      } else if (c === '"') quoted = false
-      else field += c
-    } else if (c === '"') quoted = true
-    else if (c === ",") {
-      out.push(field)
-      field = ""
-    } else field += c
-  }
-  out.push(field)
-  return out
-}
-
-const normalizeHeader = (h: string) =>
-  h
-    .trim()
-    .toLowerCase()
-    .replace(/[\s-]+/g, "_")
-
-/** How a bar file lays out its rows (`splits` files are parsed by `csvSplits.ts`). */
-export type BarLayout = "long" | "per-ticker" | "aggregates"
-
-interface Layout {
-  readonly kind: BarLayout
-  readonly long: boolean
-  readonly ticker: number
-  readonly date: number
-  readonly open: number
-  readonly high: number
-  readonly low: number
-  readonly close: number
-  readonly volume: number
-  readonly adjClose: number
-  readonly split: number
-  /** `window_start` (aggregates): nanoseconds since the epoch */
-  readonly windowStart: number
-}
-
-const findLayout = (header: ReadonlyArray<string>, file: string, tickerGiven: boolean): Layout => {
-  const names = header.map(normalizeHeader)
-  const idx = (...candidates: Array<string>) => {
-    for (const c of candidates) {
-      const i = names.indexOf(c)
-      if (i >= 0) return i
-    }
-    return -1
-  }
-  const layout = {
-    ticker: idx("ticker", "symbol"),
-    date: idx("date", "timestamp", "window_start"),
-    open: idx("open"),
-    high: idx("high"),
-    low: idx("low"),
-    close: idx("close"),
-    volume: idx("volume"),
-    adjClose: idx("adj_close", "adjusted_close", "adjclose"),
-    split: idx("split_coefficient", "split_factor"),
-    windowStart: idx("window_start")
-  }
-  const missing = (["date", "open", "high", "low", "close", "volume"] as const).filter((k) => layout[k] < 0)
-  if (missing.length > 0) {
-    throw new CsvImportError(
-      1,
-      `header lacks ${missing.join(", ")} (expected ticker,date,open,high,low,close,volume or a per-ticker header such as Date,Open,High,Low,Close,Adj Close,Volume)`,
-      file
-    )
-  }
-  if (layout.ticker < 0 && !tickerGiven) {
-    throw new CsvImportError(1, "the file has no ticker column: name the ticker (--ticker T / ?ticker=T)", file)
-  }
-  const aggregates = layout.windowStart >= 0 && layout.ticker >= 0
-  return {
-    ...layout,
-    kind: aggregates ? "aggregates" : layout.ticker >= 0 ? "long" : "per-ticker",
-    long: layout.ticker >= 0
-  }
-}
-
-/** `window_start` digits: nanoseconds since the epoch, 1990 to 2100 (`calendar.ts`'s range). */
-const NANOS = /^\d{18,19}$/
-const MIN_NANOS = Date.UTC(1990, 0, 1) * 1e6
-const MAX_NANOS = Date.UTC(2100, 0, 1) * 1e6
-
-/**
- * A flat file's symbol as Vigil would look it up: `X:BTCUSD` → `BTC-USD` (crypto pairs quoted in
- * USD; other quotes, forex `C:` and indices `I:` are not tracked), undefined for a symbol that is
- * not a listed share Vigil could track (lower-case letters mark preferreds, when-issued and the
- * like in these files: `ABCpD`, `ABCw`).
- */
-export const flatFileSymbol = (symbol: string): { readonly symbol: string; readonly crypto: boolean } | undefined => {
-  if (symbol.startsWith("X:")) {
-    const pair = /^X:([A-Z0-9]+)USD$/.exec(symbol)
-    return pair === null ? undefined : { symbol: `${pair[1]}-USD`, crypto: true }
-  }
-  if (symbol.includes(":") || /[a-z]/.test(symbol)) return undefined
-  return { symbol, crypto: false }
-}
-
-const num = (raw: string | undefined, what: string, line: number, file: string, min: "positive" | "nonnegative") => {
-  // Number() reads surrounding blanks itself, and reads "" and blanks alone as 0
-  const v = raw === undefined || raw.length === 0 ? Number.NaN : Number(raw)
-  if (!Number.isFinite(v) || (v === 0 && raw!.trim() === "")) {
-    throw new CsvImportError(line, `${what} is not a number (${JSON.stringify((raw ?? "").trim())})`, file)
-  }
-  if (min === "positive" ? v <= 0 : v < 0) {
-    throw new CsvImportError(line, `${what} must be ${min === "positive" ? "> 0" : ">= 0"} (got ${raw!.trim()})`, file)
-  }
-  return v
-}
-
-/** A whole-market file's symbol resolved: its canonical ticker and asset class, null when not tracked. */
-export type FlatHit = { readonly ticker: string; readonly crypto: boolean } | null
-
-/**
- * Resolves whole-market symbols (`flatFileSymbol`, then the directory), remembering each: a
- * resolver shared by the files of an import (or a process) resolves each symbol once.
- */
-export const flatResolver = (
-  resolveTicker: (symbol: string) => string | undefined,
-  isCrypto: (ticker: string) => boolean
-): ((symbol: string) => FlatHit) => {
-  const known = new Map<string, FlatHit>()
-  return (symbol) => {
-    let hit = known.get(symbol)
-    if (hit === undefined) {
-      const flat = flatFileSymbol(symbol)
-      const ticker = flat === undefined ? undefined : resolveTicker(flat.symbol)
-      const crypto = ticker !== undefined && isCrypto(ticker)
-      // a crypto pair must find a crypto, and a share a share (`X:LINKUSD` is not Interlink)
-      hit = ticker === undefined || crypto !== flat!.crypto ? null : { ticker, crypto }
-      known.set(symbol, hit)
-    }
-    return hit
-  }
 }
 
 const PRICE_NAMES = ["open", "high", "low", "close", "volume"] as const

@@ -8,15 +8,9 @@
  * ticker's current session) is refused as `file:line: reason`.
  */
 import type { Split } from "../ports.js"
-import { CsvImportError, splitCsvLine } from "./csvBars.js"
+import { CsvImportError, headerColumns, splitCsvLine } from "./csvLine.js"
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/
-
-const normalize = (h: string) =>
-  h
-    .trim()
-    .toLowerCase()
-    .replace(/[\s-]+/g, "_")
 
 interface SplitLayout {
   readonly ticker: number
@@ -28,14 +22,7 @@ interface SplitLayout {
 
 /** The columns of a splits header, or undefined when `header` is not one (a bars file). */
 export const splitsLayout = (header: ReadonlyArray<string>): SplitLayout | undefined => {
-  const names = header.map(normalize)
-  const idx = (...candidates: Array<string>) => {
-    for (const c of candidates) {
-      const i = names.indexOf(c)
-      if (i >= 0) return i
-    }
-    return -1
-  }
+  const { names, idx } = headerColumns(header)
   const layout = {
     ticker: idx("ticker", "symbol"),
     date: idx("date", "execution_date", "ex_date"),
