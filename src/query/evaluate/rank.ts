@@ -12,7 +12,7 @@
  *   rounding midpoint, where each side's last-digit error may round it to a neighbouring value);
  *   NULL when every value is the same.
  *
- * A call's ranking of the whole scope is computed once per (snapshot, scope array, call) and
+ * A call's values for the whole scope are computed once per (snapshot, scope array, call) and
  * memoized on the snapshot (`WeakMap`s: they live as long as the snapshot and the scope's rows), so
  * any number of predicates sharing a ranked expression over one universe compute it once a tick;
  * RANK and PCT_RANK of one argument and partition share one sort. The scope is identified by its
@@ -45,8 +45,7 @@ const keyOf = (n: Node): string => {
 
 /**
  * Scratch for the temporaries of one ranking (a partition code per position, the counting sort's
- * counts and places): evaluation is synchronous, so one set serves every ranking, and a tick's
- * hundreds of whole-market rankings leave no such garbage.
+ * counts and places): evaluation is synchronous, so one set serves every ranking.
  */
 const scratch = { a: new Int32Array(0), b: new Int32Array(0) }
 const scratchOf = (which: "a" | "b", n: number): Int32Array => {
@@ -172,8 +171,8 @@ const argValues = (env: Env, memo: ScopeMemo, argNode: Node, arg: EvalPlan): Flo
 interface ScopeMemo {
   /** an argument's values at the scope's positions, by argument: ZSCORE and the orders of every partition share them */
   readonly args: Map<string, Float64Array>
-  /** a call's ranking over the scope, by call */
-  readonly values: Map<string, Ranked>
+  /** a call's values at the scope's positions, by call */
+  readonly values: Map<string, Float64Array>
   /** the standings RANK and PCT_RANK of one argument and partition share, by argument and partition */
   readonly standings: Map<string, Standing>
   /** an argument's values and its non-NULL positions by ascending value: one sort for every partition */
@@ -292,37 +291,34 @@ const standingOf = (env: Env, memo: ScopeMemo, n: CallNode, arg: EvalPlan): Stan
   return st
 }
 
-/**
- * A call's ranking over a scope: ZSCORE's values, or the standing RANK and PCT_RANK read their
- * values off (no array of values of their own: one array less a call, the most of a tick's garbage).
- */
-type Ranked =
-  | { readonly fn: "ZSCORE"; readonly z: Float64Array }
-  | { readonly fn: "RANK" | "PCT_RANK"; readonly st: Standing }
-
-/** The call's value at position `p` of the scope (NaN: NULL). */
-const valueAt = (r: Ranked, p: number): number => {
-  if (r.fn === "ZSCORE") return r.z[p]!
-  const k = r.st.size[p]!
-  if (k === 0) return Number.NaN
-  if (r.fn === "RANK") return k - r.st.upto[p]! + 1
-  return k === 1 ? 0 : r.st.below[p]! / (k - 1)
-}
-
-const compute = (env: Env, memo: ScopeMemo, n: CallNode, arg: EvalPlan): Ranked => {
+/** The call's value at each position of the scope (NaN: NULL). */
+const compute = (env: Env, memo: ScopeMemo, n: CallNode, arg: EvalPlan): Float64Array => {
+  const m = env.scope.length
+  const out = new Float64Array(m).fill(Number.NaN)
+  const by = n.args[1]
   if (n.fn === "ZSCORE") {
-    const z = new Float64Array(env.scope.length).fill(Number.NaN)
-    zscoreAll(env, argValues(env, memo, n.args[0]!, arg), n.args[1], z)
-    return { fn: "ZSCORE", z }
+    zscoreAll(env, argValues(env, memo, n.args[0]!, arg), by, out)
+    return out
   }
-  return { fn: n.fn as "RANK" | "PCT_RANK", st: standingOf(env, memo, n, arg) }
+  const { below, upto, size } = standingOf(env, memo, n, arg)
+  if (n.fn === "RANK")
+    for (let j = 0; j < m; j++) {
+      const k = size[j]!
+      if (k !== 0) out[j] = k - upto[j]! + 1
+    }
+  else
+    for (let j = 0; j < m; j++) {
+      const k = size[j]!
+      if (k !== 0) out[j] = k === 1 ? 0 : below[j]! / (k - 1)
+    }
+  return out
 }
 
 /**
- * The call's ranking over the evaluation's scope at the scope's positions (`env.scope[j]`'s value
- * is `valueAt(r, j)`), memoized per (snapshot, scope, call).
+ * The call's values over the evaluation's scope at the scope's positions (`env.scope[j]`'s value is
+ * `[j]`), memoized per (snapshot, scope, call).
  */
-const rankingOf = (env: Env, n: CallNode, arg: EvalPlan): Ranked => {
+export const rankValues = (env: Env, n: CallNode, arg: EvalPlan): Float64Array => {
   let byScope = memo.get(env.snap)
   if (byScope === undefined) {
     byScope = new WeakMap()
@@ -357,19 +353,19 @@ const positionIn = (scope: Int32Array, row: number): number => {
 
 /** The call's values for the rows `sel[0..m)` (the evaluator's vector), ranked among the scope: NULL outside it. */
 export const rankVector = (env: Env, n: CallNode, arg: EvalPlan, sel: Int32Array, m: number): Float64Array => {
-  const ranked = rankingOf(env, n, arg)
+  const values = rankValues(env, n, arg)
   const scope = env.scope
   const out = env.arena.f64()
   if (sel === scope || scope === env.all) {
     // a row's position is its index in the selection, or the row itself
-    if (sel === scope) for (let j = 0; j < m; j++) out[sel[j]!] = valueAt(ranked, j)
-    else for (let j = 0; j < m; j++) out[sel[j]!] = valueAt(ranked, sel[j]!)
+    if (sel === scope) for (let j = 0; j < m; j++) out[sel[j]!] = values[j]!
+    else for (let j = 0; j < m; j++) out[sel[j]!] = values[sel[j]!]!
     return out
   }
   for (let j = 0; j < m; j++) {
     const r = sel[j]!
     const p = positionIn(scope, r)
-    out[r] = p < 0 ? Number.NaN : valueAt(ranked, p)
+    out[r] = p < 0 ? Number.NaN : values[p]!
   }
   return out
 }
@@ -396,7 +392,7 @@ export const rankAt = (snap: Snapshot, n: CallNode, row: number, scope: Int32Arr
     const all = allRows(snap.size)
     const env = { snap, arena, all, scope: scope ?? all }
     const p = env.scope === all ? row : positionIn(env.scope, row)
-    return p < 0 ? Number.NaN : valueAt(rankingOf(env, n, arg), p)
+    return p < 0 ? Number.NaN : rankValues(env, n, arg)[p]!
   } finally {
     arena.release()
   }
