@@ -271,12 +271,10 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
     type Ingest = MarketEvent | { readonly _tag: "Advance" }
     const fed = yield* Queue.bounded<MarketEvent>(FEED_QUEUE)
     yield* Effect.addFinalizer(() => Queue.shutdown(fed))
-    const advances: Stream.Stream<Ingest> =
-      following === undefined
-        ? Stream.fromSchedule(Schedule.spaced(config.refreshInterval)).pipe(Stream.as({ _tag: "Advance" as const }))
-        : Stream.fromSchedule(Schedule.spaced(Duration.millis(TICK_POLL_MS))).pipe(
-            Stream.as({ _tag: "Advance" as const })
-          )
+    // on the Clock every refresh interval; following ticks, every poll of the store's
+    const advances: Stream.Stream<Ingest> = Stream.fromSchedule(
+      Schedule.spaced(following === undefined ? config.refreshInterval : Duration.millis(TICK_POLL_MS))
+    ).pipe(Stream.as({ _tag: "Advance" as const }))
     const applyIngest = (event: Ingest) => {
       const step: Effect.Effect<unknown, unknown> =
         event._tag !== "Advance"
