@@ -69,8 +69,9 @@ try {
   const file = openDeepGridFile(dir, key)!
   md.adoptDeepGrid(file)
   const bytes = statSync(join(dir, `deep-grid-${key}.bin`)).size
+  const barBytes = file.bars === undefined ? 0 : statSync(join(dir, `deep-grid-${key}.bars`)).size
   console.log(
-    `grid build: ${(buildMs / 1000).toFixed(1)} s wall, ${(buildCpu / 1000).toFixed(1)} s cpu; ${file.meta.days} grid days to ${isoDate(file.meta.toDay)}, file ${mb(bytes)}, ${file.meta.memberships.length} monthly memberships; rss ${mb(process.memoryUsage().rss)}`
+    `grid build: ${(buildMs / 1000).toFixed(1)} s wall, ${(buildCpu / 1000).toFixed(1)} s cpu; ${file.meta.days} grid days to ${isoDate(file.meta.toDay)}, file ${mb(bytes)}, bars ${file.bars === undefined ? "not kept" : mb(barBytes)}, ${file.meta.memberships.length} monthly memberships; rss ${mb(process.memoryUsage().rss)}`
   )
 
   const from = HISTORY_START_DAY

@@ -11,7 +11,7 @@ import { readRow } from "../../src/market/engine/asOf.js"
 import { gridIndexFor } from "../../src/market/engine/deepAsOf.js"
 import { MarketData } from "../../src/market/engine/MarketData.js"
 import { BarSeries } from "../../src/market/history/barSeries.js"
-import { deepGridBarsTo, deepGridInMemory } from "../../src/market/history/deepGrid.js"
+import { DEEP_GRID_EVERY, deepGridBarsTo, deepGridInMemory } from "../../src/market/history/deepGrid.js"
 import { deepGridKey } from "../../src/market/history/deepGridFile.js"
 import { epochDay, isoDate } from "../../src/market/indicators/days.js"
 import { parseCsvBars } from "../../src/market/sources/csvBars.js"
@@ -45,11 +45,15 @@ const expectRowsOfOwnHistory = (md: MarketData, date: string) => {
   return rows
 }
 
-describe("whole-market rows before the window", () => {
+describe.each([
+  ["bars read off the bar file kept beside the grid, in groups of 7 tickers", true, 7],
+  ["bars regenerated", false, undefined]
+])("whole-market rows before the window: %s", (_, keepBars, group) => {
   let md: MarketData
   beforeAll(() => {
     md = MarketData.build({ seed: 11, tickers, historyDays: 60, now: FRIDAY_MIDDAY })
-    md.adoptDeepGrid(deepGridInMemory(md.deepGridSpec()))
+    md.adoptDeepGrid(deepGridInMemory({ ...md.deepGridSpec(), group }, keepBars))
+    expect(md.deepGrid!.bars !== undefined).toBe(keepBars)
   }, 120_000)
 
   it("gives every ticker the row of its own history from its first bar, on any day since 2003", () => {
@@ -64,6 +68,10 @@ describe("whole-market rows before the window", () => {
       "2017-03-08", // on a grid day's neighbourhood
       "2021-08-02",
       before, // the day before the window
+      // a grid day, and days just after one: rows on or after it restore there, older rows at the one before
+      isoDate(epochDay("2003-01-02") + DEEP_GRID_EVERY * 137),
+      isoDate(epochDay("2003-01-02") + DEEP_GRID_EVERY * 150 + 3),
+      isoDate(epochDay("2003-01-02") + DEEP_GRID_EVERY * 171 + 6),
       isoDate(md.wholeMarketFrom - 40)
     ]
     let rows = 0
@@ -73,9 +81,45 @@ describe("whole-market rows before the window", () => {
     expect(md.snapshotAsOf("2002-12-31").size).toBe(0)
   }, 120_000)
 
+  it("gives a walk reaching back before the window each walked ticker's bars of its own history, then the window's", () => {
+    const fromDay = epochDay("2009-03-10")
+    const slots = md.tickers.map((_, i) => i).filter((i) => i % 3 !== 1)
+    const view = md.reachingBack(slots, fromDay) as unknown as { series: ReadonlyArray<BarSeries> }
+    let bars = 0
+    for (const i of slots) {
+      const s = view.series[i]!
+      const own = md.deepOf(i)?.series
+      const window = md.series[i]!
+      const j0 = s.indexAtOrAfter(fromDay - 600)
+      for (let j = j0; j < s.length; j++) {
+        const inWindow = window.length > 0 && s.days[j]! >= window.days[0]!
+        const ref = inWindow ? window : own!
+        const r = ref.indexAtOrBefore(s.days[j]!)
+        expect(ref.days[r], `${md.tickers[i]!.ticker} bar ${j}`).toBe(s.days[j])
+        expect([s.openAt(j), s.highAt(j), s.lowAt(j), s.close[j], s.volume[j]]).toEqual([
+          ref.openAt(r),
+          ref.highAt(r),
+          ref.lowAt(r),
+          ref.close[r],
+          ref.volume[r]
+        ])
+        bars++
+      }
+    }
+    expect(bars).toBeGreaterThan(slots.length * 100)
+  }, 120_000)
+})
+
+describe("whole-market rows before the window", () => {
+  let md: MarketData
+  beforeAll(() => {
+    md = MarketData.build({ seed: 11, tickers, historyDays: 60, now: FRIDAY_MIDDAY })
+    md.adoptDeepGrid(deepGridInMemory(md.deepGridSpec()))
+  }, 120_000)
+
   it("starts each read at the grid day at or before every row's state", () => {
     const meta = md.deepGrid!.meta
-    expect(meta.every).toBe(64)
+    expect(meta.every).toBe(DEEP_GRID_EVERY)
     for (const date of ["2003-01-02", "2003-01-17", "2003-03-21", "2010-06-04"]) {
       const day = epochDay(date)
       const k = gridIndexFor(meta, day)

@@ -12,6 +12,7 @@
  * a few days before equities', an import's older bars) is read off its window, as `rowAsOf` reads it.
  */
 import { barAt } from "../history/barSeries.js"
+import { BAR_GROUP, type DeepBarsReader, type GroupBars, groupBars } from "../history/deepBars.js"
 import type { DeepGridMeta } from "../history/deepGrid.js"
 import { deepStateBefore } from "../history/deepTicker.js"
 import { generateBars } from "../history/generateBars.js"
@@ -20,9 +21,10 @@ import {
   allocateColumns,
   type BarArrays,
   bindColumns,
-  commit,
+  commitDeferred,
   configForAssetType,
   type DailyState,
+  finishCommits,
   makeState,
   preview,
   restoreFromBars,
@@ -36,14 +38,14 @@ export interface DeepGridReader {
   readonly meta: DeepGridMeta
   /** grid day k's slots of every ticker (`meta.size · GRID_SLOT` doubles) */
   block(k: number): Float64Array
+  /** the walk's bars, when kept beside the grid (`deepBars.ts`): read instead of regenerated */
+  readonly bars?: DeepBarsReader | undefined
 }
 
 /** bars before a grid day a restore needs to continue bit for bit (`restoreFromBars`) */
 export const EXACT_RESTORE_BARS = 397
-/** calendar days of bars generated before the grid day: 397 sessions are ~575 days, crypto's 397 days */
+/** calendar days of bars read before the grid day: 397 sessions are ~575 days, crypto's 397 days */
 export const LOOKBACK_DAYS = 600
-/** tickers generated at once (their bars: ~16 MB of scratch) */
-const GROUP = 512
 
 /** The grid day a read of `day` starts from: the last one on or before every row's state (14 days back), in the grid. */
 export const gridIndexFor = (meta: DeepGridMeta, day: number): number =>
@@ -52,18 +54,22 @@ export const gridIndexFor = (meta: DeepGridMeta, day: number): number =>
 export const deepSnapshotAsOf = (core: MarketCore, grid: DeepGridReader, date: string, day: number): DailySnapshot => {
   const meta = grid.meta
   if (meta.size !== core.size) throw new Error(`the deep grid holds ${meta.size} tickers, the market ${core.size}`)
+  // each ticker restores at the last grid day at or before its row's bar: k, or the next one when
+  // that bar is on or after it (a row carried forward from before it restores at k)
   const k = gridIndexFor(meta, day)
-  const gridDay = meta.origin + meta.every * k
-  const from = gridDay - LOOKBACK_DAYS
-  const block = grid.block(k)
+  const kLast = Math.min(meta.days - 1, Math.max(k, Math.floor((day - meta.origin) / meta.every)))
+  const from = meta.origin + meta.every * k - LOOKBACK_DAYS
+  const blocks = new Map<number, Float64Array>()
+  const blockOf = (kt: number) => {
+    let b = blocks.get(kt)
+    if (b === undefined) blocks.set(kt, (b = grid.block(kt)))
+    return b
+  }
   const capacity = day - from + 1
-  const days = new Int32Array(GROUP * capacity)
-  const open = new Float64Array(GROUP * capacity)
-  const high = new Float64Array(GROUP * capacity)
-  const low = new Float64Array(GROUP * capacity)
-  const close = new Float64Array(GROUP * capacity)
-  const volume = new Float64Array(GROUP * capacity)
-  const length = new Int32Array(GROUP)
+  const stored = grid.bars?.covers(from, day) === true ? grid.bars : undefined
+  const group = stored?.layout.group ?? BAR_GROUP
+  const got = groupBars(group, capacity)
+  const { days, open, high, low, close, volume, length } = got
 
   const wide = allocateColumns(core.size)
   const sink = bindColumns(wide)
@@ -72,7 +78,7 @@ export const deepSnapshotAsOf = (core: MarketCore, grid: DeepGridReader, date: s
   const news = new Map<number, [Float64Array, Float64Array]>()
   const scratch = new Map<string, DailyState>()
   const bar = { day: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 }
-  /** the generated bar at `at`, in the one bar object */
+  /** the bar at `at`, in the one bar object */
   const barOf = (at: number) => {
     bar.day = days[at]
     bar.open = open[at]
@@ -84,31 +90,11 @@ export const deepSnapshotAsOf = (core: MarketCore, grid: DeepGridReader, date: s
   }
   const offset = new Float64Array(core.size).fill(1)
 
-  for (let first = 0; first < core.size; first += GROUP) {
-    const slots = Int32Array.from({ length: Math.min(GROUP, core.size - first) }, (_, t) => first + t)
+  for (let first = 0; first < core.size; first += group) {
+    const slots = Int32Array.from({ length: Math.min(group, core.size - first) }, (_, t) => first + t)
     length.fill(0)
-    const bars = generateBars({
-      source: core.sim,
-      slots,
-      fromDay: () => from,
-      toDay: () => day,
-      origin: (i) => core.firstDay[i],
-      crypto: (i) => core.isCrypto[i] === 1,
-      imported: (i) => core.imported.get(core.tickers[i].ticker),
-      offset,
-      onBar: (i, d, o, h, l, c, v) => {
-        if (d < from) return // imported history before the range: laid, not needed
-        const t = i - first
-        const at = t * capacity + length[t]++
-        days[at] = d
-        open[at] = o
-        high[at] = h
-        low[at] = l
-        close[at] = c
-        volume[at] = v
-      }
-    })
-    while (!bars.next().done) {}
+    if (stored !== undefined) stored.read(first / group, from, day, got)
+    else generateInto(core, slots, from, day, offset, got)
     for (let t = 0; t < slots.length; t++) {
       const i = slots[t]
       // a ticker whose window holds its state on the date is read off the window, as `rowAsOf` reads it
@@ -135,7 +121,9 @@ export const deepSnapshotAsOf = (core: MarketCore, grid: DeepGridReader, date: s
         volume: volume.subarray(base, base + n)
       }
       const key = core.isCrypto[i] === 1 ? "crypto" : "equity"
-      const restored = stateAtGridDay(block, i, core.tickers[i].asset_type, bars, n, gridDay, scratch.get(key))
+      const kt = Math.max(k, Math.min(kLast, Math.floor((days[base + j] - meta.origin) / meta.every)))
+      const gridDay = meta.origin + meta.every * kt
+      const restored = stateAtGridDay(blockOf(kt), i, core.tickers[i].asset_type, bars, n, gridDay, scratch.get(key))
       if (restored === undefined) {
         // too few bars before the grid day to restore from (a sparse import): the ticker's own history
         const d = deepRow(core, i, day, sink, news)
@@ -146,7 +134,8 @@ export const deepSnapshotAsOf = (core: MarketCore, grid: DeepGridReader, date: s
       }
       const { state: st, e } = restored
       scratch.set(key, st)
-      for (let b = e; b < j; b++) commit(st, barOf(base + b))
+      for (let b = e; b < j; b++) commitDeferred(st, barOf(base + b))
+      if (j > e) finishCommits(st)
       preview(st, barOf(base + j), core.inputsAt(i, days[base + j], news), sink, i)
       present[i] = 1
       rowDay[i] = days[base + j]
@@ -180,6 +169,41 @@ export const stateAtGridDay = (
   if (count > 0 && e >= Math.min(count, EXACT_RESTORE_BARS))
     return { state: restoreFromBars(config, block.subarray(at, at + SC_COUNT), count, bars, e, into), e }
   return undefined
+}
+
+/** The bars of `slots` (a group from `slots[0]`) from `from` to `to`, regenerated (`generateBars`), into `out`. */
+const generateInto = (
+  core: MarketCore,
+  slots: Int32Array,
+  from: number,
+  to: number,
+  offset: Float64Array,
+  out: GroupBars
+): void => {
+  const first = slots[0]
+  const { capacity, length, days, open, high, low, close, volume } = out
+  const bars = generateBars({
+    source: core.sim,
+    slots,
+    fromDay: () => from,
+    toDay: () => to,
+    origin: (i) => core.firstDay[i],
+    crypto: (i) => core.isCrypto[i] === 1,
+    imported: (i) => core.imported.get(core.tickers[i].ticker),
+    offset,
+    onBar: (i, d, o, h, l, c, v) => {
+      if (d < from) return // imported history before the range: laid, not needed
+      const t = i - first
+      const at = t * capacity + length[t]++
+      days[at] = d
+      open[at] = o
+      high[at] = h
+      low[at] = l
+      close[at] = c
+      volume[at] = v
+    }
+  })
+  while (!bars.next().done) {}
 }
 
 /** Ticker `i`'s row as of `day` from its own whole history (`deepOf`), written at row `i`: its day, -1 when none. */

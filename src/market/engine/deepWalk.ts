@@ -12,9 +12,10 @@
  * Everything else reads through to the market (`Object.create`: a view, nothing copied).
  */
 import { BarSeries, barInto, newBar } from "../history/barSeries.js"
+import { eachStoredBar } from "../history/deepBars.js"
 import { deepStateBefore } from "../history/deepTicker.js"
 import { generateBars } from "../history/generateBars.js"
-import { commit, type DailyState } from "../indicators/index.js"
+import { commitDeferred, type DailyState, finishCommits } from "../indicators/index.js"
 import type { MarketCore } from "./core.js"
 import { gridIndexFor, LOOKBACK_DAYS, stateAtGridDay } from "./deepAsOf.js"
 import { deepOf } from "./history.js"
@@ -55,20 +56,27 @@ export const reachingBack = (
     if (to < from) continue
     fresh.set(i, new BarSeries(Math.ceil((to - from + 1) * (core.isCrypto[i] ? 1 : 0.72)) + 8 + window.length))
   }
-  const walk = generateBars({
-    source: core.sim,
-    slots: Int32Array.from(fresh.keys()).sort(),
-    fromDay: () => from,
-    toDay: deepTo,
-    origin: (i) => core.firstDay[i],
-    crypto: (i) => core.isCrypto[i] === 1,
-    imported: (i) => core.imported.get(core.tickers[i].ticker),
-    offset: new Float64Array(core.size).fill(1),
-    onBar: (i, d, o, h, l, c, v) => {
-      if (d >= from) fresh.get(i)!.push(d, o, h, l, c, v)
-    }
-  })
-  while (!walk.next().done) {}
+  const walked = Int32Array.from(fresh.keys()).sort()
+  const onBar = (i: number, d: number, o: number, h: number, l: number, c: number, v: number) => {
+    if (d >= from) fresh.get(i)!.push(d, o, h, l, c, v)
+  }
+  let lastDay = from
+  for (const i of walked) lastDay = Math.max(lastDay, deepTo(i))
+  if (grid.bars?.covers(from, lastDay) === true) eachStoredBar(grid.bars, walked, from, deepTo, onBar)
+  else {
+    const walk = generateBars({
+      source: core.sim,
+      slots: walked,
+      fromDay: () => from,
+      toDay: deepTo,
+      origin: (i) => core.firstDay[i],
+      crypto: (i) => core.isCrypto[i] === 1,
+      imported: (i) => core.imported.get(core.tickers[i].ticker),
+      offset: new Float64Array(core.size).fill(1),
+      onBar
+    })
+    while (!walk.next().done) {}
+  }
   const bar = newBar()
   for (const [i, s] of fresh) {
     const window = core.series[i]
@@ -95,7 +103,8 @@ export const reachingBack = (
       return deepStateBefore(deep, jd)
     }
     const { state: st, e } = restored
-    for (let b = e; b < j; b++) commit(st, barInto(s, b, bar))
+    for (let b = e; b < j; b++) commitDeferred(st, barInto(s, b, bar))
+    if (j > e) finishCommits(st)
     return st
   }
 

@@ -6,7 +6,7 @@
  */
 import { BarSeries, barInto, newBar, SeriesArena } from "../history/barSeries.js"
 import { HISTORY_START_DAY } from "../history/coverage.js"
-import { DEEP_GRID_EVERY, type DeepGridSpec } from "../history/deepGrid.js"
+import { DEEP_GRID_EVERY, DEEP_GRID_STEP, type DeepGridSpec } from "../history/deepGrid.js"
 import { buildDeepTicker, type DeepTicker } from "../history/deepTicker.js"
 import { generateBars } from "../history/generateBars.js"
 import { epochDay } from "../indicators/days.js"
@@ -160,7 +160,7 @@ export const deepGridSpec = (core: MarketCore): DeepGridSpec => {
     imported: (i) => core.imported.get(core.tickers[i].ticker),
     origin: HISTORY_START_DAY,
     every: DEEP_GRID_EVERY,
-    toDay: HISTORY_START_DAY + DEEP_GRID_EVERY * Math.floor((last - HISTORY_START_DAY) / DEEP_GRID_EVERY)
+    toDay: HISTORY_START_DAY + DEEP_GRID_STEP * Math.floor((last - HISTORY_START_DAY) / DEEP_GRID_STEP)
   }
 }
 

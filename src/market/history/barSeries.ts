@@ -91,10 +91,12 @@ export interface SeriesArrays {
 }
 
 /** `x` × PRICE_SCALE as an int32, when that represents `x` exactly; else undefined */
-const scaled = (x: number): number | undefined => {
+/** `x` × PRICE_SCALE as an int32 when that decodes to `x` bit for bit (-0 does not: an int32 has no sign of zero), else undefined */
+export const scaledPrice = (x: number): number | undefined => {
   const n = Math.round(x * PRICE_SCALE)
-  return n <= 0x7fff_ffff && n >= -0x8000_0000 && Object.is(n / PRICE_SCALE, x) ? n : undefined
+  return n <= 0x7fff_ffff && n >= -0x8000_0000 && Object.is((n | 0) / PRICE_SCALE, x) ? n | 0 : undefined
 }
+const scaled = scaledPrice
 
 export class BarSeries {
   length = 0

@@ -11,10 +11,13 @@
 import type { ParsedBar } from "../sources/csvBars.js"
 import type { MarketSource } from "../sources/MarketSource.js"
 import { computeMembershipFrom, firstOfMonth, type Membership, nextFirstOfMonth, TRAILING_DAYS } from "../universes.js"
+import { BAR_GROUP, BARS_BEFORE_ORIGIN, type DeepBarsLayout, DeepBarsReader, DeepBarsWriter } from "./deepBars.js"
 import { GRID_SLOT, gridDays, gridStates } from "./gridStates.js"
 
 /** calendar days between grid days: a read replays at most this many days past its grid day */
-export const DEEP_GRID_EVERY = 64
+export const DEEP_GRID_EVERY = 32
+/** the grid's last day moves in steps of this many days (a multiple of `DEEP_GRID_EVERY`): a new grid once the window has moved that far */
+export const DEEP_GRID_STEP = 64
 
 export interface DeepGridSpec {
   readonly source: MarketSource
@@ -40,6 +43,8 @@ export interface DeepGridMeta {
   readonly toDay: number
   /** the system universes' memberships effective on each 1st from a full trailing window after `origin` to past `toDay` (into the window's first months) */
   readonly memberships: ReadonlyArray<Membership>
+  /** where the walk's bars are, when they were kept (`deepBars.ts`) */
+  readonly bars?: DeepBarsLayout | undefined
 }
 
 /**
@@ -47,7 +52,7 @@ export interface DeepGridMeta {
  * window's first months (whose own start there). Bars after it (an import into the window) leave
  * the grid as it is.
  */
-export const deepGridBarsTo = (spec: Pick<DeepGridSpec, "toDay" | "every">): number => spec.toDay + spec.every + 62
+export const deepGridBarsTo = (spec: Pick<DeepGridSpec, "toDay">): number => spec.toDay + DEEP_GRID_STEP + 62
 
 /** The 1sts whose trailing 30 days lie after `origin`, to `toDay`: the memberships a grid holds. */
 const effectiveDays = (origin: number, toDay: number): Array<number> => {
@@ -60,16 +65,23 @@ const effectiveDays = (origin: number, toDay: number): Array<number> => {
 
 /**
  * Walks every bar of every ticker once: `write(k, from, block)` receives grid day k's slots of the
- * tickers `from, from + 1, …` (a group at a time; `block.length / GRID_SLOT` of them). Returns the
- * grid's description with the memberships.
+ * tickers `from, from + 1, …` (a group at a time; `block.length / GRID_SLOT` of them), and
+ * `writeBars`, when given, the bars from `BARS_BEFORE_ORIGIN` days before the first grid day to the
+ * last day walked, block by block (`deepBars.ts`). Returns the grid's description with the
+ * memberships (and the bars' layout).
  */
 export function* buildDeepGrid(
   spec: DeepGridSpec,
-  write: (k: number, from: number, block: Float64Array) => void
+  write: (k: number, from: number, block: Float64Array) => void,
+  writeBars?: (bytes: Uint8Array) => void
 ): Generator<void, DeepGridMeta> {
   const size = spec.tickers.length
   const days = gridDays(spec.origin, spec.every, spec.toDay)
   const barsTo = deepGridBarsTo(spec)
+  const bars =
+    writeBars === undefined
+      ? undefined
+      : new DeepBarsWriter(size, spec.origin - BARS_BEFORE_ORIGIN, barsTo, writeBars, spec.group ?? BAR_GROUP)
   const firsts = effectiveDays(spec.origin, barsTo)
   const monthOf = new Map(firsts.map((d, m) => [d, m]))
   // close × volume summed over the 30 days before each 1st, per ticker: the ranking's input
@@ -87,15 +99,18 @@ export function* buildDeepGrid(
     every: spec.every,
     toDay: spec.toDay,
     barsTo,
-    group: spec.group,
+    group: spec.group ?? BAR_GROUP,
     // a bar counts toward the next two 1sts at most (30 days is shorter than any two months)
-    onBar: (i, day, close, volume) => {
+    onBar: (i, day, open, high, low, close, volume) => {
+      bars?.bar(i, day, open, high, low, close, volume)
       const value = close * volume
       const next = nextFirstOfMonth(day)
       addTo(next, i, day, value)
       addTo(nextFirstOfMonth(next), i, day, value)
     },
+    onReached: (day) => bars?.reached(day),
     onGroup: (from, slots) => {
+      bars?.endGroup()
       const block = new Float64Array(slots.length * GRID_SLOT)
       for (let k = 0; k < days; k++) {
         for (let t = 0; t < slots.length; t++) {
@@ -107,17 +122,30 @@ export function* buildDeepGrid(
   })
   const names = spec.tickers.map((t) => t.ticker)
   const memberships = firsts.map((first, m) => computeMembershipFrom(first, names, (i) => dollars[m * size + i]))
-  return { origin: spec.origin, every: spec.every, days, size, toDay: spec.toDay, memberships }
+  return { origin: spec.origin, every: spec.every, days, size, toDay: spec.toDay, memberships, bars: bars?.layout() }
 }
 
-/** A grid built in this thread and held in memory (tests, small markets): its reader. */
-export const deepGridInMemory = (spec: DeepGridSpec): { meta: DeepGridMeta; block: (k: number) => Float64Array } => {
+/** A grid built in this thread and held in memory (tests, small markets): its reader (with the bars kept, unless `keepBars` is false). */
+export const deepGridInMemory = (
+  spec: DeepGridSpec,
+  keepBars = true
+): { meta: DeepGridMeta; block: (k: number) => Float64Array; bars: DeepBarsReader | undefined } => {
   const size = spec.tickers.length
   const days = gridDays(spec.origin, spec.every, spec.toDay)
   const data = new Float64Array(days * size * GRID_SLOT)
-  const walk = buildDeepGrid(spec, (k, from, block) => data.set(block, (k * size + from) * GRID_SLOT))
+  const blocks: Array<Uint8Array> = []
+  const walk = buildDeepGrid(
+    spec,
+    (k, from, block) => data.set(block, (k * size + from) * GRID_SLOT),
+    keepBars ? (bytes) => blocks.push(bytes) : undefined
+  )
   let step = walk.next()
   while (!step.done) step = walk.next()
   const meta = step.value
-  return { meta, block: (k) => data.subarray(k * size * GRID_SLOT, (k + 1) * size * GRID_SLOT) }
+  const file = Buffer.concat(blocks)
+  const bars =
+    meta.bars === undefined
+      ? undefined
+      : new DeepBarsReader(meta.bars, (into, position) => into.set(file.subarray(position, position + into.length)))
+  return { meta, block: (k) => data.subarray(k * size * GRID_SLOT, (k + 1) * size * GRID_SLOT), bars }
 }

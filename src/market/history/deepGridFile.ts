@@ -25,11 +25,12 @@ import {
 import { join } from "node:path"
 import type { DeepGridReader } from "../engine/deepAsOf.js"
 import { isoDate } from "../indicators/days.js"
+import { type DeepBarsLayout, DeepBarsReader } from "./deepBars.js"
 import { buildDeepGrid, type DeepGridMeta, type DeepGridSpec, deepGridBarsTo } from "./deepGrid.js"
 import { GRID_SLOT, gridDays } from "./gridStates.js"
 
 /** bumped whenever the grid's layout or what a slot holds (the indicator state) changes */
-export const DEEP_GRID_FORMAT = 1
+export const DEEP_GRID_FORMAT = 2
 const PREFIX = "deep-grid-"
 
 /** The digest naming a grid of `spec` over the market of `seed`. */
@@ -77,37 +78,86 @@ const readUpTo = (bars: ReadonlyArray<{ readonly date: string }>, last: string):
 
 const paths = (dir: string, key: string) => ({
   bin: join(dir, `${PREFIX}${key}.bin`),
+  bars: join(dir, `${PREFIX}${key}.bars`),
   json: join(dir, `${PREFIX}${key}.json`)
 })
+
+/** Appends to a new file, or — when it cannot be written (a full disk) — gives up on it without failing the build. */
+const optionalFile = (path: string) => {
+  let fd: number | undefined
+  let at = 0
+  const drop = () => {
+    if (fd !== undefined) closeSync(fd)
+    fd = undefined
+    rmSync(path, { force: true })
+  }
+  try {
+    fd = openSync(path, "w")
+  } catch {
+    fd = undefined
+  }
+  return {
+    write: (bytes: Uint8Array) => {
+      if (fd === undefined) return
+      try {
+        let done = 0
+        while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done, at + done)
+        at += bytes.length
+      } catch {
+        drop()
+      }
+    },
+    /** closes it: true when every byte was written */
+    finish: (): boolean => {
+      if (fd === undefined) return false
+      closeSync(fd)
+      fd = undefined
+      return true
+    },
+    drop
+  }
+}
 
 /**
  * Builds the grid of `spec` into `dir` under `key` (a generator, yielding as `buildDeepGrid`
  * does), removing the grids of other keys once this one is complete.
  */
 export function* writeDeepGridFile(dir: string, key: string, spec: DeepGridSpec): Generator<void, DeepGridMeta> {
-  const { bin, json } = paths(dir, key)
+  const { bin, bars, json } = paths(dir, key)
   const size = spec.tickers.length
   const tmp = `${bin}.${process.pid}.tmp`
   const fd = openSync(tmp, "w")
+  // the bars are a speed-up, not the grid: a disk too small for them leaves a grid without them
+  const barsTmp = `${bars}.${process.pid}.tmp`
+  const barsFile = optionalFile(barsTmp)
   let meta: DeepGridMeta
   try {
-    meta = yield* buildDeepGrid(spec, (k, from, block) => {
-      const bytes = new Uint8Array(block.buffer, block.byteOffset, block.byteLength)
-      let done = 0
-      const at = (k * size + from) * GRID_SLOT * 8
-      while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done, at + done)
-    })
+    meta = yield* buildDeepGrid(
+      spec,
+      (k, from, block) => {
+        const bytes = new Uint8Array(block.buffer, block.byteOffset, block.byteLength)
+        let done = 0
+        const at = (k * size + from) * GRID_SLOT * 8
+        while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done, at + done)
+      },
+      barsFile.write
+    )
   } catch (e) {
     closeSync(fd)
     rmSync(tmp, { force: true })
+    barsFile.drop()
     throw e
   }
   closeSync(fd)
+  if (barsFile.finish()) renameSync(barsTmp, bars)
+  else meta = { ...meta, bars: undefined }
   renameSync(tmp, bin)
   writeFileSync(`${json}.tmp`, JSON.stringify({ format: DEEP_GRID_FORMAT, key, ...meta }))
   renameSync(`${json}.tmp`, json)
   for (const name of readdirSync(dir)) {
-    if (name.startsWith(PREFIX) && !name.startsWith(`${PREFIX}${key}.`)) rmSync(join(dir, name), { force: true })
+    // other grids, and what a build killed midway left (this one's are renamed by now)
+    if (name.startsWith(PREFIX) && (!name.startsWith(`${PREFIX}${key}.`) || leftByDeadBuild(name)))
+      rmSync(join(dir, name), { force: true })
   }
   return meta
 }
@@ -120,7 +170,7 @@ export interface DeepGridFile extends DeepGridReader {
 
 /** The grid of `key` in `dir`, if a complete one is there (undefined otherwise). */
 export const openDeepGridFile = (dir: string, key: string): DeepGridFile | undefined => {
-  const { bin, json } = paths(dir, key)
+  const { bin, bars, json } = paths(dir, key)
   if (!existsSync(bin) || !existsSync(json)) return undefined
   const raw = JSON.parse(readFileSync(json, "utf8")) as DeepGridMeta & { format: number; key: string }
   if (raw.format !== DEEP_GRID_FORMAT || raw.key !== key) return undefined
@@ -130,7 +180,8 @@ export const openDeepGridFile = (dir: string, key: string): DeepGridFile | undef
     days: raw.days,
     size: raw.size,
     toDay: raw.toDay,
-    memberships: raw.memberships
+    memberships: raw.memberships,
+    bars: raw.bars
   }
   const blockDoubles = meta.size * GRID_SLOT
   const fd = openSync(bin, "r")
@@ -142,25 +193,62 @@ export const openDeepGridFile = (dir: string, key: string): DeepGridFile | undef
     return undefined
   }
   let open = true
+  const barsFd = meta.bars === undefined ? undefined : openBars(bars, meta.bars)
   return {
     key,
     meta,
+    bars:
+      barsFd === undefined || meta.bars === undefined
+        ? undefined
+        : new DeepBarsReader(meta.bars, (into, position) => {
+            if (!open) throw new Error("the deep grid file was closed")
+            readFully(barsFd, into, position)
+          }),
     block: (k) => {
       if (!open) throw new Error("the deep grid file was closed")
       const out = new Float64Array(blockDoubles)
-      const bytes = new Uint8Array(out.buffer)
-      let done = 0
-      const at = k * blockDoubles * 8
-      while (done < bytes.length) {
-        const n = readSync(fd, bytes, done, bytes.length - done, at + done)
-        if (n === 0) throw new Error(`the deep grid file ends before block ${k}`)
-        done += n
-      }
+      readFully(fd, new Uint8Array(out.buffer), k * blockDoubles * 8)
       return out
     },
     close: () => {
-      if (open) closeSync(fd)
+      if (open) {
+        closeSync(fd)
+        if (barsFd !== undefined) closeSync(barsFd)
+      }
       open = false
     }
   }
+}
+
+/** A temporary file (`….<pid>.tmp`) of a process no longer running. */
+const leftByDeadBuild = (name: string): boolean => {
+  const m = /\.(\d+)\.tmp$/.exec(name)
+  if (m === null) return false
+  try {
+    process.kill(Number(m[1]), 0)
+    return false
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "ESRCH"
+  }
+}
+
+/** Fills `into` from `fd` at `position`. */
+const readFully = (fd: number, into: Uint8Array, position: number): void => {
+  let done = 0
+  while (done < into.length) {
+    const n = readSync(fd, into, done, into.length - done, position + done)
+    if (n === 0) throw new Error(`the deep history file ends before byte ${position + into.length}`)
+    done += n
+  }
+}
+
+/** The bar file of a grid, open, when it is there and whole (undefined otherwise: reads regenerate the bars). */
+const openBars = (path: string, layout: DeepBarsLayout): number | undefined => {
+  if (!existsSync(path)) return undefined
+  const fd = openSync(path, "r")
+  if (fstatSync(fd).size !== layout.offsets[layout.offsets.length - 1]) {
+    closeSync(fd)
+    return undefined
+  }
+  return fd
 }

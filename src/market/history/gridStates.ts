@@ -41,8 +41,12 @@ export interface GridSpec {
   readonly onTicker?: ((i: number, slots: Float64Array) => void) | undefined
   /** receives each group once walked: its first slot and its tickers' slots (as `onTicker`'s), in slot order */
   readonly onGroup?: ((from: number, slots: ReadonlyArray<Float64Array>) => void) | undefined
-  /** sees every bar as it is committed (in day order per ticker) */
-  readonly onBar?: ((i: number, day: number, close: number, volume: number) => void) | undefined
+  /** sees every bar as it is committed (in day order per ticker; imported bars laid before a ticker's first day first) */
+  readonly onBar?:
+    | ((i: number, day: number, open: number, high: number, low: number, close: number, volume: number) => void)
+    | undefined
+  /** told, during a group's walk, that every bar of the group up to `day` has come */
+  readonly onReached?: ((day: number) => void) | undefined
 }
 
 /** The grid days of a spec: origin, origin + every, … ≤ toDay. */
@@ -95,8 +99,10 @@ export function* gridStates(spec: GridSpec): Generator<void, void> {
         bar.close = close
         bar.volume = volume
         commitDeferred(st, bar)
-        spec.onBar?.(i, day, close, volume)
-      }
+        spec.onBar?.(i, day, open, high, low, close, volume)
+      },
+      // the stretch done ends `total - done` days before the last day walked
+      onProgress: (done, total) => spec.onReached?.((spec.barsTo ?? spec.toDay) - (total - done))
     })
     for (const i of slots) {
       record(i, states.get(i) as DailyState, spec.toDay)
