@@ -8,12 +8,14 @@ import { MarketData } from "../../src/market/engine/MarketData.js"
 import { barAt } from "../../src/market/history/barSeries.js"
 import { HISTORY_START_DAY, historyStartDay } from "../../src/market/history/coverage.js"
 import { buildDeepTicker } from "../../src/market/history/deepTicker.js"
-import { GRID_SLOT, gridDays, gridStates } from "../../src/market/history/gridStates.js"
+import { GRID_LONG_SUM, GRID_SLOT, gridDays, gridStates } from "../../src/market/history/gridStates.js"
 import { tickerBars } from "../../src/market/history/tickerBars.js"
 import { epochDay, isoDate } from "../../src/market/indicators/days.js"
 import {
   commitAll,
   configForAssetType,
+  copyLongSum,
+  LONG_SUM_SIZE,
   makeState,
   previewValues,
   recursiveScalars,
@@ -187,6 +189,11 @@ describe("deep history", () => {
         )
         expect([...slots.subarray(k * GRID_SLOT, k * GRID_SLOT + SC_COUNT)], `${t} ${isoDate(g)}`).toEqual([
           ...recursiveScalars(st)
+        ])
+        const longSum = new Float64Array(LONG_SUM_SIZE)
+        copyLongSum(st, longSum, 0)
+        expect([...slots.subarray(k * GRID_SLOT + GRID_LONG_SUM, (k + 1) * GRID_SLOT)], `${t} ${isoDate(g)}`).toEqual([
+          ...longSum
         ])
       }
     }

@@ -16,7 +16,7 @@ import { BAR_GROUP, type DeepBarsReader, type GroupBars, groupBars } from "../hi
 import type { DeepGridMeta } from "../history/deepGrid.js"
 import { deepStateBefore } from "../history/deepTicker.js"
 import { generateBars } from "../history/generateBars.js"
-import { GRID_SLOT } from "../history/gridStates.js"
+import { GRID_LONG_SUM, GRID_SLOT } from "../history/gridStates.js"
 import {
   allocateColumns,
   type BarArrays,
@@ -42,10 +42,11 @@ export interface DeepGridReader {
   readonly bars?: DeepBarsReader | undefined
 }
 
-/** bars before a grid day a restore needs to continue bit for bit (`restoreFromBars`) */
-export const EXACT_RESTORE_BARS = 397
-/** calendar days of bars read before the grid day: 397 sessions are ~575 days, crypto's 397 days */
-export const LOOKBACK_DAYS = 600
+/**
+ * calendar days of bars read before the grid day: a restore needs a year of bars with the SMA-200 sum
+ * the grid keeps (`restoreFromBars`): the 252 sessions before a day since 2003 reach at most 370 days back (2012-11-26: Sandy), crypto's 365 bars 365
+ */
+export const LOOKBACK_DAYS = 372
 
 /** The grid day a read of `day` starts from: the last one on or before every row's state (14 days back), in the grid. */
 export const gridIndexFor = (meta: DeepGridMeta, day: number): number =>
@@ -147,7 +148,7 @@ export const deepSnapshotAsOf = (core: MarketCore, grid: DeepGridReader, date: s
 /**
  * Ticker `i`'s state before the first of its `n` `bars` on or after `gridDay`, off grid block `block`: its
  * recursive scalars and bar count there and the bars before it (`restoreFromBars`, bit for bit with
- * at least `EXACT_RESTORE_BARS` of them), or a fresh state when it had none; with `e`, the index of
+ * at least a year of them and the SMA-200 sum), or a fresh state when it had none; with `e`, the index of
  * that first bar. Undefined when `bars` hold too few bars before the grid day (a sparse import).
  */
 export const stateAtGridDay = (
@@ -166,8 +167,10 @@ export const stateAtGridDay = (
   const count = block[at + SC_COUNT]
   const config = configForAssetType(assetType)
   if (count === 0 && e === 0) return { state: makeState(config), e }
-  if (count > 0 && e >= Math.min(count, EXACT_RESTORE_BARS))
-    return { state: restoreFromBars(config, block.subarray(at, at + SC_COUNT), count, bars, e, into), e }
+  if (count > 0 && e >= Math.min(count, config.yearDays)) {
+    const longSum = block.subarray(at + GRID_LONG_SUM, at + GRID_LONG_SUM + 2)
+    return { state: restoreFromBars(config, block.subarray(at, at + SC_COUNT), count, bars, e, into, longSum), e }
+  }
   return undefined
 }
 

@@ -1,7 +1,7 @@
 /**
  * The market as a history walk sees it when the walk starts before the window (a backtest of
  * years, issue 17 item 3): the walked tickers' series reach back to the grid day before the first
- * day asked — their bars regenerated from 600 days before it (`generateBars`, the same bits as
+ * day asked — their bars read from a year before it (kept beside the grid, or regenerated: the same bits as
  * their whole history), then the window's own bars — and `stateAt` rebuilds a state of that
  * series from the grid of states (`history/deepGrid.ts`), as `deepAsOf.ts` does for one day. A
  * walk from there commits every bar across the window's start, so every row it reads is the row

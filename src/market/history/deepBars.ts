@@ -24,8 +24,8 @@ import { PRICE_SCALE, scaledPrice } from "./barSeries.js"
 export const CHUNK_DAYS = 64
 /** tickers in a group: the grid walk's (`gridStates.ts`) and the deep as-of read's */
 export const BAR_GROUP = 512
-/** calendar days of bars kept before the grid's first day: a read of a day goes back 600 days before its grid day */
-export const BARS_BEFORE_ORIGIN = 10 * CHUNK_DAYS
+/** calendar days of bars kept before the grid's first day: a read goes back a year (`LOOKBACK_DAYS`, 372) before its grid day */
+export const BARS_BEFORE_ORIGIN = 6 * CHUNK_DAYS
 
 /** Where a bar file's blocks are: kept in the grid's description. */
 export interface DeepBarsLayout {

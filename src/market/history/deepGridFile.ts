@@ -30,7 +30,7 @@ import { buildDeepGrid, type DeepGridMeta, type DeepGridSpec, deepGridBarsTo } f
 import { GRID_SLOT, gridDays } from "./gridStates.js"
 
 /** bumped whenever the grid's layout or what a slot holds (the indicator state) changes */
-export const DEEP_GRID_FORMAT = 2
+export const DEEP_GRID_FORMAT = 3
 const PREFIX = "deep-grid-"
 
 /** The digest naming a grid of `spec` over the market of `seed`. */

@@ -11,8 +11,10 @@
 import {
   commitDeferred,
   configForAssetType,
+  copyLongSum,
   copyRecursiveScalars,
   type DailyState,
+  LONG_SUM_SIZE,
   makeState,
   SC_COUNT
 } from "../indicators/index.js"
@@ -20,8 +22,9 @@ import type { ParsedBar } from "../sources/csvBars.js"
 import type { MarketSource } from "../sources/MarketSource.js"
 import { generateBars } from "./generateBars.js"
 
-/** doubles per ticker per grid day: the recursive scalars, then the bars committed */
-export const GRID_SLOT = SC_COUNT + 1
+/** doubles per ticker per grid day: the recursive scalars, the bars committed (at `SC_COUNT`), then the SMA-200 running sum (`copyLongSum`, at `GRID_LONG_SUM`) */
+export const GRID_SLOT = SC_COUNT + 1 + LONG_SUM_SIZE
+export const GRID_LONG_SUM = SC_COUNT + 1
 
 export interface GridSpec {
   readonly source: MarketSource
@@ -70,6 +73,7 @@ export function* gridStates(spec: GridSpec): Generator<void, void> {
       for (; k < days && spec.origin + spec.every * k <= upTo; k++) {
         copyRecursiveScalars(st, buf, k * GRID_SLOT)
         buf[k * GRID_SLOT + SC_COUNT] = st.count
+        copyLongSum(st, buf, k * GRID_SLOT + GRID_LONG_SUM)
       }
       next.set(i, k)
     }

@@ -31,7 +31,14 @@ export {
 } from "./engine.js"
 export { NO_INPUTS, type TickerInputs } from "./fundamentals.js"
 export { NEWS_RELEVANCE_MIN, NEWS_WINDOW_MS, type NewsMention, type NewsValues, newsColumns } from "./news.js"
-export { type BarArrays, copyRecursiveScalars, recursiveScalars, restoreFromBars } from "./rebuild.js"
+export {
+  type BarArrays,
+  copyLongSum,
+  copyRecursiveScalars,
+  LONG_SUM_SIZE,
+  recursiveScalars,
+  restoreFromBars
+} from "./rebuild.js"
 export { type Cell, referenceColumns } from "./reference.js"
 export { Scratch, scratch } from "./scratch.js"
 export { allocateColumns, bindColumns, COMPUTED_COLUMN_NAMES, type RowSink, writeRow } from "./sink.js"

@@ -12,12 +12,28 @@
  * The rebuilt state previews and continues bit-for-bit like the original when
  * the arrays hold at least min(count, 397) bars up to `endExclusive` (the
  * SMA-200 running sum replays from its last exact re-summation, up to
- * 2 x 199 - 1 closes back); with fewer (but at least min(count, yearDays))
- * it agrees to rounding (~1e-15 relative) and is bit-for-bit again after at
- * most 199 more commits.
+ * 2 x 199 - 1 closes back), or min(count, yearDays) bars and that sum
+ * (`copyLongSum`); with fewer than 397 and no sum (but at least
+ * min(count, yearDays)) it agrees to rounding (~1e-15 relative) and is
+ * bit-for-bit again after at most 199 more commits.
  */
 import type { IndicatorConfig } from "./config.js"
-import { DailyState, H, refreshHot, SC_COUNT } from "./state.js"
+import { DailyState, H, MA_PERIODS, refreshHot, SC_COUNT } from "./state.js"
+
+/** the moving average whose running sum a year of bars cannot replay (it re-sums every 199 pushes: 397 closes back) */
+const LONG_MA = MA_PERIODS.indexOf(200)
+/** doubles of `copyLongSum` */
+export const LONG_SUM_SIZE = 2
+
+/**
+ * The SMA-200 running sum (its anchor and its sum) written into `out` at `at`: given back to
+ * `restoreFromBars` (`longSum`), a restore from a year of bars continues bit for bit.
+ */
+export const copyLongSum = (st: DailyState, out: Float64Array, at: number): void => {
+  const ma = st.ma[LONG_MA]
+  out[at] = ma.k
+  out[at + 1] = ma.s1
+}
 
 /** Per-day bar columns, oldest first (typed arrays or plain arrays of numbers). */
 export interface BarArrays {
@@ -71,7 +87,9 @@ export const restoreFromBars = (
   count: number,
   bars: BarArrays,
   endExclusive: number,
-  into?: DailyState
+  into?: DailyState,
+  /** the SMA-200 running sum after the `count`-th commit (`copyLongSum`): then a year of bars suffices */
+  longSum?: ArrayLike<number>
 ): DailyState => {
   const end = endExclusive
   if (scalars.length !== SC_COUNT) throw new RangeError(`restoreFromBars: expected ${SC_COUNT} recursive scalars`)
@@ -125,6 +143,10 @@ export const restoreFromBars = (
   returns.count = pushedReturns
 
   for (let i = 0; i < st.ma.length; i++) st.ma[i].rebuild(close, end, count)
+  if (longSum !== undefined) {
+    st.ma[LONG_MA].k = longSum[0]
+    st.ma[LONG_MA].s1 = longSum[1]
+  }
   for (let i = 0; i < st.volume.length; i++) st.volume[i].rebuild(volume, end, count)
   st.dollarVolume.rebuild(dollarScratch, dollarCount, count)
   st.bollinger.rebuild(count)
