@@ -12,6 +12,52 @@ const pushAll = (s: BarSeries, volumes: ReadonlyArray<number>, from = 100) =>
   })
 
 describe("BarSeries", () => {
+  it("appends another series as pushing its bars one by one would, whatever each keeps its prices and volumes as", () => {
+    const bars = (from: number, n: number, price: (k: number) => number, volume: (k: number) => number) =>
+      Array.from(
+        { length: n },
+        (_, k) => [from + k, price(k), price(k) + 1, price(k) - 0.5, price(k) + 0.25, volume(k)] as const
+      )
+    const kinds = {
+      ticks: (k: number) => 10 + k / 100,
+      doubles: (k: number) => 10 + k / 3,
+      whole: (k: number) => 1000 + k,
+      fractional: (k: number) => 1000.5 + k
+    }
+    for (const [headPrices, tailPrices] of [
+      ["ticks", "ticks"],
+      ["ticks", "doubles"],
+      ["doubles", "ticks"],
+      ["doubles", "doubles"]
+    ] as const)
+      for (const [headVolumes, tailVolumes] of [
+        ["whole", "whole"],
+        ["whole", "fractional"],
+        ["fractional", "whole"]
+      ] as const) {
+        const head = bars(100, 5, kinds[headPrices], kinds[headVolumes])
+        const tail = bars(200, 7, kinds[tailPrices], kinds[tailVolumes])
+        const a = new BarSeries(3)
+        for (const b of head) a.push(...b)
+        a.compact()
+        const src = new BarSeries(2)
+        for (const b of tail) src.push(...b)
+        src.compact()
+        a.appendSeries(src)
+        const read = (s: BarSeries) =>
+          Array.from({ length: s.length }, (_, j) => [
+            s.days[j],
+            s.openAt(j),
+            s.highAt(j),
+            s.lowAt(j),
+            s.close[j],
+            s.volume[j]
+          ])
+        expect(read(a), `${headPrices}/${headVolumes} then ${tailPrices}/${tailVolumes}`).toEqual([...head, ...tail])
+        expect(() => a.appendSeries(src)).toThrow(/not after/)
+      }
+  })
+
   it("keeps whole volumes below 2^32 as 32-bit integers, through growth", () => {
     const s = new BarSeries(2)
     const volumes = [0, 1, 123_456_789, 4_294_967_295, 7, 8, 9]

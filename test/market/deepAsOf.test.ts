@@ -5,6 +5,9 @@
  * as-of scan's carry-forward; imported bars included; the system universes' memberships since
  * 2003 by the window's rule.
  */
+import { mkdtempSync, readdirSync, rmSync, statSync, truncateSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { isTradingDay } from "../../src/market/calendar.js"
 import { readRow } from "../../src/market/engine/asOf.js"
@@ -12,7 +15,13 @@ import { gridIndexFor } from "../../src/market/engine/deepAsOf.js"
 import { MarketData } from "../../src/market/engine/MarketData.js"
 import { BarSeries } from "../../src/market/history/barSeries.js"
 import { DEEP_GRID_EVERY, deepGridBarsTo, deepGridInMemory } from "../../src/market/history/deepGrid.js"
-import { deepGridKey } from "../../src/market/history/deepGridFile.js"
+import {
+  barBytesAtMost,
+  type DeepGridFile,
+  deepGridKey,
+  openDeepGridFile,
+  writeDeepGridFile
+} from "../../src/market/history/deepGridFile.js"
 import { epochDay, isoDate } from "../../src/market/indicators/days.js"
 import { parseCsvBars } from "../../src/market/sources/csvBars.js"
 import { loadTickers } from "../../src/market/tickers/index.js"
@@ -191,5 +200,44 @@ describe("whole-market rows before the window", () => {
     market.importBars(csv(weekday), FRIDAY_MIDDAY)
     expect(market.deepGrid).toBeUndefined()
     expect(deepGridKey(11, market.deepGridSpec())).not.toBe(before)
+  }, 120_000)
+
+  it("keeps the grid in a file with its bars beside it; a grid whose bar file is gone or cut short reads without them", () => {
+    const market = MarketData.build({ seed: 11, tickers, historyDays: 60, now: FRIDAY_MIDDAY })
+    const spec = market.deepGridSpec()
+    const key = deepGridKey(11, spec)
+    const dir = mkdtempSync(join(tmpdir(), "vigil-deep-grid-"))
+    try {
+      const walk = writeDeepGridFile(dir, key, spec)
+      while (!walk.next().done) {}
+      const bars = join(dir, `deep-grid-${key}.bars`)
+      expect(statSync(bars).size).toBeGreaterThan(0)
+      expect(statSync(bars).size).toBeLessThanOrEqual(barBytesAtMost(spec))
+      expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([])
+      const dates = ["2004-06-11", "2015-02-27", isoDate(market.wholeMarketFrom - 3)]
+      const rows = (file: DeepGridFile) => {
+        market.adoptDeepGrid(file)
+        const out = dates.map((d) => {
+          const snap = market.snapshotAsOf(d)
+          return snap.tickers.map((t, r) => [t, readRow(snap.columns, r)])
+        })
+        file.close()
+        return out
+      }
+      const full = openDeepGridFile(dir, key)!
+      expect(full.bars).toBeDefined()
+      const withBars = rows(full)
+      expect(withBars.flat().length).toBeGreaterThan(20)
+      truncateSync(bars, statSync(bars).size - 8)
+      const cut = openDeepGridFile(dir, key)!
+      expect(cut.bars).toBeUndefined()
+      expect(rows(cut)).toEqual(withBars)
+      rmSync(bars)
+      const none = openDeepGridFile(dir, key)!
+      expect(none.bars).toBeUndefined()
+      expect(rows(none)).toEqual(withBars)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   }, 120_000)
 })

@@ -60,34 +60,31 @@ export const reachingBack = (
   const onBar = (i: number, d: number, o: number, h: number, l: number, c: number, v: number) => {
     if (d >= from) fresh.get(i)!.push(d, o, h, l, c, v)
   }
-  let lastDay = from
-  for (const i of walked) lastDay = Math.max(lastDay, deepTo(i))
-  if (grid.bars?.covers(from, lastDay) === true) eachStoredBar(grid.bars, walked, from, deepTo, onBar)
-  else {
-    const walk = generateBars({
-      source: core.sim,
-      slots: walked,
-      fromDay: () => from,
-      toDay: deepTo,
-      origin: (i) => core.firstDay[i],
-      crypto: (i) => core.isCrypto[i] === 1,
-      imported: (i) => core.imported.get(core.tickers[i].ticker),
-      offset: new Float64Array(core.size).fill(1),
-      onBar
-    })
-    while (!walk.next().done) {}
-  }
-  const bar = newBar()
+  // read off the bar file where it holds the range (tickers listed after its end generate theirs)
+  const stored = grid.bars
+  const covered = (i: number) => stored?.covers(from, deepTo(i)) === true
+  if (stored !== undefined) eachStoredBar(stored, walked.filter(covered), from, deepTo, onBar)
+  const rest = walked.filter((i) => !covered(i))
+  const walk = generateBars({
+    source: core.sim,
+    slots: rest,
+    fromDay: () => from,
+    toDay: deepTo,
+    origin: (i) => core.firstDay[i],
+    crypto: (i) => core.isCrypto[i] === 1,
+    imported: (i) => core.imported.get(core.tickers[i].ticker),
+    offset: new Float64Array(core.size).fill(1),
+    onBar
+  })
+  while (!walk.next().done) {}
   for (const [i, s] of fresh) {
-    const window = core.series[i]
-    for (let j = 0; j < window.length; j++) {
-      barInto(window, j, bar)
-      s.push(bar.day, bar.open, bar.high, bar.low, bar.close, bar.volume)
-    }
+    // the years before as the window keeps its own (int32 prices where they can), then the window's bars copied
     s.compact()
+    s.appendSeries(core.series[i])
     series[i] = s
     extended.add(i)
   }
+  const bar = newBar()
 
   /** the state of extended series `i` before its bar `j`: off the grid day, or the ticker's own history */
   const stateAt = (i: number, j: number): DailyState => {

@@ -204,6 +204,32 @@ export class BarSeries {
     this.volume[i] = volume
   }
 
+  /**
+   * Appends every bar of `src` (its first day after this one's last): copied array by array where
+   * the two keep their prices alike (both scaled or both doubles), bar by bar otherwise.
+   */
+  appendSeries(src: BarSeries): void {
+    const n = src.length
+    if (n === 0) return
+    if (this.length > 0 && src.days[0] <= this.days[this.length - 1]) {
+      throw new RangeError(`bar day ${src.days[0]} is not after ${this.days[this.length - 1]}`)
+    }
+    if (this.ohlScale !== src.ohlScale || (this.volume instanceof Uint32Array && src.volume instanceof Float64Array)) {
+      for (let j = 0; j < n; j++)
+        this.push(src.days[j], src.openAt(j), src.highAt(j), src.lowAt(j), src.close[j], src.volume[j])
+      return
+    }
+    if (this.length + n > this.days.length) this.grow(this.length + n)
+    const at = this.length
+    this.days.set(src.days.subarray(0, n), at)
+    this.open.set(src.open.subarray(0, n), at)
+    this.high.set(src.high.subarray(0, n), at)
+    this.low.set(src.low.subarray(0, n), at)
+    this.close.set(src.close.subarray(0, n), at)
+    this.volume.set(src.volume.subarray(0, n), at)
+    this.length += n
+  }
+
   openAt(j: number): number {
     return this.open[j] / this.ohlScale
   }

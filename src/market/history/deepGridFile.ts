@@ -19,13 +19,14 @@ import {
   readSync,
   renameSync,
   rmSync,
+  statfsSync,
   writeFileSync,
   writeSync
 } from "node:fs"
 import { join } from "node:path"
 import type { DeepGridReader } from "../engine/deepAsOf.js"
 import { isoDate } from "../indicators/days.js"
-import { type DeepBarsLayout, DeepBarsReader } from "./deepBars.js"
+import { BARS_BEFORE_ORIGIN, type DeepBarsLayout, DeepBarsReader } from "./deepBars.js"
 import { buildDeepGrid, type DeepGridMeta, type DeepGridSpec, deepGridBarsTo } from "./deepGrid.js"
 import { GRID_SLOT, gridDays } from "./gridStates.js"
 
@@ -82,8 +83,28 @@ const paths = (dir: string, key: string) => ({
   json: join(dir, `${PREFIX}${key}.json`)
 })
 
-/** Appends to a new file, or — when it cannot be written (a full disk) — gives up on it without failing the build. */
-const optionalFile = (path: string) => {
+/** bytes left free on the disk besides a bar file: the store and the logs keep growing */
+const DISK_HEADROOM = 2 * 2 ** 30
+
+/** At most the bytes a bar file of `spec` takes: every ticker a bar on 5 days of 7 from before the grid to its last day, 22 bytes each. */
+export const barBytesAtMost = (spec: DeepGridSpec): number =>
+  spec.tickers.length * Math.ceil(((deepGridBarsTo(spec) - spec.origin + BARS_BEFORE_ORIGIN) * 5) / 7) * 22
+
+/** Whether the file system of `dir` has `bytes` free for this process (true when it cannot tell). */
+const roomFor = (dir: string, bytes: number): boolean => {
+  try {
+    const fs = statfsSync(dir)
+    return fs.bavail * fs.bsize >= bytes
+  } catch {
+    return true
+  }
+}
+
+/**
+ * Appends to a new file (when `wanted`), or — when it cannot be written (a full disk) — gives up on
+ * it without failing the build.
+ */
+const optionalFile = (path: string, wanted: boolean) => {
   let fd: number | undefined
   let at = 0
   const drop = () => {
@@ -92,7 +113,7 @@ const optionalFile = (path: string) => {
     rmSync(path, { force: true })
   }
   try {
-    fd = openSync(path, "w")
+    fd = wanted ? openSync(path, "w") : undefined
   } catch {
     fd = undefined
   }
@@ -127,9 +148,10 @@ export function* writeDeepGridFile(dir: string, key: string, spec: DeepGridSpec)
   const size = spec.tickers.length
   const tmp = `${bin}.${process.pid}.tmp`
   const fd = openSync(tmp, "w")
-  // the bars are a speed-up, not the grid: a disk too small for them leaves a grid without them
+  // the bars are a speed-up, not the grid: a disk too small for them (with room to spare for the
+  // store) leaves a grid without them
   const barsTmp = `${bars}.${process.pid}.tmp`
-  const barsFile = optionalFile(barsTmp)
+  const barsFile = optionalFile(barsTmp, roomFor(dir, barBytesAtMost(spec) + DISK_HEADROOM))
   let meta: DeepGridMeta
   try {
     meta = yield* buildDeepGrid(
