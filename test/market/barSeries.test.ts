@@ -12,6 +12,46 @@ const pushAll = (s: BarSeries, volumes: ReadonlyArray<number>, from = 100) =>
   })
 
 describe("BarSeries", () => {
+  it("appends bars given as arrays as pushing them one by one would", () => {
+    for (const [volumes, scaledFirst] of [
+      [[5, 6, 7, 8], false],
+      [[5, 6.5, 7, 8], false],
+      [[5, 6, 7, 8], true],
+      [[5, 2 ** 33, 7, 8], true]
+    ] as const) {
+      const n = volumes.length
+      const bars = {
+        days: Int32Array.from({ length: n + 2 }, (_, k) => 300 + 2 * k),
+        open: Float64Array.from({ length: n + 2 }, (_, k) => 10 + k / 3),
+        high: Float64Array.from({ length: n + 2 }, (_, k) => 11 + k / 100),
+        low: Float64Array.from({ length: n + 2 }, (_, k) => 9 + k),
+        close: Float64Array.from({ length: n + 2 }, (_, k) => 10.5 + k),
+        volume: Float64Array.from([0, ...volumes, 0])
+      }
+      const a = new BarSeries(2)
+      const b = new BarSeries(2)
+      for (const s of [a, b]) {
+        s.push(100, 1, 2, 0.5, 1.5, 10)
+        if (scaledFirst) s.compact()
+      }
+      a.appendBars(bars, 1, n)
+      for (let j = 1; j <= n; j++)
+        b.push(bars.days[j]!, bars.open[j]!, bars.high[j]!, bars.low[j]!, bars.close[j]!, bars.volume[j]!)
+      const read = (s: BarSeries) =>
+        Array.from({ length: s.length }, (_, j) => [
+          s.days[j],
+          s.openAt(j),
+          s.highAt(j),
+          s.lowAt(j),
+          s.close[j],
+          s.volume[j]
+        ])
+      expect(read(a), `${volumes} ${scaledFirst}`).toEqual(read(b))
+      expect(a.volume.constructor).toBe(b.volume.constructor)
+      expect(() => a.appendBars(bars, 0, 2)).toThrow(/not after/)
+    }
+  })
+
   it("appends another series as pushing its bars one by one would, whatever each keeps its prices and volumes as", () => {
     const bars = (from: number, n: number, price: (k: number) => number, volume: (k: number) => number) =>
       Array.from(

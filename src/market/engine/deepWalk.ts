@@ -11,8 +11,8 @@
  *
  * Everything else reads through to the market (`Object.create`: a view, nothing copied).
  */
-import { BarSeries, barInto, newBar } from "../history/barSeries.js"
-import { eachStoredBar } from "../history/deepBars.js"
+import { BarSeries, barInto, newBar, SeriesArena } from "../history/barSeries.js"
+import { eachStoredRun } from "../history/deepBars.js"
 import { deepStateBefore } from "../history/deepTicker.js"
 import { generateBars } from "../history/generateBars.js"
 import { commitDeferred, type DailyState, finishCommits } from "../indicators/index.js"
@@ -50,11 +50,23 @@ export const reachingBack = (
     const window = core.series[i]
     return (window.length > 0 ? window.days[0] : core.windowDayOf(i)) - 1
   }
+  const capacities = new Map<number, number>()
+  let total = 0
   for (const i of sorted) {
-    const window = core.series[i]
     const to = deepTo(i)
     if (to < from) continue
-    fresh.set(i, new BarSeries(Math.ceil((to - from + 1) * (core.isCrypto[i] ? 1 : 0.72)) + 8 + window.length))
+    const capacity = Math.ceil((to - from + 1) * (core.isCrypto[i] ? 1 : 0.72)) + 8 + core.series[i].length
+    capacities.set(i, capacity)
+    total += capacity
+  }
+  // the series' arrays as views of a few buffers, their opens, highs and lows built in one scratch
+  // (as the window's are, `history.ts`): 13,047 series' own shared buffers took ~2 s to allocate
+  const scratch = new Float64Array(3 * total)
+  const arena = new SeriesArena(total)
+  let scratchAt = 0
+  for (const [i, capacity] of capacities) {
+    fresh.set(i, new BarSeries(capacity, scratch.subarray(scratchAt, scratchAt + 3 * capacity), arena))
+    scratchAt += 3 * capacity
   }
   const walked = Int32Array.from(fresh.keys()).sort()
   const onBar = (i: number, d: number, o: number, h: number, l: number, c: number, v: number) => {
@@ -63,7 +75,10 @@ export const reachingBack = (
   // read off the bar file where it holds the range (tickers listed after its end generate theirs)
   const stored = grid.bars
   const covered = (i: number) => stored?.covers(from, deepTo(i)) === true
-  if (stored !== undefined) eachStoredBar(stored, walked.filter(covered), from, deepTo, onBar)
+  if (stored !== undefined)
+    eachStoredRun(stored, walked.filter(covered), from, deepTo, (i, bars, at, n) =>
+      fresh.get(i)!.appendBars(bars, at, n)
+    )
   const rest = walked.filter((i) => !covered(i))
   const walk = generateBars({
     source: core.sim,

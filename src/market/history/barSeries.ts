@@ -205,6 +205,51 @@ export class BarSeries {
   }
 
   /**
+   * Appends `n` bars given as arrays (`days[at …]` ascending, after this one's last day): copied
+   * array by array while the series keeps its prices as doubles, bar by bar otherwise.
+   */
+  appendBars(
+    bars: {
+      readonly days: Int32Array
+      readonly open: Float64Array
+      readonly high: Float64Array
+      readonly low: Float64Array
+      readonly close: Float64Array
+      readonly volume: Float64Array
+    },
+    at: number,
+    n: number
+  ): void {
+    if (n === 0) return
+    for (let j = at + 1; j < at + n; j++) {
+      if (bars.days[j] <= bars.days[j - 1])
+        throw new RangeError(`bar day ${bars.days[j]} is not after ${bars.days[j - 1]}`)
+    }
+    if (this.length > 0 && bars.days[at] <= this.days[this.length - 1]) {
+      throw new RangeError(`bar day ${bars.days[at]} is not after ${this.days[this.length - 1]}`)
+    }
+    let whole = true
+    for (let j = at; j < at + n && whole; j++) {
+      const v = bars.volume[j]
+      whole = Number.isInteger(v) && v >= 0 && v <= 0xffff_ffff
+    }
+    if (this.ohlScale !== 1 || (!whole && this.volume instanceof Uint32Array)) {
+      for (let j = at; j < at + n; j++)
+        this.push(bars.days[j], bars.open[j], bars.high[j], bars.low[j], bars.close[j], bars.volume[j])
+      return
+    }
+    if (this.length + n > this.days.length) this.grow(this.length + n)
+    const to = this.length
+    this.days.set(bars.days.subarray(at, at + n), to)
+    this.open.set(bars.open.subarray(at, at + n), to)
+    this.high.set(bars.high.subarray(at, at + n), to)
+    this.low.set(bars.low.subarray(at, at + n), to)
+    this.close.set(bars.close.subarray(at, at + n), to)
+    this.volume.set(bars.volume.subarray(at, at + n), to)
+    this.length += n
+  }
+
+  /**
    * Appends every bar of `src` (its first day after this one's last): copied array by array where
    * the two keep their prices alike (both scaled or both doubles), bar by bar otherwise.
    */

@@ -325,17 +325,19 @@ const SLICE_DAYS = 8 * CHUNK_DAYS
 
 /**
  * The stored bars of `slots` (ascending) from `fromDay` to each one's `toDay(i)` (the reader `covers`
- * them all), to `onBar` in day order per ticker — what `generateBars` hands its callback for the same
- * tickers and days, read rather than made.
+ * them all), to `onRun` in runs: ticker `i`'s next `n` bars in day order are `bars`' positions
+ * `at … at + n - 1` — what `generateBars` hands its callback for the same tickers and days, read
+ * rather than made.
  */
-export const eachStoredBar = (
+export const eachStoredRun = (
   reader: DeepBarsReader,
   slots: Int32Array,
   fromDay: number,
   toDay: (i: number) => number,
-  onBar: (i: number, day: number, open: number, high: number, low: number, close: number, volume: number) => void
+  onRun: (i: number, bars: GroupBars, at: number, n: number) => void
 ): void => {
   const { group } = reader.layout
+  const out = groupBars(group, SLICE_DAYS)
   for (let k = 0; k < slots.length; ) {
     const g = Math.floor(slots[k] / group)
     const members = new Map<number, number>()
@@ -344,17 +346,16 @@ export const eachStoredBar = (
       members.set(slots[k] - g * group, slots[k])
       last = Math.max(last, toDay(slots[k]))
     }
-    const out = groupBars(group, SLICE_DAYS)
     for (let from = fromDay; from <= last; from += SLICE_DAYS) {
       const to = Math.min(last, from + SLICE_DAYS - 1)
       out.length.fill(0)
       reader.read(g, from, to, out, (t) => members.has(t))
       for (const [t, i] of members) {
         const end = toDay(i)
-        for (let b = 0, at = t * out.capacity; b < out.length[t]; b++, at++) {
-          if (out.days[at] > end) break
-          onBar(i, out.days[at], out.open[at], out.high[at], out.low[at], out.close[at], out.volume[at])
-        }
+        const at = t * out.capacity
+        let n = out.length[t]
+        while (n > 0 && out.days[at + n - 1] > end) n--
+        if (n > 0) onRun(i, out, at, n)
       }
     }
   }
