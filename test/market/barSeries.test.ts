@@ -4,14 +4,54 @@
  * reads back exactly as pushed, across growth and overlays.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { BarSeries, PRICE_SCALE } from "../../src/market/history/barSeries.js"
+import { BarSeries, PRICE_SCALE, SeriesArena } from "../../src/market/history/barSeries.js"
 
 const pushAll = (s: BarSeries, volumes: ReadonlyArray<number>, from = 100) =>
   volumes.forEach((v, k) => {
     s.push(from + k, 10 + k, 11 + k, 9 + k, 10.25 + k, v)
   })
 
+const read = (s: BarSeries) =>
+  Array.from({ length: s.length }, (_, j) => [s.days[j], s.openAt(j), s.highAt(j), s.lowAt(j), s.close[j], s.volume[j]])
+
 describe("BarSeries", () => {
+  it("keeps a series made in int32 ticks from the start (scaledIn) as pushing its bars into a new series would", () => {
+    for (const [prices, volumes] of [
+      [
+        [10.01, 10.02, 10.03, 10.04],
+        [5, 6, 7, 8]
+      ],
+      [
+        [10.01, 10.02 + 1e-9, 10.03, 10.04],
+        [5, 6, 7, 8]
+      ], // off the tick grid from the second bar
+      [
+        [10.01, 10.02, 10.03, 10.04],
+        [5, 6.5, 7, 8]
+      ]
+    ] as const) {
+      const n = prices.length
+      const bars = {
+        days: Int32Array.from({ length: n }, (_, k) => 500 + k),
+        open: Float64Array.from(prices),
+        high: Float64Array.from(prices, (p) => p + 0.5),
+        low: Float64Array.from(prices, (p) => p - 0.25),
+        close: Float64Array.from(prices, (p) => p + 0.01),
+        volume: Float64Array.from(volumes)
+      }
+      const a = BarSeries.scaledIn(n + 2, new SeriesArena(2 * n))
+      const b = new BarSeries(1)
+      a.push(400, 1.5, 2, 1, 1.25, 3)
+      b.push(400, 1.5, 2, 1, 1.25, 3)
+      a.appendBars(bars, 0, n)
+      for (let j = 0; j < n; j++)
+        b.push(bars.days[j]!, bars.open[j]!, bars.high[j]!, bars.low[j]!, bars.close[j]!, bars.volume[j]!)
+      expect(read(a), `${prices} ${volumes}`).toEqual(read(b))
+      expect(a.ohlScale, `${prices}`).toBe(prices[1] === 10.02 ? PRICE_SCALE : 1)
+      expect(a.volume.constructor).toBe(b.volume.constructor)
+    }
+  })
+
   it("appends bars given as arrays as pushing them one by one would", () => {
     for (const [volumes, scaledFirst] of [
       [[5, 6, 7, 8], false],
@@ -37,15 +77,6 @@ describe("BarSeries", () => {
       a.appendBars(bars, 1, n)
       for (let j = 1; j <= n; j++)
         b.push(bars.days[j]!, bars.open[j]!, bars.high[j]!, bars.low[j]!, bars.close[j]!, bars.volume[j]!)
-      const read = (s: BarSeries) =>
-        Array.from({ length: s.length }, (_, j) => [
-          s.days[j],
-          s.openAt(j),
-          s.highAt(j),
-          s.lowAt(j),
-          s.close[j],
-          s.volume[j]
-        ])
       expect(read(a), `${volumes} ${scaledFirst}`).toEqual(read(b))
       expect(a.volume.constructor).toBe(b.volume.constructor)
       expect(() => a.appendBars(bars, 0, 2)).toThrow(/not after/)
@@ -84,15 +115,6 @@ describe("BarSeries", () => {
         for (const b of tail) src.push(...b)
         src.compact()
         a.appendSeries(src)
-        const read = (s: BarSeries) =>
-          Array.from({ length: s.length }, (_, j) => [
-            s.days[j],
-            s.openAt(j),
-            s.highAt(j),
-            s.lowAt(j),
-            s.close[j],
-            s.volume[j]
-          ])
         expect(read(a), `${headPrices}/${headVolumes} then ${tailPrices}/${tailVolumes}`).toEqual([...head, ...tail])
         expect(() => a.appendSeries(src)).toThrow(/not after/)
       }

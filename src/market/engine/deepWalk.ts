@@ -59,15 +59,10 @@ export const reachingBack = (
     capacities.set(i, capacity)
     total += capacity
   }
-  // the series' arrays as views of a few buffers, their opens, highs and lows built in one scratch
-  // (as the window's are, `history.ts`): 13,047 series' own shared buffers took ~2 s to allocate
-  const scratch = new Float64Array(3 * total)
+  // the series' arrays as views of a few buffers, their opens, highs and lows int32 ticks from the
+  // start: the new memory a walk touches is most of what building its series costs (~3 ms a MB)
   const arena = new SeriesArena(total)
-  let scratchAt = 0
-  for (const [i, capacity] of capacities) {
-    fresh.set(i, new BarSeries(capacity, scratch.subarray(scratchAt, scratchAt + 3 * capacity), arena))
-    scratchAt += 3 * capacity
-  }
+  for (const [i, capacity] of capacities) fresh.set(i, BarSeries.scaledIn(capacity, arena))
   const walked = Int32Array.from(fresh.keys()).sort()
   const onBar = (i: number, d: number, o: number, h: number, l: number, c: number, v: number) => {
     if (d >= from) fresh.get(i)!.push(d, o, h, l, c, v)

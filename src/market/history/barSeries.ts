@@ -98,6 +98,16 @@ export const scaledPrice = (x: number): number | undefined => {
 }
 const scaled = scaledPrice
 
+/** Bars as one array per field (days ascending), as a group's stored bars are read (`deepBars.ts`). */
+export interface BarColumns {
+  readonly days: Int32Array
+  readonly open: Float64Array
+  readonly high: Float64Array
+  readonly low: Float64Array
+  readonly close: Float64Array
+  readonly volume: Float64Array
+}
+
 export class BarSeries {
   length = 0
   days: Int32Array
@@ -137,6 +147,26 @@ export class BarSeries {
     }
     this.close = room?.close ?? float64s(capacity)
     this.volume = room?.volume ?? uint32s(capacity)
+  }
+
+  /**
+   * An empty series whose opens, highs and lows are int32 ticks from the start (`ohlScale` =
+   * PRICE_SCALE), every array a view of `arena`: no doubles scratch to fill and compact (a bar off
+   * the tick grid turns them into doubles, as `push` does).
+   */
+  static scaledIn(capacity: number, arena: SeriesArena): BarSeries {
+    const room = arena.take(capacity)
+    const ohl = arena.takeOhl(capacity)
+    if (room === undefined || ohl === undefined) return new BarSeries(capacity)
+    const s = new BarSeries(0)
+    s.days = room.days
+    s.close = room.close
+    s.volume = room.volume
+    s.open = ohl.subarray(0, capacity)
+    s.high = ohl.subarray(capacity, 2 * capacity)
+    s.low = ohl.subarray(2 * capacity, 3 * capacity)
+    s.ohlScale = PRICE_SCALE
+    return s
   }
 
   /** A series over arrays another thread shares (`arrays`), with the bars it held then. */
@@ -205,21 +235,11 @@ export class BarSeries {
   }
 
   /**
-   * Appends `n` bars given as arrays (`days[at …]` ascending, after this one's last day): copied
-   * array by array while the series keeps its prices as doubles, bar by bar otherwise.
+   * Appends `n` bars given as arrays (`days[at …]` ascending, after this one's last day), as
+   * pushing them one by one would: copied array by array, or as int32 ticks into a series that
+   * keeps them so.
    */
-  appendBars(
-    bars: {
-      readonly days: Int32Array
-      readonly open: Float64Array
-      readonly high: Float64Array
-      readonly low: Float64Array
-      readonly close: Float64Array
-      readonly volume: Float64Array
-    },
-    at: number,
-    n: number
-  ): void {
+  appendBars(bars: BarColumns, at: number, n: number): void {
     if (n === 0) return
     for (let j = at + 1; j < at + n; j++) {
       if (bars.days[j] <= bars.days[j - 1])
@@ -233,13 +253,33 @@ export class BarSeries {
       const v = bars.volume[j]
       whole = Number.isInteger(v) && v >= 0 && v <= 0xffff_ffff
     }
-    if (this.ohlScale !== 1 || (!whole && this.volume instanceof Uint32Array)) {
-      for (let j = at; j < at + n; j++)
-        this.push(bars.days[j], bars.open[j], bars.high[j], bars.low[j], bars.close[j], bars.volume[j])
+    if (this.length + n > this.days.length) this.grow(this.length + n)
+    if (!whole && this.volume instanceof Uint32Array) this.volume = float64sOf(this.volume)
+    const to = this.length
+    if (this.ohlScale !== 1) {
+      // int32 ticks while every price is one (a price off the grid: doubles from there, as `push` makes them)
+      const open = this.open
+      const high = this.high
+      const low = this.low
+      for (let j = 0; j < n; j++) {
+        const o = scaled(bars.open[at + j])
+        const h = scaled(bars.high[at + j])
+        const l = scaled(bars.low[at + j])
+        if (o === undefined || h === undefined || l === undefined) {
+          this.appendBarByBar(bars, at + j, n - j)
+          return
+        }
+        const k = to + j
+        open[k] = o
+        high[k] = h
+        low[k] = l
+        this.days[k] = bars.days[at + j]
+        this.close[k] = bars.close[at + j]
+        this.volume[k] = bars.volume[at + j]
+        this.length++
+      }
       return
     }
-    if (this.length + n > this.days.length) this.grow(this.length + n)
-    const to = this.length
     this.days.set(bars.days.subarray(at, at + n), to)
     this.open.set(bars.open.subarray(at, at + n), to)
     this.high.set(bars.high.subarray(at, at + n), to)
@@ -247,6 +287,11 @@ export class BarSeries {
     this.close.set(bars.close.subarray(at, at + n), to)
     this.volume.set(bars.volume.subarray(at, at + n), to)
     this.length += n
+  }
+
+  private appendBarByBar(bars: BarColumns, at: number, n: number): void {
+    for (let j = at; j < at + n; j++)
+      this.push(bars.days[j], bars.open[j], bars.high[j], bars.low[j], bars.close[j], bars.volume[j])
   }
 
   /**

@@ -18,7 +18,7 @@
  * So every bar reads back bit for bit; a simulated bar (tick-rounded prices, a rounded volume) takes
  * 21 bytes.
  */
-import { PRICE_SCALE, scaledPrice } from "./barSeries.js"
+import { type BarColumns, PRICE_SCALE, scaledPrice } from "./barSeries.js"
 
 /** calendar days a chunk spans: at most one bar a day, so at most 64 bars a ticker */
 export const CHUNK_DAYS = 64
@@ -216,15 +216,9 @@ export class DeepBarsWriter {
 }
 
 /** A group's bars over a range of days, ticker by ticker (`capacity` bars of room each). */
-export interface GroupBars {
+export interface GroupBars extends BarColumns {
   readonly capacity: number
   readonly length: Int32Array
-  readonly days: Int32Array
-  readonly open: Float64Array
-  readonly high: Float64Array
-  readonly low: Float64Array
-  readonly close: Float64Array
-  readonly volume: Float64Array
 }
 
 export const groupBars = (tickers: number, capacity: number): GroupBars => ({
