@@ -159,7 +159,9 @@ export function* computedCounts(md: MarketReader, spec: ComputedSpec): Generator
     start: (_i, s) => s.indexAtOrBefore(first),
     fresh: false,
     toDay: last,
-    inputs: inputsFor(spec.columns)
+    inputs: inputsFor(spec.columns),
+    // only the columns read: the walk then advances only the parts of the state they need
+    columns: spec.columns.filter((c) => !STRING_COLUMN_SET.has(c))
   })
   const computed = spec.columns.filter((c) => !STRING_COLUMN_SET.has(c) && walk.row.has(c))
   const strings = spec.columns.filter((c) => STRING_COLUMN_SET.has(c))

@@ -25,7 +25,7 @@
  */
 
 import type { DeepGridSpec } from "../history/deepGrid.js"
-import type { RowSink } from "../indicators/index.js"
+import type { DailyState, RowSink } from "../indicators/index.js"
 import type { Snapshot } from "../snapshot.js"
 import type { ParsedBar } from "../sources/csvBars.js"
 import { membershipOn } from "../universes.js"
@@ -188,8 +188,8 @@ export class MarketData implements MarketReader {
   minuteWalk(i: number, fromMs: number, toMs: number, sink: RowSink, visit: (t: number, j: number) => void): void {
     minuteWalk(this.core, i, fromMs, toMs, sink, visit)
   }
-  stateAt(i: number, j: number) {
-    return stateAt(this.core, i, j)
+  stateAt(i: number, j: number, into?: DailyState, families?: number) {
+    return stateAt(this.core, i, j, into, families)
   }
   windowDayOf(i: number): number {
     return this.core.windowDayOf(i)

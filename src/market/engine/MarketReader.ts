@@ -54,8 +54,11 @@ export interface MarketReader {
     limit: number
   ): Array<MinutePoint>
   minuteWalk(i: number, fromMs: number, toMs: number, sink: RowSink, visit: (t: number, j: number) => void): void
-  /** a fresh copy of ticker `i`'s state with its bars before index `j` committed */
-  stateAt(i: number, j: number): DailyState
+  /**
+   * a fresh copy of ticker `i`'s state with its bars before index `j` committed (into `into`, of
+   * the ticker's config, where given; only the parts `families` names: a walk's, state.ts `F`)
+   */
+  stateAt(i: number, j: number, into?: DailyState, families?: number): DailyState
   /** the first day of ticker `i`'s history kept in memory */
   windowDayOf(i: number): number
   /** ticker `i`'s history before the window (built on demand, cached) */

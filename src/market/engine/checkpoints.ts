@@ -18,6 +18,7 @@
  */
 import type { BarSeries } from "../history/barSeries.js"
 import {
+  ALL_FAMILIES,
   commit,
   configForAssetType,
   copyRecursiveScalars,
@@ -122,7 +123,15 @@ export class HistoryCheckpoints {
    * A state of ticker `i` with bars [0, j) committed: fresh, or rebuilt into
    * `into` (a state of the same asset type the caller owns and reuses).
    */
-  stateBefore(i: number, j: number, series: BarSeries, assetType: string, into?: DailyState): DailyState {
+  stateBefore(
+    i: number,
+    j: number,
+    series: BarSeries,
+    assetType: string,
+    into?: DailyState,
+    /** only these parts of the state (a walk's: state.ts `F`) */
+    families: number = ALL_FAMILIES
+  ): DailyState {
     const config = configForAssetType(assetType)
     // the last checkpoint at or before min(j, committed): slots below that bar + 1, of those written
     const limit = Math.min(j, this.committedCount[i])
@@ -132,12 +141,12 @@ export class HistoryCheckpoints {
     if (available >= 1) {
       from = this.positionOf(i, available - 1)
       const scalars = this.saved[i].subarray((available - 1) * SC_COUNT, available * SC_COUNT)
-      st = restoreFromBars(config, scalars, from, series, from, into)
+      st = restoreFromBars(config, scalars, from, series, from, into, undefined, families)
     } else {
       st = makeState(config)
       from = 0
     }
-    for (let k = from; k < j; k++) commit(st, barOf(series, k))
+    for (let k = from; k < j; k++) commit(st, barOf(series, k), families)
     return st
   }
 }

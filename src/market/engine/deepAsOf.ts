@@ -159,7 +159,8 @@ export const stateAtGridDay = (
   /** how many of `bars` there are */
   n: number,
   gridDay: number,
-  into?: DailyState
+  into?: DailyState,
+  families?: number
 ): { readonly state: DailyState; readonly e: number } | undefined => {
   let e = 0
   while (e < n && bars.days[e]! < gridDay) e++
@@ -169,7 +170,8 @@ export const stateAtGridDay = (
   if (count === 0 && e === 0) return { state: makeState(config), e }
   if (count > 0 && e >= Math.min(count, config.yearDays)) {
     const longSum = block.subarray(at + GRID_LONG_SUM, at + GRID_LONG_SUM + 2)
-    return { state: restoreFromBars(config, block.subarray(at, at + SC_COUNT), count, bars, e, into, longSum), e }
+    const scalars = block.subarray(at, at + SC_COUNT)
+    return { state: restoreFromBars(config, scalars, count, bars, e, into, longSum, families), e }
   }
   return undefined
 }

@@ -97,10 +97,10 @@ export const reachingBack = (
   const bar = newBar()
 
   /** the state of extended series `i` before its bar `j`: off the grid day, or the ticker's own history */
-  const stateAt = (i: number, j: number): DailyState => {
-    if (!extended.has(i)) return md.stateAt(i, j)
+  const stateAt = (i: number, j: number, into?: DailyState, families?: number): DailyState => {
+    if (!extended.has(i)) return md.stateAt(i, j, into, families)
     const s = series[i]
-    const restored = stateAtGridDay(block, i, core.tickers[i].asset_type, s, s.length, gridDay)
+    const restored = stateAtGridDay(block, i, core.tickers[i].asset_type, s, s.length, gridDay, into, families)
     if (restored === undefined || j < restored.e) {
       // too few bars before the grid day (a sparse import), or a bar before it: the ticker's own history
       const deep = deepOf(core, i)
@@ -110,8 +110,8 @@ export const reachingBack = (
       return deepStateBefore(deep, jd)
     }
     const { state: st, e } = restored
-    for (let b = e; b < j; b++) commitDeferred(st, barInto(s, b, bar))
-    if (j > e) finishCommits(st)
+    for (let b = e; b < j; b++) commitDeferred(st, barInto(s, b, bar), families)
+    if (j > e) finishCommits(st, families)
     return st
   }
 

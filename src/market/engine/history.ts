@@ -118,8 +118,8 @@ export const stateBefore = (core: MarketCore, i: number, j: number): DailyState 
 }
 
 /** A fresh copy of ticker `i`'s indicator state with its bars before index `j` committed (history walks). */
-export const stateAt = (core: MarketCore, i: number, j: number): DailyState =>
-  core.checkpoints.stateBefore(i, j, core.series[i], core.tickers[i].asset_type)
+export const stateAt = (core: MarketCore, i: number, j: number, into?: DailyState, families?: number): DailyState =>
+  core.checkpoints.stateBefore(i, j, core.series[i], core.tickers[i].asset_type, into, families)
 
 /** Ticker `i`'s history from its first day to the day before its window; undefined when it has none. */
 export const deepOf = (core: MarketCore, i: number): DeepTicker | undefined => {

@@ -40,7 +40,9 @@ import {
   configForAssetType,
   type DailyState,
   epochDay,
+  familiesOf,
   finishCommits,
+  type IndicatorConfig,
   isoDate,
   makeState,
   NO_INPUTS,
@@ -50,8 +52,7 @@ import {
 } from "../indicators/index.js"
 import { allocateFundamentals, type FundamentalColumns } from "../sim/index.js"
 import type { Column } from "../snapshot.js"
-import type { BarSeries } from "./barSeries.js"
-import { barAt } from "./barSeries.js"
+import { type BarSeries, barInto, newBar } from "./barSeries.js"
 
 const VENDOR_DAY = epochDay(VENDOR_FEED_START)
 /** bars previewed between two yields */
@@ -74,7 +75,11 @@ export interface WalkSpec {
   /** last day walked (inclusive) */
   readonly toDay: number
   readonly inputs: WalkInputs
-  /** the columns `row` holds (default: every computed column); writing fewer costs less per bar */
+  /**
+   * the columns `row` holds (default: every computed column); writing fewer costs less per bar, and
+   * the walk then advances only the parts of each state they read (the other columns of `row` are
+   * not computed)
+   */
   readonly columns?: ReadonlyArray<string> | undefined
   /**
    * the bars previewed and visited (default: every bar walked); the others are only committed, in
@@ -99,6 +104,10 @@ export class DailyWalk {
   /** the series object each walked ticker is read from */
   readonly series: Array<BarSeries>
   private readonly sink: RowSink
+  /** the parts of the state the kept columns read: the walk advances only those (families.ts) */
+  private readonly families: number
+  /** the bar being walked (a commit or preview keeps no reference to it) */
+  private readonly bar = newBar()
 
   constructor(
     private readonly md: WalkMarket,
@@ -116,6 +125,7 @@ export class DailyWalk {
           )
     this.row = row
     this.sink = bindColumns(row)
+    this.families = familiesOf(spec.columns)
     this.series = new Array(spec.slots.length)
   }
 
@@ -123,58 +133,118 @@ export class DailyWalk {
     const { md, spec } = this
     const slots = spec.slots
     const n = slots.length
-    const states: Array<DailyState> = new Array(n)
     const next = new Int32Array(n)
     const end = new Int32Array(n)
+    for (let k = 0; k < n; k++) {
+      const s = md.series[slots[k]]
+      this.series[k] = s
+      end[k] = s.length
+      next[k] = Math.max(0, spec.start(slots[k], s))
+    }
+    if (spec.inputs === "none") yield* this.tickerByTicker(visit, next, end)
+    else yield* this.chunked(visit, next, end)
+  }
+
+  /**
+   * Without inputs nothing is shared between the tickers of a day: each ticker is walked to the end
+   * before the next, in one state per config refilled for each (13,000 states at once are ~180 MB
+   * of new memory to touch).
+   */
+  private *tickerByTicker(visit: BarVisitor, next: Int32Array, end: Int32Array): Generator<void, void> {
+    const { md, spec } = this
+    const pool = new Map<IndicatorConfig, DailyState>()
+    const cursor = { work: 0 }
+    for (let k = 0; k < spec.slots.length; k++) {
+      const i = spec.slots[k]
+      const config = configForAssetType(md.tickers[i].asset_type)
+      let st: DailyState
+      if (spec.fresh) {
+        st = makeState(config)
+      } else {
+        st = md.stateAt(i, next[k], pool.get(config), this.families)
+        if (st.config === config) pool.set(config, st)
+      }
+      yield* this.walkTicker(visit, k, st, next[k], end[k], spec.toDay, NONE, cursor)
+    }
+  }
+
+  /**
+   * With inputs, the days are cut into chunks (`CHUNK_DAYS`) whose inputs are read once, and within a
+   * chunk the walk goes ticker by ticker (a ticker's state stays in the CPU cache while its bars are
+   * walked); every ticker's state is kept from chunk to chunk.
+   */
+  private *chunked(visit: BarVisitor, next: Int32Array, end: Int32Array): Generator<void, void> {
+    const { md, spec } = this
+    const slots = spec.slots
+    const n = slots.length
+    const states: Array<DailyState> = new Array(n)
     let first = Number.POSITIVE_INFINITY
     for (let k = 0; k < n; k++) {
       const i = slots[k]
-      const s = md.series[i]
-      this.series[k] = s
-      end[k] = s.length
-      const j = Math.max(0, spec.start(i, s))
-      next[k] = j
-      states[k] = spec.fresh ? makeState(configForAssetType(md.tickers[i].asset_type)) : md.stateAt(i, j)
+      const s = this.series[k]
+      const j = next[k]
+      states[k] = spec.fresh
+        ? makeState(configForAssetType(md.tickers[i].asset_type))
+        : md.stateAt(i, j, undefined, this.families)
       if (j < s.length && s.days[j] < first) first = s.days[j]
       // a fresh state per ticker is cheap but not for 13,000 at once: the event loop gets turns
       if (k % 64 === 63) yield
     }
     const inputs = new ChunkInputs(md, spec.inputs, slots)
-    const wanted = spec.wanted
-    /** tickers whose state has deferred commits (`finishCommits` before the next preview) */
-    const deferred = new Uint8Array(n)
-    let work = 0
+    const cursor = { work: 0 }
     for (let c0 = first; c0 <= spec.toDay; c0 += CHUNK_DAYS) {
       const c1 = Math.min(c0 + CHUNK_DAYS - 1, spec.toDay)
       inputs.moveTo(c0)
       for (let k = 0; k < n; k++) {
-        const s = this.series[k]
-        const st = states[k]
-        const i = slots[k]
-        let j = next[k]
-        for (; j < end[k] && s.days[j] <= c1; j++) {
-          const day = s.days[j]
-          const bar = barAt(s, j)
-          if (wanted !== undefined && !wanted(k, j)) {
-            commitDeferred(st, bar)
-            deferred[k] = 1
-          } else {
-            if (deferred[k] === 1) {
-              finishCommits(st)
-              deferred[k] = 0
-            }
-            preview(st, bar, inputs.of(i, day), this.sink, 0)
-            visit(k, j, day)
-            commit(st, bar)
-          }
-          if (++work % SLICE_BARS === 0) yield
-        }
-        next[k] = j
+        next[k] = yield* this.walkTicker(visit, k, states[k], next[k], end[k], c1, inputs, cursor)
       }
       yield
     }
   }
+
+  /**
+   * Walks bars `j` .. of walked ticker `k` up to day `lastDay` (and before bar `end`) on `st`: the
+   * wanted ones previewed, visited and committed, the others committed with the refresh deferred
+   * (finished before the next preview, and after the last bar). Returns the next bar.
+   */
+  private *walkTicker(
+    visit: BarVisitor,
+    k: number,
+    st: DailyState,
+    j: number,
+    end: number,
+    lastDay: number,
+    inputs: Pick<ChunkInputs, "of">,
+    cursor: { work: number }
+  ): Generator<void, number> {
+    const s = this.series[k]
+    const i = this.spec.slots[k]
+    const wanted = this.spec.wanted
+    const families = this.families
+    const bar = this.bar
+    let deferred = false
+    for (; j < end && s.days[j] <= lastDay; j++) {
+      const day = s.days[j]
+      barInto(s, j, bar)
+      if (wanted !== undefined && !wanted(k, j)) {
+        commitDeferred(st, bar, families)
+        deferred = true
+      } else {
+        if (deferred) finishCommits(st, families)
+        deferred = false
+        preview(st, bar, inputs.of(i, day), this.sink, 0, families)
+        visit(k, j, day)
+        commit(st, bar, families)
+      }
+      if (++cursor.work % SLICE_BARS === 0) yield
+    }
+    if (deferred) finishCommits(st, families)
+    return j
+  }
 }
+
+/** The inputs of a walk without any: none. */
+const NONE: Pick<ChunkInputs, "of"> = { of: () => NO_INPUTS }
 
 /** The inputs of the days of one chunk, read the way the as-of reads read them. */
 class ChunkInputs {

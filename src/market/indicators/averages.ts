@@ -12,6 +12,7 @@ import {
   BOLLINGER_PERIOD as BB_PERIOD,
   type DailyBar,
   type DailyState,
+  F as FAMILIES,
   H as HOT,
   MA_PERIODS as MA_WINDOWS
 } from "./state.js"
@@ -20,6 +21,7 @@ import { m2WithValue as welford } from "./window.js"
 // Module-level aliases of the imports used per ticker: under vitest every use of
 // an imported binding is a getter call, which more than doubled the cost of a refresh.
 const H = HOT
+const F = FAMILIES
 const MA_PERIODS = MA_WINDOWS
 const BOLLINGER_PERIOD = BB_PERIOD
 const m2WithValue = welford
@@ -66,7 +68,8 @@ const DEATH_CROSS = slot("death_cross")
  */
 export const flatToZero = (sd: number, mean: number): number => (sd <= 1e-10 * Math.abs(mean) ? 0 : sd)
 
-export const computeAverages = (st: DailyState, bar: DailyBar, r: Scratch): void => {
+/** The averages' columns (`families` has `F.averages`), and Bollinger's where it has `F.bollinger`. */
+export const computeAverages = (st: DailyState, bar: DailyBar, r: Scratch, families: number): void => {
   const c = bar.close
   const n = st.count
   for (let i = 0; i < MA_PERIODS.length; i++) {
@@ -108,7 +111,7 @@ export const computeAverages = (st: DailyState, bar: DailyBar, r: Scratch): void
     }
   }
 
-  const bbMean = st.hot[H.bbMean]
+  const bbMean = (families & F.bollinger) !== 0 ? st.hot[H.bbMean] : Number.NaN
   if (!Number.isNaN(bbMean)) {
     const middle = r.v[SMA[1]]
     // on deviations from the window's shift (a close in it): exact for a near-flat window at any price

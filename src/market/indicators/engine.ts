@@ -35,8 +35,10 @@ import { type Scratch, scratch } from "./scratch.js"
 import { computeSession as session } from "./session.js"
 import { type RowSink, scratchValues, writeRow as write } from "./sink.js"
 import {
+  ALL_FAMILIES,
   type DailyBar,
   type DailyState,
+  F as FAMILIES,
   H as HOT,
   MA_PERIODS as MA_WINDOWS,
   pushBar as push,
@@ -59,6 +61,8 @@ const pushBar = push
 const refreshHot = refresh
 const refreshCommitInputs = refreshInputs
 const H = HOT
+const F = FAMILIES
+const ALL = ALL_FAMILIES
 const MA_PERIODS = MA_WINDOWS
 const N = WILDER_PERIOD
 const SMA_50_INDEX = MA_PERIODS.indexOf(50)
@@ -66,18 +70,31 @@ const SMA_200_INDEX = MA_PERIODS.indexOf(200)
 const SIGNAL_ALPHA = 2 / (MACD_SIGNAL_PERIOD + 1)
 
 /** Fill the scratch row with every column for `bar` as the day after the committed state. */
-export const computeDay = (st: DailyState, bar: DailyBar, inputs: TickerInputs, r: Scratch = shared): void => {
+export const computeDay = (
+  st: DailyState,
+  bar: DailyBar,
+  inputs: TickerInputs,
+  r: Scratch = shared,
+  families: number = ALL
+): void => {
   r.clear()
-  computeSession(st, bar, r)
-  computeAverages(st, bar, r)
-  computeOscillators(st, bar, r)
-  computeRange(st, bar, r)
-  computeFundamentals(inputs, bar.day, r)
+  computeSession(st, bar, r, families)
+  if ((families & F.averages) !== 0) computeAverages(st, bar, r, families)
+  if ((families & (F.wilder | F.stochastic)) !== 0) computeOscillators(st, bar, r, families)
+  computeRange(st, bar, r, families)
+  if ((families & F.inputs) !== 0) computeFundamentals(inputs, bar.day, r)
 }
 
 /** Write the row of the open day (or of a completed day not yet committed) into `sink` at `row`. */
-export const preview = (st: DailyState, bar: DailyBar, inputs: TickerInputs, sink: RowSink, row: number): void => {
-  computeDay(st, bar, inputs, shared)
+export const preview = (
+  st: DailyState,
+  bar: DailyBar,
+  inputs: TickerInputs,
+  sink: RowSink,
+  row: number,
+  families: number = ALL
+): void => {
+  computeDay(st, bar, inputs, shared, families)
   writeRow(sink, row, shared)
 }
 
@@ -124,9 +141,9 @@ const orZero = (x: number): number => (x - x === 0 ? x : 0)
  * EMAs, MACD and signal, the Wilder averages and ADX, %K and the year, then
  * slides the rings and windows and refreshes `hot`.
  */
-export const commit = (st: DailyState, bar: DailyBar): void => {
-  advance(st, bar)
-  refreshHot(st)
+export const commit = (st: DailyState, bar: DailyBar, families: number = ALL): void => {
+  advance(st, bar, families)
+  refreshHot(st, families)
 }
 
 /**
@@ -137,18 +154,18 @@ export const commit = (st: DailyState, bar: DailyBar): void => {
  * (the rest of `hot` is a pure function of the rings and windows). Until
  * then only the recursive scalars (`recursiveScalars`) may be read from it.
  */
-export const commitDeferred = (st: DailyState, bar: DailyBar): void => {
-  advance(st, bar)
-  refreshCommitInputs(st)
+export const commitDeferred = (st: DailyState, bar: DailyBar, families: number = ALL): void => {
+  advance(st, bar, families)
+  refreshCommitInputs(st, families)
 }
 
 /** Completes a run of `commitDeferred`: `hot` as `commit` leaves it (untouched when nothing was committed). */
-export const finishCommits = (st: DailyState): void => {
-  if (st.count > 0) refreshHot(st)
+export const finishCommits = (st: DailyState, families: number = ALL): void => {
+  if (st.count > 0) refreshHot(st, families)
 }
 
 /** Everything `commit` does but the refresh of `hot`'s derived part. */
-const advance = (st: DailyState, bar: DailyBar): void => {
+const advance = (st: DailyState, bar: DailyBar, families: number): void => {
   if (!validBar(bar)) throw new RangeError(`malformed daily bar: ${JSON.stringify(bar)}`)
   const hot = st.hot
   const n = st.count
@@ -168,10 +185,24 @@ const advance = (st: DailyState, bar: DailyBar): void => {
     hot[H.obv] = orZero(hot[H.obv] + (c > pc ? v : c < pc ? -v : 0))
     hot[H.upStreak] = orZero(c > pc ? hot[H.upStreak] + 1 : 0)
     hot[H.downStreak] = orZero(c < pc ? hot[H.downStreak] + 1 : 0)
-    logReturn = orZero(Math.log(c / pc))
+    if ((families & F.volatility) !== 0) logReturn = orZero(Math.log(c / pc))
   }
+  if ((families & F.averages) !== 0) advanceAverages(hot, n, c)
+  if ((families & F.wilder) !== 0 && n >= 1) advanceWilder(hot, n, h, l, c, pc)
+  if ((families & F.stochastic) !== 0) advanceStochastic(hot, h, l, c)
 
-  // averages (averages.ts): EMAs from the committed-window means, MACD, signal, SMA-50/200
+  // range (range.ts): the close the year-to-date return divides by
+  const year = yearOfDay(day)
+  if (n > 0 && year > hot[H.lastYear]) hot[H.prevYearClose] = pc
+  hot[H.lastYear] = year
+
+  pushBar(st, c, h, l, v, logReturn, families)
+  st.count = n + 1
+  hot[H.lastDay] = day
+}
+
+/** The averages' part of `advance`: the EMAs from the committed-window means, MACD, signal, SMA-50/200. */
+const advanceAverages = (hot: Float64Array, n: number, c: number): void => {
   let emaFast = 0
   let emaSlow = 0
   for (let i = 0; i < MA_PERIODS.length; i++) {
@@ -206,42 +237,46 @@ const advance = (st: DailyState, bar: DailyBar): void => {
   } else {
     hot[H.macd] = Number.NaN
   }
+}
 
-  // oscillators (oscillators.ts): Wilder averages (seed sums until day N), ADX, %K
-  if (n >= 1) {
-    const change = c - pc
-    const gain = Math.max(change, 0)
-    const loss = Math.max(-change, 0)
-    const tr = Math.max(h, pc) - Math.min(l, pc)
-    const up = h - hot[H.prevHigh]
-    const down = hot[H.prevLow] - l
-    const pdm = up > down && up > 0 ? up : 0
-    const mdm = down > up && down > 0 ? down : 0
-    if (n < N) {
-      hot[H.avgGain] += orZero(gain)
-      hot[H.avgLoss] += orZero(loss)
-      hot[H.atr] += orZero(tr)
-      hot[H.plusDm] += orZero(pdm)
-      hot[H.minusDm] += orZero(mdm)
-    } else {
-      const seeding = n === N
-      const avgGain = seeding ? (hot[H.avgGain] + gain) / N : (hot[H.avgGain] * (N - 1) + gain) / N
-      const avgLoss = seeding ? (hot[H.avgLoss] + loss) / N : (hot[H.avgLoss] * (N - 1) + loss) / N
-      const atr = seeding ? (hot[H.atr] + tr) / N : (hot[H.atr] * (N - 1) + tr) / N
-      const pdmAvg = seeding ? (hot[H.plusDm] + pdm) / N : (hot[H.plusDm] * (N - 1) + pdm) / N
-      const mdmAvg = seeding ? (hot[H.minusDm] + mdm) / N : (hot[H.minusDm] * (N - 1) + mdm) / N
-      hot[H.avgGain] = orZero(avgGain)
-      hot[H.avgLoss] = orZero(avgLoss)
-      hot[H.atr] = orZero(atr)
-      hot[H.plusDm] = orZero(pdmAvg)
-      hot[H.minusDm] = orZero(mdmAvg)
-      const pdi = atr > 0 ? (100 * pdmAvg) / atr : 0
-      const mdi = atr > 0 ? (100 * mdmAvg) / atr : 0
-      const dx = pdi + mdi > 0 ? (100 * Math.abs(pdi - mdi)) / (pdi + mdi) : 0
-      if (n < ADX_FIRST) hot[H.adx] += orZero(dx)
-      else hot[H.adx] = orNaN(n === ADX_FIRST ? (hot[H.adx] + dx) / N : (hot[H.adx] * (N - 1) + dx) / N)
-    }
+/** The Wilder averages' part of `advance` (oscillators.ts; from the second bar): seed sums until day N, then RSI's, ATR's and DMI's averages, ADX. */
+const advanceWilder = (hot: Float64Array, n: number, h: number, l: number, c: number, pc: number): void => {
+  const change = c - pc
+  const gain = Math.max(change, 0)
+  const loss = Math.max(-change, 0)
+  const tr = Math.max(h, pc) - Math.min(l, pc)
+  const up = h - hot[H.prevHigh]
+  const down = hot[H.prevLow] - l
+  const pdm = up > down && up > 0 ? up : 0
+  const mdm = down > up && down > 0 ? down : 0
+  if (n < N) {
+    hot[H.avgGain] += orZero(gain)
+    hot[H.avgLoss] += orZero(loss)
+    hot[H.atr] += orZero(tr)
+    hot[H.plusDm] += orZero(pdm)
+    hot[H.minusDm] += orZero(mdm)
+  } else {
+    const seeding = n === N
+    const avgGain = seeding ? (hot[H.avgGain] + gain) / N : (hot[H.avgGain] * (N - 1) + gain) / N
+    const avgLoss = seeding ? (hot[H.avgLoss] + loss) / N : (hot[H.avgLoss] * (N - 1) + loss) / N
+    const atr = seeding ? (hot[H.atr] + tr) / N : (hot[H.atr] * (N - 1) + tr) / N
+    const pdmAvg = seeding ? (hot[H.plusDm] + pdm) / N : (hot[H.plusDm] * (N - 1) + pdm) / N
+    const mdmAvg = seeding ? (hot[H.minusDm] + mdm) / N : (hot[H.minusDm] * (N - 1) + mdm) / N
+    hot[H.avgGain] = orZero(avgGain)
+    hot[H.avgLoss] = orZero(avgLoss)
+    hot[H.atr] = orZero(atr)
+    hot[H.plusDm] = orZero(pdmAvg)
+    hot[H.minusDm] = orZero(mdmAvg)
+    const pdi = atr > 0 ? (100 * pdmAvg) / atr : 0
+    const mdi = atr > 0 ? (100 * mdmAvg) / atr : 0
+    const dx = pdi + mdi > 0 ? (100 * Math.abs(pdi - mdi)) / (pdi + mdi) : 0
+    if (n < ADX_FIRST) hot[H.adx] += orZero(dx)
+    else hot[H.adx] = orNaN(n === ADX_FIRST ? (hot[H.adx] + dx) / N : (hot[H.adx] * (N - 1) + dx) / N)
   }
+}
+
+/** The stochastic's part of `advance`: today's %K from the committed 13-day extremes, the last two kept. */
+const advanceStochastic = (hot: Float64Array, h: number, l: number, c: number): void => {
   const high13 = hot[H.high13]
   let k = Number.NaN
   if (!Number.isNaN(high13)) {
@@ -251,15 +286,6 @@ const advance = (st: DailyState, bar: DailyBar): void => {
   }
   hot[H.stochK2] = hot[H.stochK1]
   hot[H.stochK1] = k
-
-  // range (range.ts): the close the year-to-date return divides by
-  const year = yearOfDay(day)
-  if (n > 0 && year > hot[H.lastYear]) hot[H.prevYearClose] = pc
-  hot[H.lastYear] = year
-
-  pushBar(st, c, h, l, v, logReturn)
-  st.count = n + 1
-  hot[H.lastDay] = day
 }
 
 /** Commit every bar in order. */

@@ -29,6 +29,7 @@ export {
   previewAll,
   previewValues
 } from "./engine.js"
+export { familiesOf } from "./families.js"
 export { NO_INPUTS, type TickerInputs } from "./fundamentals.js"
 export { NEWS_RELEVANCE_MIN, NEWS_WINDOW_MS, type NewsMention, type NewsValues, newsColumns } from "./news.js"
 export {
@@ -42,4 +43,4 @@ export {
 export { type Cell, referenceColumns } from "./reference.js"
 export { Scratch, scratch } from "./scratch.js"
 export { allocateColumns, bindColumns, COMPUTED_COLUMN_NAMES, type RowSink, writeRow } from "./sink.js"
-export { type DailyBar, DailyState, makeState, SC_COUNT } from "./state.js"
+export { ALL_FAMILIES, type DailyBar, DailyState, makeState, SC_COUNT } from "./state.js"

@@ -10,12 +10,20 @@
  */
 import { THRESHOLDS } from "../catalog.js"
 import { type Scratch, slot } from "./scratch.js"
-import { type DailyBar, type DailyState, H as HOT, STOCH_PERIOD as STOCH_WINDOW, WILDER_PERIOD } from "./state.js"
+import {
+  type DailyBar,
+  type DailyState,
+  F as FAMILIES,
+  H as HOT,
+  STOCH_PERIOD as STOCH_WINDOW,
+  WILDER_PERIOD
+} from "./state.js"
 
 // Module-level aliases of the imports used per ticker: under vitest every use of
 // an imported binding is a getter call, which more than doubled the cost of a refresh.
 const T = THRESHOLDS
 const H = HOT
+const F = FAMILIES
 const N = WILDER_PERIOD
 const STOCH_PERIOD = STOCH_WINDOW
 
@@ -46,12 +54,13 @@ const wilder = (n: number, slot: number, x: number): number => (n === N ? (slot 
 export const rsiOf = (avgGain: number, avgLoss: number): number =>
   avgLoss === 0 ? (avgGain === 0 ? 50 : 100) : 100 - 100 / (1 + avgGain / avgLoss)
 
-export const computeOscillators = (st: DailyState, bar: DailyBar, r: Scratch): void => {
+/** The Wilder averages' columns (`families` has `F.wilder`) and the stochastic's (`F.stochastic`). */
+export const computeOscillators = (st: DailyState, bar: DailyBar, r: Scratch, families: number): void => {
   const { high: h, low: l, close: c } = bar
   const n = st.count
   const hot = st.hot
 
-  if (n >= 1) {
+  if (n >= 1 && (families & F.wilder) !== 0) {
     const pc = hot[H.prevClose]
     const change = c - pc
     const gain = Math.max(change, 0)
@@ -86,7 +95,7 @@ export const computeOscillators = (st: DailyState, bar: DailyBar, r: Scratch): v
     }
   }
 
-  if (!Number.isNaN(hot[H.high13])) {
+  if ((families & F.stochastic) !== 0 && !Number.isNaN(hot[H.high13])) {
     const hh = Math.max(hot[H.high13], h)
     const ll = Math.min(hot[H.low13], l)
     r.put(STOCH_K, (100 * (c - ll)) / (hh - ll))

@@ -5,13 +5,20 @@
 import { THRESHOLDS } from "../catalog.js"
 import { yearOfDay as civilYear } from "./days.js"
 import { type Scratch, slot } from "./scratch.js"
-import { type DailyBar, type DailyState, H as HOT, VOLATILITY_PERIODS as VOLATILITY_WINDOWS } from "./state.js"
+import {
+  type DailyBar,
+  type DailyState,
+  F as FAMILIES,
+  H as HOT,
+  VOLATILITY_PERIODS as VOLATILITY_WINDOWS
+} from "./state.js"
 import { m2WithValue as welford } from "./window.js"
 
 // Module-level aliases of the imports used per ticker: under vitest every use of
 // an imported binding is a getter call, which more than doubled the cost of a refresh.
 const T = THRESHOLDS
 const H = HOT
+const F = FAMILIES
 const VOLATILITY_PERIODS = VOLATILITY_WINDOWS
 const yearOfDay = civilYear
 const m2WithValue = welford
@@ -36,10 +43,11 @@ const LOG_RETURN = slot("log_return")
 
 const RETURNS = [RETURN_1W, RETURN_1M, RETURN_3M, RETURN_6M, RETURN_1Y]
 
-export const computeRange = (st: DailyState, bar: DailyBar, r: Scratch): void => {
+/** The returns' columns, the 52-week range's (`families` has `F.yearRange`) and volatility's (`F.volatility`). */
+export const computeRange = (st: DailyState, bar: DailyBar, r: Scratch, families: number): void => {
   const { high: h, low: l, close: c } = bar
   const hot = st.hot
-  const highYear = hot[H.highYear]
+  const highYear = (families & F.yearRange) !== 0 ? hot[H.highYear] : Number.NaN
   const lowYear = hot[H.lowYear]
 
   if (!Number.isNaN(highYear)) {
@@ -63,7 +71,7 @@ export const computeRange = (st: DailyState, bar: DailyBar, r: Scratch): void =>
     r.put(RETURN_YTD, c / base - 1)
   }
 
-  if (r.ok[LOG_RETURN]) {
+  if ((families & F.volatility) !== 0 && r.ok[LOG_RETURN]) {
     const x = r.v[LOG_RETURN]
     const annualize = Math.sqrt(st.config.yearDays)
     for (let i = 0; i < VOLATILITY_PERIODS.length; i++) {

@@ -18,7 +18,7 @@
  * bit-for-bit again after at most 199 more commits.
  */
 import type { IndicatorConfig } from "./config.js"
-import { DailyState, H, MA_PERIODS, refreshHot, SC_COUNT } from "./state.js"
+import { ALL_FAMILIES, DailyState, F, H, MA_PERIODS, refreshHot, SC_COUNT } from "./state.js"
 
 /** the moving average whose running sum a year of bars cannot replay (it re-sums every 199 pushes: 397 closes back) */
 const LONG_MA = MA_PERIODS.indexOf(200)
@@ -79,7 +79,8 @@ const sameConfig = (a: IndicatorConfig, b: IndicatorConfig): boolean =>
  *
  * `into`, if given, is a state of the same config that is overwritten and
  * returned instead of allocating a new one (about 10 KB, zeroed): for reading
- * many points of history one after another.
+ * many points of history one after another. With `families`, only those
+ * parts of the state are rebuilt (a walk that advances only them: state.ts `F`).
  */
 export const restoreFromBars = (
   config: IndicatorConfig,
@@ -89,7 +90,8 @@ export const restoreFromBars = (
   endExclusive: number,
   into?: DailyState,
   /** the SMA-200 running sum after the `count`-th commit (`copyLongSum`): then a year of bars suffices */
-  longSum?: ArrayLike<number>
+  longSum?: ArrayLike<number>,
+  families: number = ALL_FAMILIES
 ): DailyState => {
   const end = endExclusive
   if (scalars.length !== SC_COUNT) throw new RangeError(`restoreFromBars: expected ${SC_COUNT} recursive scalars`)
@@ -123,6 +125,37 @@ export const restoreFromBars = (
   const scale = bars.ohlScale ?? 1
   st.highs.fill(high, end, count, scale)
   st.lows.fill(low, end, count, scale)
+  if ((families & F.volume) !== 0) restoreVolumes(st, volume, close, end, count)
+  if ((families & F.volatility) !== 0) restoreReturns(st, close, end, count)
+  if ((families & F.averages) !== 0) {
+    for (let i = 0; i < st.ma.length; i++) st.ma[i].rebuild(close, end, count)
+    if (longSum !== undefined) {
+      st.ma[LONG_MA].k = longSum[0]
+      st.ma[LONG_MA].s1 = longSum[1]
+    }
+  }
+  if ((families & F.bollinger) !== 0) st.bollinger.rebuild(count)
+  if ((families & F.stochastic) !== 0) {
+    st.high13.rebuild(count)
+    st.low13.rebuild(count)
+  }
+  if ((families & F.yearRange) !== 0) {
+    st.highYear.rebuild(count)
+    st.lowYear.rebuild(count)
+  }
+  if (count > 0) refreshHot(st, families)
+  else hot.fill(Number.NaN, SC_COUNT)
+  return st
+}
+
+/** The volume and dollar-volume rings and windows of a restore. */
+const restoreVolumes = (
+  st: DailyState,
+  volume: ArrayLike<number>,
+  close: ArrayLike<number>,
+  end: number,
+  count: number
+) => {
   st.volumes.fill(volume, end, count)
   const dollarCount = Math.min(end, 2 * st.dollarVolume.length - 1)
   for (let j = 0; j < dollarCount; j++) {
@@ -130,6 +163,12 @@ export const restoreFromBars = (
     dollarScratch[j] = close[i] * volume[i]
   }
   st.dollarVolumes.fill(dollarScratch, dollarCount, count)
+  for (let i = 0; i < st.volume.length; i++) st.volume[i].rebuild(volume, end, count)
+  st.dollarVolume.rebuild(dollarScratch, dollarCount, count)
+}
+
+/** The log-return ring and the volatility windows of a restore. */
+const restoreReturns = (st: DailyState, close: ArrayLike<number>, end: number, count: number) => {
   // the log returns exactly as `commit` pushed them (from the second commit)
   const returns = st.logReturns
   const pushedReturns = Math.max(0, count - 1)
@@ -141,21 +180,5 @@ export const restoreFromBars = (
     rb[(pushedReturns - 1 - b) & rm] = x - x === 0 ? x : 0
   }
   returns.count = pushedReturns
-
-  for (let i = 0; i < st.ma.length; i++) st.ma[i].rebuild(close, end, count)
-  if (longSum !== undefined) {
-    st.ma[LONG_MA].k = longSum[0]
-    st.ma[LONG_MA].s1 = longSum[1]
-  }
-  for (let i = 0; i < st.volume.length; i++) st.volume[i].rebuild(volume, end, count)
-  st.dollarVolume.rebuild(dollarScratch, dollarCount, count)
-  st.bollinger.rebuild(count)
   for (let i = 0; i < st.volatility.length; i++) st.volatility[i].rebuild(pushedReturns)
-  st.high13.rebuild(count)
-  st.low13.rebuild(count)
-  st.highYear.rebuild(count)
-  st.lowYear.rebuild(count)
-  if (count > 0) refreshHot(st)
-  else hot.fill(Number.NaN, SC_COUNT)
-  return st
 }

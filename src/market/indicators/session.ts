@@ -3,12 +3,13 @@
  */
 import { THRESHOLDS } from "../catalog.js"
 import { type Scratch, slot } from "./scratch.js"
-import { type DailyBar, type DailyState, H as HOT, VOLUME_PERIODS as VOLUME_WINDOWS } from "./state.js"
+import { type DailyBar, type DailyState, F as FAMILIES, H as HOT, VOLUME_PERIODS as VOLUME_WINDOWS } from "./state.js"
 
 // Module-level aliases of the imports used per ticker: under vitest every use of
 // an imported binding is a getter call, which more than doubled the cost of a refresh.
 const T = THRESHOLDS
 const H = HOT
+const F = FAMILIES
 const VOLUME_PERIODS = VOLUME_WINDOWS
 
 const PRICE = slot("price")
@@ -40,9 +41,24 @@ const AVG_DOLLAR_VOLUME_30D = slot("avg_dollar_volume_30d")
 const OBV = slot("obv")
 const LOG_RETURN = slot("log_return")
 
-export const computeSession = (st: DailyState, bar: DailyBar, r: Scratch): void => {
-  const { open: o, high: h, low: l, close: c, volume: v } = bar
+/** The price (and the log return, for volatility), the session's columns (`families` has `F.session`) and the volume averages' (`F.volume`). */
+export const computeSession = (st: DailyState, bar: DailyBar, r: Scratch, families: number): void => {
+  const { close: c, volume: v } = bar
   r.put(PRICE, c)
+  if ((families & F.volatility) !== 0 && st.count > 0) r.put(LOG_RETURN, Math.log(c / st.hot[H.prevClose]))
+  if ((families & F.session) !== 0) computeDayColumns(st, bar, r)
+  if ((families & F.volume) === 0) return
+  for (let i = 0; i < VOLUME_PERIODS.length; i++) r.put(AVG_VOLUME[i], st.hot[H.volumeMean + i])
+  r.put(RELATIVE_VOLUME, v / r.get(AVG_VOLUME[0]))
+  r.put(VOLUME_RATIO_20D, v / r.get(AVG_VOLUME[1]))
+  if (r.ok[RELATIVE_VOLUME]) r.flag(UNUSUAL_VOLUME, r.v[RELATIVE_VOLUME] >= T.unusualRelativeVolume)
+  if (r.ok[VOLUME_RATIO_20D]) r.flag(HIGH_VOLUME_ALERT, r.v[VOLUME_RATIO_20D] >= T.highVolumeRatio20d)
+  r.put(AVG_DOLLAR_VOLUME_30D, st.hot[H.dollarVolumeMean])
+}
+
+/** Today's bar against the previous close: changes, gaps, VWAP, streaks, OBV. */
+const computeDayColumns = (st: DailyState, bar: DailyBar, r: Scratch): void => {
+  const { open: o, high: h, low: l, close: c, volume: v } = bar
   r.put(DAY_OPEN, o)
   r.put(DAY_HIGH, h)
   r.put(DAY_LOW, l)
@@ -56,29 +72,21 @@ export const computeSession = (st: DailyState, bar: DailyBar, r: Scratch): void 
 
   if (st.count === 0) {
     r.put(OBV, 0)
-  } else {
-    const hot = st.hot
-    const pc = hot[H.prevClose]
-    r.put(PREV_CLOSE, pc)
-    r.put(DAY_CHANGE, c - pc)
-    r.put(DAY_CHANGE_PCT, c / pc - 1)
-    r.put(GAP_PCT, o / pc - 1)
-    if (r.ok[GAP_PCT]) {
-      r.flag(GAP_UP, r.v[GAP_PCT] >= T.gapPct)
-      r.flag(GAP_DOWN, r.v[GAP_PCT] <= -T.gapPct)
-    }
-    r.put(DAY_RANGE_PCT, (h - l) / pc)
-    r.flag(INSIDE_DAY, h < hot[H.prevHigh] && l > hot[H.prevLow])
-    r.put(UP_STREAK, c > pc ? hot[H.upStreak] + 1 : 0)
-    r.put(DOWN_STREAK, c < pc ? hot[H.downStreak] + 1 : 0)
-    r.put(OBV, hot[H.obv] + (c > pc ? v : c < pc ? -v : 0))
-    r.put(LOG_RETURN, Math.log(c / pc))
+    return
   }
-
-  for (let i = 0; i < VOLUME_PERIODS.length; i++) r.put(AVG_VOLUME[i], st.hot[H.volumeMean + i])
-  r.put(RELATIVE_VOLUME, v / r.get(AVG_VOLUME[0]))
-  r.put(VOLUME_RATIO_20D, v / r.get(AVG_VOLUME[1]))
-  if (r.ok[RELATIVE_VOLUME]) r.flag(UNUSUAL_VOLUME, r.v[RELATIVE_VOLUME] >= T.unusualRelativeVolume)
-  if (r.ok[VOLUME_RATIO_20D]) r.flag(HIGH_VOLUME_ALERT, r.v[VOLUME_RATIO_20D] >= T.highVolumeRatio20d)
-  r.put(AVG_DOLLAR_VOLUME_30D, st.hot[H.dollarVolumeMean])
+  const hot = st.hot
+  const pc = hot[H.prevClose]
+  r.put(PREV_CLOSE, pc)
+  r.put(DAY_CHANGE, c - pc)
+  r.put(DAY_CHANGE_PCT, c / pc - 1)
+  r.put(GAP_PCT, o / pc - 1)
+  if (r.ok[GAP_PCT]) {
+    r.flag(GAP_UP, r.v[GAP_PCT] >= T.gapPct)
+    r.flag(GAP_DOWN, r.v[GAP_PCT] <= -T.gapPct)
+  }
+  r.put(DAY_RANGE_PCT, (h - l) / pc)
+  r.flag(INSIDE_DAY, h < hot[H.prevHigh] && l > hot[H.prevLow])
+  r.put(UP_STREAK, c > pc ? hot[H.upStreak] + 1 : 0)
+  r.put(DOWN_STREAK, c < pc ? hot[H.downStreak] + 1 : 0)
+  r.put(OBV, hot[H.obv] + (c > pc ? v : c < pc ? -v : 0))
 }

@@ -114,6 +114,40 @@ export const H = {
   /** 51..55: the close that week/month/quarter/half/year returns divide by */
   returnBase: 51
 } as const
+/**
+ * The parts of a state a commit or a preview may leave out (`families`): a
+ * walk that reads only some columns (a backtest of `rsi_14 < 30`) advances
+ * only the parts those columns read (`familiesOf` in families.ts). The rest
+ * is always advanced: the count, the last day and year, the close, high and
+ * low rings and what is derived from them alone (previous close, high and
+ * low; the returns' bases), OBV and the streaks. A part left out is stale
+ * from then on: such a state is private to its walk (never checkpointed,
+ * shared or committed in full again).
+ */
+export const F = {
+  /** the moving averages' windows, EMAs, MACD and signal, SMA-50/200 */
+  averages: 1,
+  /** the volume and dollar-volume rings and windows */
+  volume: 2,
+  /** the Bollinger window */
+  bollinger: 4,
+  /** the log-return ring and the volatility windows */
+  volatility: 8,
+  /** the Wilder averages (RSI, ATR, DMI) and ADX */
+  wilder: 16,
+  /** the stochastic's 13-day extremes and %K history */
+  stochastic: 32,
+  /** the 52-week extremes */
+  yearRange: 64,
+  // parts of a preview only (what is always advanced suffices for them)
+  /** the day's columns against the previous close: changes, gaps, VWAP, streaks, OBV */
+  session: 128,
+  /** the columns of the inputs: fundamentals, vendor fields, the earnings calendar, news */
+  inputs: 256
+} as const
+/** Every part: a state as `commit` keeps it, a row with every column. */
+export const ALL_FAMILIES = 511
+
 /** The recursive scalars are `hot[0, SC_COUNT)`. */
 export const SC_COUNT = 25
 export const HOT_COUNT = 56
@@ -275,29 +309,38 @@ export const pushBar = (
   high: number,
   low: number,
   volume: number,
-  logReturn: number
+  logReturn: number,
+  families: number = ALL_FAMILIES
 ) => {
   const first = st.count === 0
-  if (!first) st.logReturns.push(logReturn)
   st.closes.push(close)
   st.highs.push(high)
   st.lows.push(low)
-  st.volumes.push(volume)
-  st.dollarVolumes.push(close * volume)
-  const ma = st.ma
-  for (let i = 0; i < ma.length; i++) ma[i].push()
-  const vol = st.volume
-  for (let i = 0; i < vol.length; i++) vol[i].push()
-  st.dollarVolume.push()
-  st.bollinger.push()
-  if (!first) {
+  if ((families & F.volatility) !== 0 && !first) {
+    st.logReturns.push(logReturn)
     const v = st.volatility
     for (let i = 0; i < v.length; i++) v[i].push()
   }
-  st.high13.push()
-  st.low13.push()
-  st.highYear.push()
-  st.lowYear.push()
+  if ((families & F.volume) !== 0) {
+    st.volumes.push(volume)
+    st.dollarVolumes.push(close * volume)
+    const vol = st.volume
+    for (let i = 0; i < vol.length; i++) vol[i].push()
+    st.dollarVolume.push()
+  }
+  if ((families & F.averages) !== 0) {
+    const ma = st.ma
+    for (let i = 0; i < ma.length; i++) ma[i].push()
+  }
+  if ((families & F.bollinger) !== 0) st.bollinger.push()
+  if ((families & F.stochastic) !== 0) {
+    st.high13.push()
+    st.low13.push()
+  }
+  if ((families & F.yearRange) !== 0) {
+    st.highYear.push()
+    st.lowYear.push()
+  }
 }
 
 /**
@@ -305,41 +348,53 @@ export const pushBar = (
  * low, the moving averages' committed means, the stochastic's extremes): all
  * a run of commits needs between two bars. `refreshHot` copies the rest.
  */
-export const refreshCommitInputs = (st: DailyState): void => {
+export const refreshCommitInputs = (st: DailyState, families: number = ALL_FAMILIES): void => {
   const hot = st.hot
   const closes = st.closes
   hot[H.prevClose] = closes.buf[(closes.count - 1) & closes.mask]
   hot[H.prevHigh] = st.highs.at(0)
   hot[H.prevLow] = st.lows.at(0)
-  const ma = st.ma
-  for (let i = 0; i < ma.length; i++) hot[H.maMean + i] = ma[i].full ? ma[i].mean() : NaN_
-  hot[H.high13] = st.high13.full ? st.high13.value : NaN_
-  hot[H.low13] = st.low13.full ? st.low13.value : NaN_
+  if ((families & F.averages) !== 0) {
+    const ma = st.ma
+    for (let i = 0; i < ma.length; i++) hot[H.maMean + i] = ma[i].full ? ma[i].mean() : NaN_
+  }
+  if ((families & F.stochastic) !== 0) {
+    hot[H.high13] = st.high13.full ? st.high13.value : NaN_
+    hot[H.low13] = st.low13.full ? st.low13.value : NaN_
+  }
 }
 
 /** Copy what `preview` needs from the cold structures into `hot` (after a commit). */
-export const refreshHot = (st: DailyState): void => {
-  refreshCommitInputs(st)
+export const refreshHot = (st: DailyState, families: number = ALL_FAMILIES): void => {
+  refreshCommitInputs(st, families)
   const hot = st.hot
   const closes = st.closes
   const cb = closes.buf
   const cm = closes.mask
   const head = closes.count - 1
-  const vol = st.volume
-  for (let i = 0; i < vol.length; i++) hot[H.volumeMean + i] = vol[i].full ? vol[i].mean() : NaN_
-  hot[H.dollarVolumeMean] = st.dollarVolume.full ? st.dollarVolume.mean() : NaN_
-  const bb = st.bollinger
-  hot[H.bbShift] = bb.full ? bb.shift : NaN_
-  hot[H.bbMean] = bb.full ? bb.deviationMean : NaN_
-  hot[H.bbM2] = bb.full ? bb.m2 : NaN_
-  const v = st.volatility
-  for (let i = 0; i < v.length; i++) {
-    const w = v[i]
-    hot[H.volatilityMean + i] = w.full ? w.mean : NaN_
-    hot[H.volatilityM2 + i] = w.full ? w.m2 : NaN_
+  if ((families & F.volume) !== 0) {
+    const vol = st.volume
+    for (let i = 0; i < vol.length; i++) hot[H.volumeMean + i] = vol[i].full ? vol[i].mean() : NaN_
+    hot[H.dollarVolumeMean] = st.dollarVolume.full ? st.dollarVolume.mean() : NaN_
   }
-  hot[H.highYear] = st.highYear.full ? st.highYear.value : NaN_
-  hot[H.lowYear] = st.lowYear.full ? st.lowYear.value : NaN_
+  if ((families & F.bollinger) !== 0) {
+    const bb = st.bollinger
+    hot[H.bbShift] = bb.full ? bb.shift : NaN_
+    hot[H.bbMean] = bb.full ? bb.deviationMean : NaN_
+    hot[H.bbM2] = bb.full ? bb.m2 : NaN_
+  }
+  if ((families & F.volatility) !== 0) {
+    const v = st.volatility
+    for (let i = 0; i < v.length; i++) {
+      const w = v[i]
+      hot[H.volatilityMean + i] = w.full ? w.mean : NaN_
+      hot[H.volatilityM2 + i] = w.full ? w.m2 : NaN_
+    }
+  }
+  if ((families & F.yearRange) !== 0) {
+    hot[H.highYear] = st.highYear.full ? st.highYear.value : NaN_
+    hot[H.lowYear] = st.lowYear.full ? st.lowYear.value : NaN_
+  }
   const days = st.returnDays
   for (let i = 0; i < RETURN_COUNT; i++) {
     const d = days[i]
