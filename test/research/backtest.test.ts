@@ -19,7 +19,9 @@ const QUERIES = [
   (x: number) => `price > ${x * 200} AND day_change_pct < ${x * 4 - 2}`,
   (x: number) => `sector = 'Technology' OR relative_volume > ${x * 3}`,
   (x: number) => `price > SPY.price * ${x}`,
-  (x: number) => `market_cap > ${x * 1e11} OR rsi_14 > 60`
+  (x: number) => `market_cap > ${x * 1e11} OR rsi_14 > 60`,
+  // ranked within each sector: the partition's text column is laid out for the rank
+  (x: number) => `pct_rank(rsi_14, sector) > ${x} AND zscore(volatility_20d, exchange) < ${x * 2}`
 ]
 const ORDERS = ["day_change_pct", "market_cap", "rsi_14", "name", "price"]
 
@@ -84,9 +86,12 @@ describe("backtest periods", () => {
             const snap = md.snapshotAsOf(isoDate(day))
             const col = snap.columns.get(order)!
             const scopeSet = scopeOn(day)
-            let rows = Array.from(q.evaluate(snap)).filter(
-              (r) => scopeSet === undefined || scopeSet.has(md.index.get(snap.tickers[r]!)!)
-            )
+            // q among the universe's rows of the as-of snapshot (its ranks ranked among them)
+            const scopeRows =
+              scopeSet === undefined
+                ? undefined
+                : Int32Array.from(snap.tickers.flatMap((t, r) => (scopeSet.has(md.index.get(t)!) ? [r] : [])))
+            let rows = Array.from(q.evaluate(snap, scopeRows, scopeRows))
             if (limit !== undefined) {
               rows.sort((a, b) => {
                 const va = cellOf(col, a)

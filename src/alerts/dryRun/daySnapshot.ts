@@ -48,8 +48,12 @@ export class DaySnapshot {
   private readonly tickerOfK: ReadonlyArray<string>
   private readonly kOfTicker: ReadonlyMap<string, number>
 
-  /** The snapshot at `asOf` of the walked tickers whose kept position is `positions[k]` (-1: no row). */
-  at(asOf: number, positions: Int32Array): Snapshot {
+  /**
+   * The snapshot at `asOf` of the walked tickers whose kept position is `positions[k]` (-1: no row),
+   * with the static text columns `strings` names (default: all; laying out seven text columns of
+   * 13,000 rows every day of a year was most of a year's evaluations).
+   */
+  at(asOf: number, positions: Int32Array, strings?: ReadonlyArray<string>): Snapshot {
     const rows: Array<number> = []
     for (let k = 0; k < positions.length; k++) if (positions[k]! >= 0) rows.push(k)
     const size = rows.length
@@ -79,7 +83,10 @@ export class DaySnapshot {
         this.priceValid = valid
       }
     })
-    for (const s of this.strings) columns.set(s.name, { kind: "string", values: rows.map((k) => s.values[k] ?? null) })
+    for (const s of this.strings) {
+      if (strings !== undefined && !strings.includes(s.name)) continue
+      columns.set(s.name, { kind: "string", values: rows.map((k) => s.values[k] ?? null) })
+    }
     const tickers = rows.map((k) => this.tickerOfK[k]!)
     return { asOf, size, tickers, index: new RowIndex(this.kOfTicker, this.rowOfK, tickers), columns }
   }
@@ -96,7 +103,7 @@ export class DaySnapshot {
     clear: CompiledQuery | undefined,
     scope: ReadonlySet<number> | undefined
   ): Evaluation {
-    const snapshot = this.at(at, positions)
+    const snapshot = this.at(at, positions, [...q.columns, ...(clear?.columns ?? [])])
     // the scope's rows are also those q's ranks (PCT_RANK, RANK, ZSCORE) rank among; clear's rank
     // among every row, as the live evaluator's
     const rows = this.rowsIn(scope)

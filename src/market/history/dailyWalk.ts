@@ -153,7 +153,6 @@ export class DailyWalk {
   private *tickerByTicker(visit: BarVisitor, next: Int32Array, end: Int32Array): Generator<void, void> {
     const { md, spec } = this
     const pool = new Map<IndicatorConfig, DailyState>()
-    const cursor = { work: 0 }
     for (let k = 0; k < spec.slots.length; k++) {
       const i = spec.slots[k]
       const config = configForAssetType(md.tickers[i].asset_type)
@@ -164,7 +163,11 @@ export class DailyWalk {
         st = md.stateAt(i, next[k], pool.get(config), this.families)
         if (st.config === config) pool.set(config, st)
       }
-      yield* this.walkTicker(visit, k, st, next[k], end[k], spec.toDay, NONE, cursor)
+      for (let j = next[k]; j < end[k]; yield) {
+        const to = this.walkTicker(visit, k, st, j, end[k], spec.toDay, NONE)
+        if (to === j) break
+        j = to
+      }
     }
   }
 
@@ -191,39 +194,51 @@ export class DailyWalk {
       if (k % 64 === 63) yield
     }
     const inputs = new ChunkInputs(md, spec.inputs, slots)
-    const cursor = { work: 0 }
     for (let c0 = first; c0 <= spec.toDay; c0 += CHUNK_DAYS) {
       const c1 = Math.min(c0 + CHUNK_DAYS - 1, spec.toDay)
       inputs.moveTo(c0)
+      let work = 0
       for (let k = 0; k < n; k++) {
-        next[k] = yield* this.walkTicker(visit, k, states[k], next[k], end[k], c1, inputs, cursor)
+        const from = next[k]
+        let j = from
+        for (let to = this.walkTicker(visit, k, states[k], j, end[k], c1, inputs); to > j; ) {
+          j = to
+          to = this.walkTicker(visit, k, states[k], j, end[k], c1, inputs)
+        }
+        next[k] = j
+        work += j - from
+        if (work >= SLICE_BARS) {
+          work = 0
+          yield
+        }
       }
       yield
     }
   }
 
   /**
-   * Walks bars `j` .. of walked ticker `k` up to day `lastDay` (and before bar `end`) on `st`: the
-   * wanted ones previewed, visited and committed, the others committed with the refresh deferred
-   * (finished before the next preview, and after the last bar). Returns the next bar.
+   * Walks bars `j` .. of walked ticker `k` up to day `lastDay` (and before bar `end`; at most
+   * `SLICE_BARS` of them) on `st`: the wanted ones previewed, visited and committed, the others
+   * committed with the refresh deferred (finished before the next preview, and after the last bar).
+   * Returns the next bar.
    */
-  private *walkTicker(
+  private walkTicker(
     visit: BarVisitor,
     k: number,
     st: DailyState,
     j: number,
     end: number,
     lastDay: number,
-    inputs: Pick<ChunkInputs, "of">,
-    cursor: { work: number }
-  ): Generator<void, number> {
+    inputs: Pick<ChunkInputs, "of">
+  ): number {
     const s = this.series[k]
     const i = this.spec.slots[k]
     const wanted = this.spec.wanted
     const families = this.families
     const bar = this.bar
     let deferred = false
-    for (; j < end && s.days[j] <= lastDay; j++) {
+    const stop = Math.min(end, j + SLICE_BARS)
+    for (; j < stop && s.days[j] <= lastDay; j++) {
       const day = s.days[j]
       barInto(s, j, bar)
       if (wanted !== undefined && !wanted(k, j)) {
@@ -236,7 +251,6 @@ export class DailyWalk {
         visit(k, j, day)
         commit(st, bar, families)
       }
-      if (++cursor.work % SLICE_BARS === 0) yield
     }
     if (deferred) finishCommits(st, families)
     return j

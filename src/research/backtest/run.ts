@@ -101,7 +101,7 @@ export function* backtestPeriods(md: MarketReader, spec: BacktestSpec): Generato
     const day = days[d]!
     const exit = exits[d]!
     rows.on(day, positions, bars)
-    const snapshot = layout.at(stateInstant(true, day), positions)
+    const snapshot = layout.at(stateInstant(true, day), positions, [...spec.q.columns, spec.pick.order])
     const bought = layout.slotsOf(screenDay(spec.q, snapshot, layout.rowsIn(scopes[d]), spec.pick))
     const entries = new Float64Array(bought.length)
     const exitCloses = new Float64Array(bought.length)

@@ -46,7 +46,9 @@ const QUERIES = [
   (x: number) => `ticker IN ('AAPL', 'BTC-USD') AND rsi_14 > ${x * 80}`,
   (x: number) => `price > SPY.price * ${x}`,
   (x: number) => `pe_ratio < ${x * 40} OR news_volume > 0`,
-  (x: number) => `market_cap > ${x * 1e11} AND rsi_14 < 60`
+  (x: number) => `market_cap > ${x * 1e11} AND rsi_14 < 60`,
+  // ranked within each sector: the partition's text column is laid out for the rank
+  (x: number) => `pct_rank(rsi_14, sector) > ${x} AND zscore(volatility_20d, exchange) < ${x * 2}`
 ]
 
 describe("dry-run history readers", () => {
@@ -77,11 +79,12 @@ describe("dry-run history readers", () => {
             const day = e.at / DAY_MS - 1
             days.push(day)
             const snap = md.snapshotAsOf(isoDate(day))
-            const inScope = (t: string) => scopeSet === undefined || scopeSet.has(md.index.get(t)!)
-            const expected = q
-              .matches(snap)
-              .filter(inScope)
-              .map((t) => md.index.get(t)!)
+            // q among the scope's rows of the as-of snapshot (its ranks ranked among them)
+            const scopeRows =
+              scopeSet === undefined
+                ? undefined
+                : Int32Array.from(snap.tickers.flatMap((t, r) => (scopeSet.has(md.index.get(t)!) ? [r] : [])))
+            const expected = q.matches(snap, scopeRows, scopeRows).map((t) => md.index.get(t)!)
             expect(Array.from(e.matched)).toEqual(expected.sort((a, b) => a - b))
             const expectedClear = clear
               .matches(snap)
