@@ -90,13 +90,14 @@ export interface SeriesArrays {
   readonly volume: Float64Array | Uint32Array
 }
 
-/** `x` × PRICE_SCALE as an int32, when that represents `x` exactly; else undefined */
 /** `x` × PRICE_SCALE as an int32 when that decodes to `x` bit for bit (-0 does not: an int32 has no sign of zero), else undefined */
 export const scaledPrice = (x: number): number | undefined => {
   const n = Math.round(x * PRICE_SCALE)
   return n <= 0x7fff_ffff && n >= -0x8000_0000 && Object.is((n | 0) / PRICE_SCALE, x) ? n | 0 : undefined
 }
-const scaled = scaledPrice
+
+/** A volume a Uint32Array holds bit for bit: whole, 0 to 2^32 - 1, not -0. */
+export const wholeU32 = (v: number): boolean => Number.isInteger(v) && v >= 0 && v <= 0xffff_ffff && !Object.is(v, -0)
 
 /** Bars as one array per field (days ascending), as a group's stored bars are read (`deepBars.ts`). */
 export interface BarColumns {
@@ -212,15 +213,15 @@ export class BarSeries {
       throw new RangeError(`bar day ${day} is not after ${this.days[this.length - 1]}`)
     }
     if (this.length === this.days.length) this.grow(this.length + 1)
-    if (this.volume instanceof Uint32Array && !(Number.isInteger(volume) && volume >= 0 && volume <= 0xffff_ffff)) {
+    if (this.volume instanceof Uint32Array && !wholeU32(volume)) {
       this.volume = float64sOf(this.volume)
     }
     const i = this.length++
     this.days[i] = day
     if (this.ohlScale !== 1) {
-      const o = scaled(open)
-      const h = scaled(high)
-      const l = scaled(low)
+      const o = scaledPrice(open)
+      const h = scaledPrice(high)
+      const l = scaledPrice(low)
       if (o !== undefined && h !== undefined && l !== undefined) {
         open = o
         high = h
@@ -251,7 +252,7 @@ export class BarSeries {
     let whole = true
     for (let j = at; j < at + n && whole; j++) {
       const v = bars.volume[j]
-      whole = Number.isInteger(v) && v >= 0 && v <= 0xffff_ffff
+      whole = wholeU32(v)
     }
     if (this.length + n > this.days.length) this.grow(this.length + n)
     if (!whole && this.volume instanceof Uint32Array) this.volume = float64sOf(this.volume)
@@ -262,9 +263,9 @@ export class BarSeries {
       const high = this.high
       const low = this.low
       for (let j = 0; j < n; j++) {
-        const o = scaled(bars.open[at + j])
-        const h = scaled(bars.high[at + j])
-        const l = scaled(bars.low[at + j])
+        const o = scaledPrice(bars.open[at + j])
+        const h = scaledPrice(bars.high[at + j])
+        const l = scaledPrice(bars.low[at + j])
         if (o === undefined || h === undefined || l === undefined) {
           this.appendBarByBar(bars, at + j, n - j)
           return
@@ -343,9 +344,9 @@ export class BarSeries {
     const h = room.subarray(cap, 2 * cap)
     const l = room.subarray(2 * cap, 3 * cap)
     for (let j = 0; j < n; j++) {
-      const a = scaled(this.open[j])
-      const b = scaled(this.high[j])
-      const c = scaled(this.low[j])
+      const a = scaledPrice(this.open[j])
+      const b = scaledPrice(this.high[j])
+      const c = scaledPrice(this.low[j])
       if (a === undefined || b === undefined || c === undefined) {
         // doubles it is: of its own, not views of the scratch buffer
         if (this.borrowed) {

@@ -18,7 +18,7 @@
  * So every bar reads back bit for bit; a simulated bar (tick-rounded prices, a rounded volume) takes
  * 21 bytes.
  */
-import { type BarColumns, PRICE_SCALE, scaledPrice } from "./barSeries.js"
+import { type BarColumns, PRICE_SCALE, scaledPrice, wholeU32 } from "./barSeries.js"
 
 /** calendar days a chunk spans: at most one bar a day, so at most 64 bars a ticker */
 export const CHUNK_DAYS = 64
@@ -43,7 +43,7 @@ export interface DeepBarsLayout {
 const align8 = (n: number) => (n + 7) & ~7
 
 const scaled = scaledPrice
-const wholeU32 = (v: number) => Number.isInteger(v) && v >= 0 && v <= 0xffff_ffff && !Object.is(v, -0)
+const wholeVolume = wholeU32
 
 /** One group's bars of one chunk, as they come (at most 64 a ticker). */
 class ChunkBuffer {
@@ -76,7 +76,7 @@ export const encodeBlock = (chunk: ChunkBuffer): Uint8Array => {
     for (let b = 0; b < n; b++) {
       const v = at + b * 5
       if (ints) for (let m = 0; m < 4; m++) if (scaled(chunk.values[v + m]) === undefined) ints = false
-      if (u32 && !wholeU32(chunk.values[v + 4])) u32 = false
+      if (u32 && !wholeVolume(chunk.values[v + 4])) u32 = false
     }
     flags[t] = (ints ? 1 : 0) | (u32 ? 2 : 0)
     size += align8(n) + (ints ? align8(16 * n) : 32 * n) + (u32 ? align8(4 * n) : 8 * n)
