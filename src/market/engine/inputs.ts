@@ -38,29 +38,57 @@ export const INPUT_COLUMNS: ReadonlySet<string> = new Set([
 
 const orNull = (x: number): number | null => (Number.isFinite(x) ? x : null)
 
+/** A `TickerInputs` to refill (`inputsInto`): a walk reads one ticker's inputs at a time and keeps none. */
+export type MutableInputs = { -readonly [K in keyof TickerInputs]: TickerInputs[K] }
+
+export const newInputs = (): MutableInputs => ({
+  sharesOutstanding: null,
+  eps: null,
+  forwardEps: null,
+  bookValuePerShare: null,
+  salesPerShare: null,
+  dividendPerShare: null,
+  beta: null,
+  sharesShort: null,
+  institutionalOwnership: null,
+  insiderOwnership: null,
+  analystTargetPrice: null,
+  earningsDay: null,
+  newsVolume: 0,
+  newsSentiment: 0
+})
+
 /**
- * Inputs of ticker `i` from one date's fundamentals and the news columns.
+ * Inputs of ticker `i` from one date's fundamentals and the news columns, written into `out`.
  * `vendor` false nulls the forward-only vendor fields (before the feed began).
  */
+export const inputsInto = (
+  out: MutableInputs,
+  f: FundamentalColumns,
+  i: number,
+  newsVolume: number,
+  newsSentiment: number,
+  vendor: boolean
+): TickerInputs => {
+  out.sharesOutstanding = orNull(f.sharesOutstanding[i])
+  out.eps = orNull(f.eps[i])
+  out.forwardEps = vendor ? orNull(f.forwardEps[i]) : null
+  out.bookValuePerShare = orNull(f.bookValuePerShare[i])
+  out.salesPerShare = orNull(f.salesPerShare[i])
+  out.dividendPerShare = orNull(f.dividendPerShare[i])
+  out.beta = orNull(f.beta[i])
+  out.sharesShort = vendor ? orNull(f.sharesShort[i]) : null
+  out.earningsDay = orNull(f.earningsDay[i])
+  out.newsVolume = newsVolume
+  out.newsSentiment = newsSentiment
+  return out
+}
+
+/** Inputs of ticker `i` from one date's fundamentals and the news columns (a new object). */
 export const tickerInputs = (
   f: FundamentalColumns,
   i: number,
   newsVolume: number,
   newsSentiment: number,
   vendor: boolean
-): TickerInputs => ({
-  sharesOutstanding: orNull(f.sharesOutstanding[i]),
-  eps: orNull(f.eps[i]),
-  forwardEps: vendor ? orNull(f.forwardEps[i]) : null,
-  bookValuePerShare: orNull(f.bookValuePerShare[i]),
-  salesPerShare: orNull(f.salesPerShare[i]),
-  dividendPerShare: orNull(f.dividendPerShare[i]),
-  beta: orNull(f.beta[i]),
-  sharesShort: vendor ? orNull(f.sharesShort[i]) : null,
-  institutionalOwnership: null,
-  insiderOwnership: null,
-  analystTargetPrice: null,
-  earningsDay: orNull(f.earningsDay[i]),
-  newsVolume,
-  newsSentiment
-})
+): TickerInputs => inputsInto(newInputs(), f, i, newsVolume, newsSentiment, vendor)

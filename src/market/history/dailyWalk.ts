@@ -28,7 +28,7 @@
  * tell stale results by comparing `series[k]` with the market's current one.
  */
 import { closeInstant, isTradingDay } from "../calendar.js"
-import { tickerInputs } from "../engine/inputs.js"
+import { inputsInto, newInputs } from "../engine/inputs.js"
 import type { MarketReader } from "../engine/MarketData.js"
 import { VENDOR_FEED_START } from "../engine/specs.js"
 import { DAY_MS } from "../indicators/days.js"
@@ -267,6 +267,8 @@ class ChunkInputs {
   private readonly filled = new Int32Array(CHUNK_DAYS).fill(-1)
   private readonly news = new Map<number, readonly [Float64Array, Float64Array]>()
 
+  /** the inputs handed out, refilled for each bar (a preview keeps no reference to them) */
+  private readonly inputs = newInputs()
   /** the walked slots, when they are few enough that computing only theirs pays */
   private readonly only: ReadonlyArray<number> | undefined
 
@@ -315,7 +317,7 @@ class ChunkInputs {
       volume = cols[0][i]
       sentiment = cols[1][i]
     }
-    return tickerInputs(this.fundamentalsOn(day), i, volume, sentiment, crypto || day >= VENDOR_DAY)
+    return inputsInto(this.inputs, this.fundamentalsOn(day), i, volume, sentiment, crypto || day >= VENDOR_DAY)
   }
 }
 
