@@ -169,7 +169,8 @@ describe("indicator families", () => {
 
   it("names every part only where a column needs it", () => {
     expect(familiesOf(undefined)).toBe(ALL_FAMILIES)
-    expect(familiesOf(["price", "return_1m", "return_ytd"])).toBe(0)
+    expect(familiesOf(["price"])).toBe(0)
+    expect(familiesOf(["rsi_14"])).not.toBe(familiesOf(["atr_14"]))
     expect(familiesOf(COMPUTED_COLUMN_NAMES)).toBe(ALL_FAMILIES)
     expect(familiesOf(["rsi_14"])).not.toBe(familiesOf(["sma_50"]))
   })

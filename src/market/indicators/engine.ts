@@ -80,7 +80,7 @@ export const computeDay = (
   r.clear()
   computeSession(st, bar, r, families)
   if ((families & F.averages) !== 0) computeAverages(st, bar, r, families)
-  if ((families & (F.wilder | F.stochastic)) !== 0) computeOscillators(st, bar, r, families)
+  if ((families & (F.rsi | F.directional | F.stochastic)) !== 0) computeOscillators(st, bar, r, families)
   computeRange(st, bar, r, families)
   if ((families & F.inputs) !== 0) computeFundamentals(inputs, bar.day, r)
 }
@@ -188,7 +188,8 @@ const advance = (st: DailyState, bar: DailyBar, families: number): void => {
     if ((families & F.volatility) !== 0) logReturn = orZero(Math.log(c / pc))
   }
   if ((families & F.averages) !== 0) advanceAverages(hot, n, c)
-  if ((families & F.wilder) !== 0 && n >= 1) advanceWilder(hot, n, h, l, c, pc)
+  if ((families & F.rsi) !== 0 && n >= 1) advanceRsi(hot, n, c, pc)
+  if ((families & F.directional) !== 0 && n >= 1) advanceDirectional(hot, n, h, l, pc)
   if ((families & F.stochastic) !== 0) advanceStochastic(hot, h, l, c)
 
   // range (range.ts): the close the year-to-date return divides by
@@ -239,31 +240,39 @@ const advanceAverages = (hot: Float64Array, n: number, c: number): void => {
   }
 }
 
-/** The Wilder averages' part of `advance` (oscillators.ts; from the second bar): seed sums until day N, then RSI's, ATR's and DMI's averages, ADX. */
-const advanceWilder = (hot: Float64Array, n: number, h: number, l: number, c: number, pc: number): void => {
+/** RSI's part of `advance` (oscillators.ts; from the second bar): the gains' and losses' seed sums until day N, then their Wilder averages. */
+const advanceRsi = (hot: Float64Array, n: number, c: number, pc: number): void => {
   const change = c - pc
   const gain = Math.max(change, 0)
   const loss = Math.max(-change, 0)
+  if (n < N) {
+    hot[H.avgGain] += orZero(gain)
+    hot[H.avgLoss] += orZero(loss)
+  } else {
+    const seeding = n === N
+    const avgGain = seeding ? (hot[H.avgGain] + gain) / N : (hot[H.avgGain] * (N - 1) + gain) / N
+    const avgLoss = seeding ? (hot[H.avgLoss] + loss) / N : (hot[H.avgLoss] * (N - 1) + loss) / N
+    hot[H.avgGain] = orZero(avgGain)
+    hot[H.avgLoss] = orZero(avgLoss)
+  }
+}
+
+/** ATR's and DMI's part of `advance` (from the second bar): true range and directional moves, their Wilder averages, ADX. */
+const advanceDirectional = (hot: Float64Array, n: number, h: number, l: number, pc: number): void => {
   const tr = Math.max(h, pc) - Math.min(l, pc)
   const up = h - hot[H.prevHigh]
   const down = hot[H.prevLow] - l
   const pdm = up > down && up > 0 ? up : 0
   const mdm = down > up && down > 0 ? down : 0
   if (n < N) {
-    hot[H.avgGain] += orZero(gain)
-    hot[H.avgLoss] += orZero(loss)
     hot[H.atr] += orZero(tr)
     hot[H.plusDm] += orZero(pdm)
     hot[H.minusDm] += orZero(mdm)
   } else {
     const seeding = n === N
-    const avgGain = seeding ? (hot[H.avgGain] + gain) / N : (hot[H.avgGain] * (N - 1) + gain) / N
-    const avgLoss = seeding ? (hot[H.avgLoss] + loss) / N : (hot[H.avgLoss] * (N - 1) + loss) / N
     const atr = seeding ? (hot[H.atr] + tr) / N : (hot[H.atr] * (N - 1) + tr) / N
     const pdmAvg = seeding ? (hot[H.plusDm] + pdm) / N : (hot[H.plusDm] * (N - 1) + pdm) / N
     const mdmAvg = seeding ? (hot[H.minusDm] + mdm) / N : (hot[H.minusDm] * (N - 1) + mdm) / N
-    hot[H.avgGain] = orZero(avgGain)
-    hot[H.avgLoss] = orZero(avgLoss)
     hot[H.atr] = orZero(atr)
     hot[H.plusDm] = orZero(pdmAvg)
     hot[H.minusDm] = orZero(mdmAvg)

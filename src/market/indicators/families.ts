@@ -8,9 +8,9 @@
  * bit (`test/market/indicatorFamilies.test.ts` checks every column against
  * the full engine over random histories).
  *
- * Two parts are of the preview only: the day's own columns (`F.session`)
- * and the inputs' (`F.inputs`). A column not listed (the price, the
- * returns) reads only what is always computed and advanced.
+ * Three parts are of the preview only: the day's own columns (`F.session`),
+ * the returns' (`F.returns`) and the inputs' (`F.inputs`). A column not
+ * listed (the price) reads only what is always computed and advanced.
  */
 import { ALL_FAMILIES, F } from "./state.js"
 
@@ -44,17 +44,8 @@ const VOLUME = [
   "high_volume_alert",
   "avg_dollar_volume_30d"
 ]
-const WILDER = [
-  "rsi_14",
-  "rsi_overbought",
-  "rsi_oversold",
-  "atr_14",
-  "atr_pct",
-  "plus_di_14",
-  "minus_di_14",
-  "adx_14",
-  "strong_trend"
-]
+const RSI = ["rsi_14", "rsi_overbought", "rsi_oversold"]
+const DIRECTIONAL = ["atr_14", "atr_pct", "plus_di_14", "minus_di_14", "adx_14", "strong_trend"]
 const STOCHASTIC = ["stoch_k", "stoch_d", "stoch_overbought", "stoch_oversold", "williams_r_14"]
 const YEAR_RANGE = [
   "high_52w",
@@ -123,7 +114,11 @@ const BY_COLUMN: ReadonlyMap<string, number> = new Map([
   // the bands are around the SMA-20
   ...BOLLINGER.map((c) => [c, F.averages | F.bollinger] as const),
   ...VOLUME.map((c) => [c, F.volume] as const),
-  ...WILDER.map((c) => [c, F.wilder] as const),
+  ...RSI.map((c) => [c, F.rsi] as const),
+  ...DIRECTIONAL.map((c) => [c, F.directional] as const),
+  ...["return_1w", "return_1m", "return_3m", "return_6m", "return_1y", "return_ytd"].map(
+    (c) => [c, F.returns] as const
+  ),
   ...STOCHASTIC.map((c) => [c, F.stochastic] as const),
   ...YEAR_RANGE.map((c) => [c, F.yearRange] as const),
   ...VOLATILITY.map((c) => [c, F.volatility] as const),

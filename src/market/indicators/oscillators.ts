@@ -54,44 +54,41 @@ const wilder = (n: number, slot: number, x: number): number => (n === N ? (slot 
 export const rsiOf = (avgGain: number, avgLoss: number): number =>
   avgLoss === 0 ? (avgGain === 0 ? 50 : 100) : 100 - 100 / (1 + avgGain / avgLoss)
 
-/** The Wilder averages' columns (`families` has `F.wilder`) and the stochastic's (`F.stochastic`). */
+/** RSI's columns (`families` has `F.rsi`), ATR's and DMI's (`F.directional`) and the stochastic's (`F.stochastic`). */
 export const computeOscillators = (st: DailyState, bar: DailyBar, r: Scratch, families: number): void => {
   const { high: h, low: l, close: c } = bar
   const n = st.count
   const hot = st.hot
 
-  if (n >= 1 && (families & F.wilder) !== 0) {
+  if (n >= N && (families & F.rsi) !== 0) {
+    const change = c - hot[H.prevClose]
+    const avgGain = wilder(n, hot[H.avgGain], Math.max(change, 0))
+    const avgLoss = wilder(n, hot[H.avgLoss], Math.max(-change, 0))
+    r.put(RSI, rsiOf(avgGain, avgLoss))
+    r.flag(RSI_OVERBOUGHT, r.v[RSI] > T.rsiOverbought)
+    r.flag(RSI_OVERSOLD, r.v[RSI] < T.rsiOversold)
+  }
+
+  if (n >= N && (families & F.directional) !== 0) {
     const pc = hot[H.prevClose]
-    const change = c - pc
-    const gain = Math.max(change, 0)
-    const loss = Math.max(-change, 0)
     const tr = Math.max(h, pc) - Math.min(l, pc)
     const up = h - hot[H.prevHigh]
     const down = hot[H.prevLow] - l
     const pdm = up > down && up > 0 ? up : 0
     const mdm = down > up && down > 0 ? down : 0
-
-    if (n >= N) {
-      const avgGain = wilder(n, hot[H.avgGain], gain)
-      const avgLoss = wilder(n, hot[H.avgLoss], loss)
-      r.put(RSI, rsiOf(avgGain, avgLoss))
-      r.flag(RSI_OVERBOUGHT, r.v[RSI] > T.rsiOverbought)
-      r.flag(RSI_OVERSOLD, r.v[RSI] < T.rsiOversold)
-
-      const atr = wilder(n, hot[H.atr], tr)
-      const pdmAvg = wilder(n, hot[H.plusDm], pdm)
-      const mdmAvg = wilder(n, hot[H.minusDm], mdm)
-      r.put(ATR, atr)
-      r.put(ATR_PCT, atr / c)
-      const pdi = atr > 0 ? (100 * pdmAvg) / atr : 0
-      const mdi = atr > 0 ? (100 * mdmAvg) / atr : 0
-      r.put(PLUS_DI, pdi)
-      r.put(MINUS_DI, mdi)
-      const dx = pdi + mdi > 0 ? (100 * Math.abs(pdi - mdi)) / (pdi + mdi) : 0
-      if (n >= ADX_FIRST) {
-        r.put(ADX, n === ADX_FIRST ? (hot[H.adx] + dx) / N : (hot[H.adx] * (N - 1) + dx) / N)
-        r.flag(STRONG_TREND, r.v[ADX] > T.adxStrongTrend)
-      }
+    const atr = wilder(n, hot[H.atr], tr)
+    const pdmAvg = wilder(n, hot[H.plusDm], pdm)
+    const mdmAvg = wilder(n, hot[H.minusDm], mdm)
+    r.put(ATR, atr)
+    r.put(ATR_PCT, atr / c)
+    const pdi = atr > 0 ? (100 * pdmAvg) / atr : 0
+    const mdi = atr > 0 ? (100 * mdmAvg) / atr : 0
+    r.put(PLUS_DI, pdi)
+    r.put(MINUS_DI, mdi)
+    const dx = pdi + mdi > 0 ? (100 * Math.abs(pdi - mdi)) / (pdi + mdi) : 0
+    if (n >= ADX_FIRST) {
+      r.put(ADX, n === ADX_FIRST ? (hot[H.adx] + dx) / N : (hot[H.adx] * (N - 1) + dx) / N)
+      r.flag(STRONG_TREND, r.v[ADX] > T.adxStrongTrend)
     }
   }
 

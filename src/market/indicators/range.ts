@@ -43,7 +43,7 @@ const LOG_RETURN = slot("log_return")
 
 const RETURNS = [RETURN_1W, RETURN_1M, RETURN_3M, RETURN_6M, RETURN_1Y]
 
-/** The returns' columns, the 52-week range's (`families` has `F.yearRange`) and volatility's (`F.volatility`). */
+/** The returns' columns (`families` has `F.returns`), the 52-week range's (`families` has `F.yearRange`) and volatility's (`F.volatility`). */
 export const computeRange = (st: DailyState, bar: DailyBar, r: Scratch, families: number): void => {
   const { high: h, low: l, close: c } = bar
   const hot = st.hot
@@ -64,9 +64,11 @@ export const computeRange = (st: DailyState, bar: DailyBar, r: Scratch, families
     r.flag(NEW_LOW, l < lowYear)
   }
 
-  for (let i = 0; i < RETURNS.length; i++) r.put(RETURNS[i], c / hot[H.returnBase + i] - 1)
+  if ((families & F.returns) !== 0) {
+    for (let i = 0; i < RETURNS.length; i++) r.put(RETURNS[i], c / hot[H.returnBase + i] - 1)
+  }
 
-  if (st.count > 0) {
+  if ((families & F.returns) !== 0 && st.count > 0) {
     const base = yearOfDay(bar.day) > hot[H.lastYear] ? hot[H.prevClose] : hot[H.prevYearClose]
     r.put(RETURN_YTD, c / base - 1)
   }

@@ -133,8 +133,8 @@ export const F = {
   bollinger: 4,
   /** the log-return ring and the volatility windows */
   volatility: 8,
-  /** the Wilder averages (RSI, ATR, DMI) and ADX */
-  wilder: 16,
+  /** RSI's Wilder averages of gains and losses */
+  rsi: 16,
   /** the stochastic's 13-day extremes and %K history */
   stochastic: 32,
   /** the 52-week extremes */
@@ -143,10 +143,14 @@ export const F = {
   /** the day's columns against the previous close: changes, gaps, VWAP, streaks, OBV */
   session: 128,
   /** the columns of the inputs: fundamentals, vendor fields, the earnings calendar, news */
-  inputs: 256
+  inputs: 256,
+  /** ATR's and DMI's Wilder averages and ADX (a part of the state, listed here to keep the bits) */
+  directional: 512,
+  /** the trailing returns' columns, week to year and year to date (a preview's part) */
+  returns: 1024
 } as const
 /** Every part: a state as `commit` keeps it, a row with every column. */
-export const ALL_FAMILIES = 511
+export const ALL_FAMILIES = 2047
 
 /** The recursive scalars are `hot[0, SC_COUNT)`. */
 export const SC_COUNT = 25
