@@ -46,12 +46,15 @@ export function* dailyEvaluations(md: MarketReader, spec: DailySpec): Generator<
   const n = slots.length
   const lo = fromDay - CARRY_FORWARD_DAYS
   // the days of the range on which a ticker in scope has a bar
-  const seen = new Uint8Array(Math.max(0, toDay - fromDay + 1))
+  const span = Math.max(0, toDay - fromDay + 1)
+  const seen = new Uint8Array(span)
+  // each day's scope asked once (a universe's is a lookup of its memberships)
+  const scopes = Array.from({ length: span }, (_, d) => spec.scope(fromDay + d))
   for (let k = 0; k < n; k++) {
     const s = md.series[slots[k]!]!
-    for (let j = Math.max(s.indexAtOrAfter(lo), 0); j <= s.indexAtOrBefore(toDay); j++) {
+    for (let j = Math.max(s.indexAtOrAfter(fromDay), 0); j <= s.indexAtOrBefore(toDay); j++) {
       const d = s.days[j]! - fromDay
-      if (d >= 0 && seen[d] === 0 && (spec.scope(s.days[j]!)?.has(slots[k]!) ?? true)) seen[d] = 1
+      if (seen[d] === 0 && (scopes[d]?.has(slots[k]!) ?? true)) seen[d] = 1
     }
   }
   const rows = new KeptRows(md, slots, keptColumns(spec.q, spec.clear), barsInRange(lo, toDay))
@@ -63,7 +66,7 @@ export function* dailyEvaluations(md: MarketReader, spec: DailySpec): Generator<
   for (let day = fromDay; day <= toDay; day++) {
     rows.on(day, positions, bars)
     if (seen[day - fromDay] !== 1) continue
-    yield layout.evaluate(dayInstant(day), positions, bars.slice(), spec.q, spec.clear, spec.scope(day))
+    yield layout.evaluate(dayInstant(day), positions, bars.slice(), spec.q, spec.clear, scopes[day - fromDay])
   }
 }
 

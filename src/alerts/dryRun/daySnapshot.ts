@@ -54,14 +54,12 @@ export class DaySnapshot {
    * 13,000 rows every day of a year was most of a year's evaluations).
    */
   at(asOf: number, positions: Int32Array, strings?: ReadonlyArray<string>): Snapshot {
-    const rows: Array<number> = []
-    for (let k = 0; k < positions.length; k++) if (positions[k]! >= 0) rows.push(k)
-    const size = rows.length
-    this.kOfRow = Int32Array.from(rows)
-    this.rowOfK.fill(-1)
-    rows.forEach((k, r) => {
-      this.rowOfK[k] = r
-    })
+    const rowOfK = this.rowOfK
+    let size = 0
+    for (let k = 0; k < positions.length; k++) rowOfK[k] = positions[k]! >= 0 ? size++ : -1
+    const rows = new Int32Array(size)
+    for (let k = 0; k < positions.length; k++) if (rowOfK[k]! >= 0) rows[rowOfK[k]!] = k
+    this.kOfRow = rows
     const columns = new Map<string, Column>()
     this.kept.forEach((c, ci) => {
       const valid = new Uint8Array(size)
@@ -85,9 +83,9 @@ export class DaySnapshot {
     })
     for (const s of this.strings) {
       if (strings !== undefined && !strings.includes(s.name)) continue
-      columns.set(s.name, { kind: "string", values: rows.map((k) => s.values[k] ?? null) })
+      columns.set(s.name, { kind: "string", values: Array.from(rows, (k) => s.values[k] ?? null) })
     }
-    const tickers = rows.map((k) => this.tickerOfK[k]!)
+    const tickers = size === this.tickerOfK.length ? this.tickerOfK : Array.from(rows, (k) => this.tickerOfK[k]!)
     return { asOf, size, tickers, index: new RowIndex(this.kOfTicker, this.rowOfK, tickers), columns }
   }
 
