@@ -266,8 +266,9 @@ const run = (key: AuthenticatedKey, rule: Rule, window: WindowInput) =>
         first_at: at(t.firstAt),
         last_at: at(t.lastAt)
       })),
+      // the bars are indexes of the series walked: before the window, the series reaching back
       forward_returns: forwardReturns(r.signals, (slot, bar) => {
-        const s = md.series[slot]!
+        const s = reader.series[slot]!
         return bar < s.length ? s.close[bar] : undefined
       })
     }

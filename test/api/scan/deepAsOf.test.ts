@@ -145,22 +145,41 @@ describe("as-of reads since 2003", () => {
     const res = await post(body, key, "/v2/webhooks/dry-run")
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     const expected: Array<{ at: string; type: string; tickers: Array<string> }> = []
+    // the entries (the signals fire_on "both" measures), and the sessions (the month's, and a week past it)
+    const entries: Array<{ ticker: string; day: string; price: number }> = []
+    const sessions: Array<string> = []
     let inside = new Set<string>()
-    for (let t = Date.parse(body.from); t <= Date.parse(body.to); t += 86_400_000) {
+    for (let t = Date.parse(body.from); t <= Date.parse(body.to) + 7 * 86_400_000; t += 86_400_000) {
       const day = new Date(t).toISOString().slice(0, 10)
-      const scan = await post({ q, universe: "top_10", asof: day, limit: 100 }, key)
-      expect(scan.status).toBe(200)
       const all = await post({ q: "price > 0", universe: "top_10", asof: day, limit: 100 }, key)
       if (!all.body.results.some((r: any) => r.date === day)) continue
+      sessions.push(day)
+      if (day > body.to) continue
+      const scan = await post({ q, universe: "top_10", asof: day, limit: 100 }, key)
+      expect(scan.status).toBe(200)
       const now = new Set<string>(scan.body.results.map((r: any) => r.ticker))
       const entered = [...now].filter((x) => !inside.has(x)).sort()
       const left = [...inside].filter((x) => !now.has(x)).sort()
       if (entered.length > 0) expected.push({ at: day, type: "webhook.fired", tickers: entered })
       if (left.length > 0) expected.push({ at: day, type: "webhook.cleared", tickers: left })
+      for (const ticker of entered)
+        entries.push({ ticker, day, price: scan.body.results.find((r: any) => r.ticker === ticker).price })
       inside = now
     }
     expect(expected.length).toBeGreaterThan(2)
     expect(res.body.events.map(({ at, type, tickers }: any) => ({ at, type, tickers }))).toEqual(expected)
+    // the 1-day forward returns: each entry's price to its close the next session, read as-of that day
+    const returns: Array<number> = []
+    for (const e of entries) {
+      const next = sessions[sessions.indexOf(e.day) + 1]!
+      const row = (await api(server, key, `/v2/tickers/${e.ticker}?asof=${next}`)).body.data
+      expect(row.date, `${e.ticker} ${next}`).toBe(next)
+      returns.push(row.price / e.price - 1)
+    }
+    const fr = res.body.forward_returns["1d"]
+    expect(fr.n).toBe(returns.length)
+    // (the answer gives returns to 6 decimals)
+    expect(fr.mean).toBeCloseTo(returns.reduce((a, b) => a + b, 0) / returns.length, 6)
   }, 180_000)
 
   it("keeps the history in the data directory: the next start reads it at once", async () => {
