@@ -43,43 +43,12 @@ describe("BarSeries", () => {
       const b = new BarSeries(1)
       a.push(400, 1.5, 2, 1, 1.25, 3)
       b.push(400, 1.5, 2, 1, 1.25, 3)
-      a.appendBars(bars, 0, n)
-      for (let j = 0; j < n; j++)
-        b.push(bars.days[j]!, bars.open[j]!, bars.high[j]!, bars.low[j]!, bars.close[j]!, bars.volume[j]!)
+      for (const s of [a, b])
+        for (let j = 0; j < n; j++)
+          s.push(bars.days[j]!, bars.open[j]!, bars.high[j]!, bars.low[j]!, bars.close[j]!, bars.volume[j]!)
       expect(read(a), `${prices} ${volumes}`).toEqual(read(b))
       expect(a.ohlScale, `${prices}`).toBe(prices[1] === 10.02 ? PRICE_SCALE : 1)
       expect(a.volume.constructor).toBe(b.volume.constructor)
-    }
-  })
-
-  it("appends bars given as arrays as pushing them one by one would", () => {
-    for (const [volumes, scaledFirst] of [
-      [[5, 6, 7, 8], false],
-      [[5, 6.5, 7, 8], false],
-      [[5, 6, 7, 8], true],
-      [[5, 2 ** 33, 7, 8], true]
-    ] as const) {
-      const n = volumes.length
-      const bars = {
-        days: Int32Array.from({ length: n + 2 }, (_, k) => 300 + 2 * k),
-        open: Float64Array.from({ length: n + 2 }, (_, k) => 10 + k / 3),
-        high: Float64Array.from({ length: n + 2 }, (_, k) => 11 + k / 100),
-        low: Float64Array.from({ length: n + 2 }, (_, k) => 9 + k),
-        close: Float64Array.from({ length: n + 2 }, (_, k) => 10.5 + k),
-        volume: Float64Array.from([0, ...volumes, 0])
-      }
-      const a = new BarSeries(2)
-      const b = new BarSeries(2)
-      for (const s of [a, b]) {
-        s.push(100, 1, 2, 0.5, 1.5, 10)
-        if (scaledFirst) s.compact()
-      }
-      a.appendBars(bars, 1, n)
-      for (let j = 1; j <= n; j++)
-        b.push(bars.days[j]!, bars.open[j]!, bars.high[j]!, bars.low[j]!, bars.close[j]!, bars.volume[j]!)
-      expect(read(a), `${volumes} ${scaledFirst}`).toEqual(read(b))
-      expect(a.volume.constructor).toBe(b.volume.constructor)
-      expect(() => a.appendBars(bars, 0, 2)).toThrow(/not after/)
     }
   })
 

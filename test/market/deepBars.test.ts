@@ -2,11 +2,19 @@
  * The bar file kept beside the deep grid (`history/deepBars.ts`): every bar written reads back bit for
  * bit — prices on the tick grid stored as int32, any other double as a double, whole and fractional
  * volumes — for any group, any range of days, any subset of tickers; bars laid before a walk's range
- * (an import) may come first; an empty chunk takes no bytes.
+ * (an import) may come first; an empty chunk takes no bytes. Appended to a series (`appendStored`),
+ * they are the bars pushing them one by one gives, whatever the series keeps its prices as.
  */
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { CHUNK_DAYS, DeepBarsReader, DeepBarsWriter, groupBars } from "../../src/market/history/deepBars.js"
+import { BarSeries, SeriesArena } from "../../src/market/history/barSeries.js"
+import {
+  appendStored,
+  CHUNK_DAYS,
+  DeepBarsReader,
+  DeepBarsWriter,
+  groupBars
+} from "../../src/market/history/deepBars.js"
 
 interface Bar {
   readonly day: number
@@ -121,6 +129,33 @@ describe("the deep bar file", () => {
               ] as const)
                 expect(same(got!, want), `${got} for ${want}`).toBe(true)
             })
+          }
+        }
+        // appended to series (int32 ticks copied into a series keeping them so) as pushing them would
+        const slots = Int32Array.from({ length: m.size }, (_, i) => i).filter((i) => i % 3 !== 2)
+        const end = (i: number) => toDay - (i % 4)
+        const made = (i: number) => (i % 2 === 0 ? BarSeries.scaledIn(64, new SeriesArena(64)) : new BarSeries(4))
+        const got = new Map(Array.from(slots, (i) => [i, made(i)]))
+        appendStored(reader, slots, fromDay, end, (i) => got.get(i)!)
+        for (const i of slots) {
+          const want = made(i)
+          for (const b of m.tickers[i]!) {
+            if (b.day >= fromDay && b.day <= end(i)) want.push(b.day, b.open, b.high, b.low, b.close, b.volume)
+          }
+          const a = got.get(i)!
+          expect(a.length).toBe(want.length)
+          expect(a.ohlScale).toBe(want.ohlScale)
+          expect(a.volume.constructor).toBe(want.volume.constructor)
+          for (let j = 0; j < a.length; j++) {
+            const pairs = [
+              [a.days[j], want.days[j]],
+              [a.openAt(j), want.openAt(j)],
+              [a.highAt(j), want.highAt(j)],
+              [a.lowAt(j), want.lowAt(j)],
+              [a.close[j], want.close[j]],
+              [a.volume[j], want.volume[j]]
+            ] as const
+            for (const [x, y] of pairs) expect(same(x!, y!), `${i} bar ${j}: ${x} for ${y}`).toBe(true)
           }
         }
       }),

@@ -12,7 +12,7 @@
  * Everything else reads through to the market (`Object.create`: a view, nothing copied).
  */
 import { BarSeries, barInto, newBar, SeriesArena } from "../history/barSeries.js"
-import { eachStoredRun } from "../history/deepBars.js"
+import { appendStored } from "../history/deepBars.js"
 import { deepStateBefore } from "../history/deepTicker.js"
 import { generateBars } from "../history/generateBars.js"
 import { commitDeferred, type DailyState, finishCommits } from "../indicators/index.js"
@@ -70,10 +70,7 @@ export const reachingBack = (
   // read off the bar file where it holds the range (tickers listed after its end generate theirs)
   const stored = grid.bars
   const covered = (i: number) => stored?.covers(from, deepTo(i)) === true
-  if (stored !== undefined)
-    eachStoredRun(stored, walked.filter(covered), from, deepTo, (i, bars, at, n) =>
-      fresh.get(i)!.appendBars(bars, at, n)
-    )
+  if (stored !== undefined) appendStored(stored, walked.filter(covered), from, deepTo, (i) => fresh.get(i)!)
   const rest = walked.filter((i) => !covered(i))
   const walk = generateBars({
     source: core.sim,

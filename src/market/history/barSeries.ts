@@ -207,6 +207,11 @@ export class BarSeries {
     this.volume = this.volume instanceof Uint32Array ? copy(this.volume, uint32s) : copy(this.volume, float64s)
   }
 
+  /** Room for `n` more bars without growing. */
+  reserve(n: number): void {
+    if (this.length + n > this.days.length) this.grow(this.length + n)
+  }
+
   /** Appends a bar; its day must be after the last one. */
   push(day: number, open: number, high: number, low: number, close: number, volume: number): void {
     if (this.length > 0 && day <= this.days[this.length - 1]) {
@@ -233,66 +238,6 @@ export class BarSeries {
     this.low[i] = low
     this.close[i] = close
     this.volume[i] = volume
-  }
-
-  /**
-   * Appends `n` bars given as arrays (`days[at …]` ascending, after this one's last day), as
-   * pushing them one by one would: copied array by array, or as int32 ticks into a series that
-   * keeps them so.
-   */
-  appendBars(bars: BarColumns, at: number, n: number): void {
-    if (n === 0) return
-    for (let j = at + 1; j < at + n; j++) {
-      if (bars.days[j] <= bars.days[j - 1])
-        throw new RangeError(`bar day ${bars.days[j]} is not after ${bars.days[j - 1]}`)
-    }
-    if (this.length > 0 && bars.days[at] <= this.days[this.length - 1]) {
-      throw new RangeError(`bar day ${bars.days[at]} is not after ${this.days[this.length - 1]}`)
-    }
-    let whole = true
-    for (let j = at; j < at + n && whole; j++) {
-      const v = bars.volume[j]
-      whole = wholeU32(v)
-    }
-    if (this.length + n > this.days.length) this.grow(this.length + n)
-    if (!whole && this.volume instanceof Uint32Array) this.volume = float64sOf(this.volume)
-    const to = this.length
-    if (this.ohlScale !== 1) {
-      // int32 ticks while every price is one (a price off the grid: doubles from there, as `push` makes them)
-      const open = this.open
-      const high = this.high
-      const low = this.low
-      for (let j = 0; j < n; j++) {
-        const o = scaledPrice(bars.open[at + j])
-        const h = scaledPrice(bars.high[at + j])
-        const l = scaledPrice(bars.low[at + j])
-        if (o === undefined || h === undefined || l === undefined) {
-          this.appendBarByBar(bars, at + j, n - j)
-          return
-        }
-        const k = to + j
-        open[k] = o
-        high[k] = h
-        low[k] = l
-        this.days[k] = bars.days[at + j]
-        this.close[k] = bars.close[at + j]
-        this.volume[k] = bars.volume[at + j]
-        this.length++
-      }
-      return
-    }
-    this.days.set(bars.days.subarray(at, at + n), to)
-    this.open.set(bars.open.subarray(at, at + n), to)
-    this.high.set(bars.high.subarray(at, at + n), to)
-    this.low.set(bars.low.subarray(at, at + n), to)
-    this.close.set(bars.close.subarray(at, at + n), to)
-    this.volume.set(bars.volume.subarray(at, at + n), to)
-    this.length += n
-  }
-
-  private appendBarByBar(bars: BarColumns, at: number, n: number): void {
-    for (let j = at; j < at + n; j++)
-      this.push(bars.days[j], bars.open[j], bars.high[j], bars.low[j], bars.close[j], bars.volume[j])
   }
 
   /**

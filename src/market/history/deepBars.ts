@@ -18,7 +18,7 @@
  * So every bar reads back bit for bit; a simulated bar (tick-rounded prices, a rounded volume) takes
  * 21 bytes.
  */
-import { type BarColumns, PRICE_SCALE, scaledPrice, wholeU32 } from "./barSeries.js"
+import { type BarColumns, type BarSeries, PRICE_SCALE, scaledPrice, wholeU32 } from "./barSeries.js"
 
 /** calendar days a chunk spans: at most one bar a day, so at most 64 bars a ticker */
 export const CHUNK_DAYS = 64
@@ -251,6 +251,37 @@ export class DeepBarsReader {
    * for the group's ticker t (those `wanted` only, when given), in day order.
    */
   read(g: number, fromDay: number, toDay: number, out: GroupBars, wanted?: (t: number) => boolean): void {
+    const cap = out.capacity
+    this.eachRun(g, fromDay, toDay, wanted, (t, run) => {
+      let k = out.length[t]
+      if (k + run.to - run.from > cap) throw new RangeError(`more than ${cap} bars of the group's ticker ${t}`)
+      const row = t * cap
+      for (let b = run.from; b < run.to; b++) {
+        const o = row + k++
+        out.days[o] = run.day(b)
+        out.open[o] = run.price(0, b)
+        out.high[o] = run.price(1, b)
+        out.low[o] = run.price(2, b)
+        out.close[o] = run.price(3, b)
+        out.volume[o] = run.volume(b)
+      }
+      out.length[t] = k
+    })
+  }
+
+  /**
+   * Group `g`'s stored bars of `fromDay … toDay` (`covers` them), block by block in day order: for
+   * each of the group's tickers with bars in the range (those `wanted` only, when given),
+   * `onRun(t, run)` with the block's bars of it as stored — `run.from … run.to - 1` in the range.
+   * `run` is reused: read it before returning.
+   */
+  eachRun(
+    g: number,
+    fromDay: number,
+    toDay: number,
+    wanted: ((t: number) => boolean) | undefined,
+    onRun: (t: number, run: StoredRun) => void
+  ): void {
     const { base, chunks, offsets, group, size } = this.layout
     if (!this.covers(fromDay, toDay)) throw new RangeError(`the bar file does not hold ${fromDay} … ${toDay}`)
     const tickers = Math.min(group, size - g * group)
@@ -260,17 +291,14 @@ export class DeepBarsReader {
     const end = offsets[g * chunks + c1 + 1]
     if (end === start) return
     if (this.scratch.byteLength < end - start) this.scratch = new ArrayBuffer(align8(end - start) * 2)
-    const buffer = this.scratch
-    const u8 = new Uint8Array(buffer)
-    this.readAt(u8.subarray(0, end - start), start)
-    const i32 = new Int32Array(buffer)
-    const u32 = new Uint32Array(buffer)
-    const f64 = new Float64Array(buffer)
-    const cap = out.capacity
+    const run = this.run.over(this.scratch)
+    this.readAt(run.u8.subarray(0, end - start), start)
+    const u8 = run.u8
+    const i32 = run.i32
     for (let c = c0; c <= c1; c++) {
       let at = offsets[g * chunks + c] - start
       if (offsets[g * chunks + c + 1] - start === at) continue
-      const first = base + c * CHUNK_DAYS
+      run.first = base + c * CHUNK_DAYS
       const counts = at >> 2
       const flagsAt = at + align8(4 * tickers)
       at = flagsAt + align8(tickers)
@@ -278,79 +306,164 @@ export class DeepBarsReader {
         const n = i32[counts + t]
         if (n === 0) continue
         const flags = u8[flagsAt + t]
-        const dayAt = at
+        run.n = n
+        run.flags = flags
+        run.dayAt = at
         at += align8(n)
-        const pricesAt = at
+        run.pricesAt = (flags & 1) === 1 ? at >> 2 : at >> 3
         at += (flags & 1) === 1 ? align8(16 * n) : 32 * n
-        const volumesAt = at
+        run.volumesAt = (flags & 2) === 2 ? at >> 2 : at >> 3
         at += (flags & 2) === 2 ? align8(4 * n) : 8 * n
         if (wanted !== undefined && !wanted(t)) continue
-        let k = out.length[t]
-        const row = t * cap
-        for (let b = 0; b < n; b++) {
-          const day = first + u8[dayAt + b]
-          if (day < fromDay || day > toDay) continue
-          if (k >= cap) throw new RangeError(`more than ${cap} bars of the group's ticker ${t}`)
-          const o = row + k++
-          out.days[o] = day
-          if ((flags & 1) === 1) {
-            const p = pricesAt >> 2
-            out.open[o] = i32[p + b] / PRICE_SCALE
-            out.high[o] = i32[p + n + b] / PRICE_SCALE
-            out.low[o] = i32[p + 2 * n + b] / PRICE_SCALE
-            out.close[o] = i32[p + 3 * n + b] / PRICE_SCALE
-          } else {
-            const p = pricesAt >> 3
-            out.open[o] = f64[p + b]
-            out.high[o] = f64[p + n + b]
-            out.low[o] = f64[p + 2 * n + b]
-            out.close[o] = f64[p + 3 * n + b]
-          }
-          out.volume[o] = (flags & 2) === 2 ? u32[(volumesAt >> 2) + b] : f64[(volumesAt >> 3) + b]
-        }
-        out.length[t] = k
+        // the block's bars in the range: a run of them (days ascend)
+        let from = 0
+        while (from < n && run.first + u8[run.dayAt + from] < fromDay) from++
+        let to = n
+        while (to > from && run.first + u8[run.dayAt + to - 1] > toDay) to--
+        if (to === from) continue
+        run.from = from
+        run.to = to
+        onRun(t, run)
       }
     }
   }
+
+  private readonly run = new StoredRun()
 }
 
-/** days read at once by `eachStoredBar` (its scratch: 48 bytes a ticker a day) */
+/**
+ * One ticker's bars in one block of a bar file, as stored (see the module comment), for a reader to
+ * decode or copy: bar `b` (0 … n - 1) of it.
+ */
+export class StoredRun {
+  u8 = new Uint8Array(0)
+  i32 = new Int32Array(0)
+  u32 = new Uint32Array(0)
+  f64 = new Float64Array(0)
+  /** the chunk's first day */
+  first = 0
+  n = 0
+  /** bit 0: prices int32 ticks (`ticks`); bit 1: volumes uint32 */
+  flags = 0
+  /** byte offset of the days */
+  dayAt = 0
+  /** element offset of the prices (int32 or double) and of the volumes (uint32 or double) */
+  pricesAt = 0
+  volumesAt = 0
+  /** the bars asked for: `from … to - 1` */
+  from = 0
+  to = 0
+
+  over(buffer: ArrayBuffer): this {
+    if (this.u8.buffer !== buffer) {
+      this.u8 = new Uint8Array(buffer)
+      this.i32 = new Int32Array(buffer)
+      this.u32 = new Uint32Array(buffer)
+      this.f64 = new Float64Array(buffer)
+    }
+    return this
+  }
+
+  day(b: number): number {
+    return this.first + this.u8[this.dayAt + b]
+  }
+
+  /** whether the prices are int32 ticks (× PRICE_SCALE) */
+  get ticks(): boolean {
+    return (this.flags & 1) === 1
+  }
+
+  /** field `m` (0 open, 1 high, 2 low, 3 close) of bar `b` */
+  price(m: number, b: number): number {
+    const p = this.pricesAt + m * this.n + b
+    return this.ticks ? this.i32[p] / PRICE_SCALE : this.f64[p]
+  }
+
+  /** field `m`'s int32 tick of bar `b` (`ticks` only) */
+  tick(m: number, b: number): number {
+    return this.i32[this.pricesAt + m * this.n + b]
+  }
+
+  /** whether the volumes are uint32 */
+  get wholeVolumes(): boolean {
+    return (this.flags & 2) === 2
+  }
+
+  volume(b: number): number {
+    return this.wholeVolumes ? this.u32[this.volumesAt + b] : this.f64[this.volumesAt + b]
+  }
+}
+
+/** days read at once by `appendStored` (its scratch: one group's blocks of them) */
 const SLICE_DAYS = 8 * CHUNK_DAYS
 
 /**
- * The stored bars of `slots` (ascending) from `fromDay` to each one's `toDay(i)` (the reader `covers`
- * them all), to `onRun` in runs: ticker `i`'s next `n` bars in day order are `bars`' positions
- * `at … at + n - 1` — what `generateBars` hands its callback for the same tickers and days, read
- * rather than made.
+ * Appends the stored bars of `slots` (ascending) from `fromDay` to each one's `toDay(i)` (the reader
+ * `covers` them all) to `seriesOf(i)`, in day order: the bars `generateBars` makes for the same
+ * tickers and days, read rather than made.
  */
-export const eachStoredRun = (
+export const appendStored = (
   reader: DeepBarsReader,
   slots: Int32Array,
   fromDay: number,
   toDay: (i: number) => number,
-  onRun: (i: number, bars: GroupBars, at: number, n: number) => void
+  seriesOf: (i: number) => BarSeries
 ): void => {
   const { group } = reader.layout
-  const out = groupBars(group, SLICE_DAYS)
   for (let k = 0; k < slots.length; ) {
     const g = Math.floor(slots[k] / group)
-    const members = new Map<number, number>()
+    const members: Array<BarSeries | undefined> = new Array(group)
+    const ends = new Int32Array(group)
     let last = fromDay - 1
     for (; k < slots.length && Math.floor(slots[k] / group) === g; k++) {
-      members.set(slots[k] - g * group, slots[k])
-      last = Math.max(last, toDay(slots[k]))
+      const i = slots[k]
+      members[i - g * group] = seriesOf(i)
+      ends[i - g * group] = toDay(i)
+      last = Math.max(last, toDay(i))
     }
     for (let from = fromDay; from <= last; from += SLICE_DAYS) {
       const to = Math.min(last, from + SLICE_DAYS - 1)
-      out.length.fill(0)
-      reader.read(g, from, to, out, (t) => members.has(t))
-      for (const [t, i] of members) {
-        const end = toDay(i)
-        const at = t * out.capacity
-        let n = out.length[t]
-        while (n > 0 && out.days[at + n - 1] > end) n--
-        if (n > 0) onRun(i, out, at, n)
-      }
+      reader.eachRun(
+        g,
+        from,
+        to,
+        (t) => members[t] !== undefined,
+        (t, run) => {
+          const end = ends[t]
+          while (run.to > run.from && run.day(run.to - 1) > end) run.to--
+          if (run.to > run.from) appendRun(members[t]!, run)
+        }
+      )
     }
   }
+}
+
+/**
+ * Appends a stored run's bars (`run.from … run.to - 1`) to `s`, as pushing them one by one would:
+ * their int32 ticks and uint32 volumes copied as they are into a series that keeps prices so.
+ */
+export const appendRun = (s: BarSeries, run: StoredRun): void => {
+  const { from, to } = run
+  if (s.length > 0 && run.day(from) <= s.days[s.length - 1]) {
+    throw new RangeError(`bar day ${run.day(from)} is not after ${s.days[s.length - 1]}`)
+  }
+  if (s.ohlScale !== PRICE_SCALE || !run.ticks || (!run.wholeVolumes && s.volume instanceof Uint32Array)) {
+    for (let b = from; b < to; b++)
+      s.push(run.day(b), run.price(0, b), run.price(1, b), run.price(2, b), run.price(3, b), run.volume(b))
+    return
+  }
+  s.reserve(to - from)
+  const { days, open, high, low, close, volume } = s
+  const { i32, u8, u32, f64, n, first, dayAt, pricesAt, volumesAt } = run
+  const whole = run.wholeVolumes
+  let k = s.length
+  for (let b = from; b < to; b++, k++) {
+    days[k] = first + u8[dayAt + b]
+    open[k] = i32[pricesAt + b]
+    high[k] = i32[pricesAt + n + b]
+    low[k] = i32[pricesAt + 2 * n + b]
+    close[k] = i32[pricesAt + 3 * n + b] / PRICE_SCALE
+    volume[k] = whole ? u32[volumesAt + b] : f64[volumesAt + b]
+  }
+  s.length = k
 }
