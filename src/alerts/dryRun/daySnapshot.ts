@@ -61,23 +61,19 @@ export class DaySnapshot {
     for (let k = 0; k < positions.length; k++) if (rowOfK[k]! >= 0) rows[rowOfK[k]!] = k
     this.kOfRow = rows
     const columns = new Map<string, Column>()
+    // the kept positions of the day's rows, then each column gathered (one array type per loop)
+    const at = new Int32Array(size)
+    for (let r = 0; r < size; r++) at[r] = positions[rows[r]!]!
     this.kept.forEach((c, ci) => {
-      const valid = new Uint8Array(size)
-      const kind = this.kinds[ci]!
-      const values = kind === "boolean" ? new Uint8Array(size) : new Float64Array(size)
-      for (let r = 0; r < size; r++) {
-        const p = positions[rows[r]!]!
-        valid[r] = c.valid[p]!
-        values[r] = c.values[p]!
+      const valid = gatherBytes(c.valid, at, new Uint8Array(size))
+      if (this.kinds[ci] === "boolean") {
+        columns.set(c.name, { kind: "boolean", values: gatherBooleans(c.values, at, new Uint8Array(size)), valid })
+        return
       }
-      columns.set(
-        c.name,
-        kind === "boolean"
-          ? { kind, values: values as Uint8Array, valid }
-          : { kind, values: values as Float64Array, valid }
-      )
+      const values = gatherDoubles(c.values, at, new Float64Array(size))
+      columns.set(c.name, { kind: "numeric", values, valid })
       if (c.name === "price") {
-        this.priceValues = values as Float64Array
+        this.priceValues = values
         this.priceValid = valid
       }
     })
@@ -179,4 +175,21 @@ class RowIndex implements ReadonlyMap<string, number> {
   forEach(f: (value: number, key: string, map: ReadonlyMap<string, number>) => void): void {
     for (let r = 0; r < this.tickers.length; r++) f(r, this.tickers[r]!, this)
   }
+}
+
+/** `out[r] = from[at[r]]`, one function per array type (each loop sees one kind of array) */
+const gatherDoubles = (from: Float64Array, at: Int32Array, out: Float64Array): Float64Array => {
+  for (let r = 0; r < at.length; r++) out[r] = from[at[r]!]!
+  return out
+}
+
+const gatherBytes = (from: Uint8Array, at: Int32Array, out: Uint8Array): Uint8Array => {
+  for (let r = 0; r < at.length; r++) out[r] = from[at[r]!]!
+  return out
+}
+
+/** a kept boolean column's values (0/1 doubles) as a snapshot's bytes */
+const gatherBooleans = (from: Float64Array, at: Int32Array, out: Uint8Array): Uint8Array => {
+  for (let r = 0; r < at.length; r++) out[r] = from[at[r]!]!
+  return out
 }

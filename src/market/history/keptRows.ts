@@ -67,6 +67,8 @@ export class KeptRows {
   private readonly offset: Int32Array
   /** position → bar index in its ticker's series */
   private readonly barOf: Int32Array
+  /** position → its bar's day */
+  private readonly dayOf: Int32Array
   /** k → the position `on` reached (-1 before its first) */
   private readonly at: Int32Array
 
@@ -83,7 +85,14 @@ export class KeptRows {
     for (let k = 0; k < n; k++) this.offset[k + 1] = this.offset[k]! + lists[k]!.length
     const total = this.offset[n]!
     this.barOf = new Int32Array(total)
-    for (let k = 0; k < n; k++) this.barOf.set(lists[k]!, this.offset[k]!)
+    this.dayOf = new Int32Array(total)
+    for (let k = 0; k < n; k++) {
+      const list = lists[k]!
+      const at = this.offset[k]!
+      const days = md.series[slots[k]!]!.days
+      this.barOf.set(list, at)
+      for (let b = 0; b < list.length; b++) this.dayOf[at + b] = days[list[b]!]!
+    }
     this.columns = names.map((name) => ({ name, values: new Float64Array(total), valid: new Uint8Array(total) }))
     this.at = Int32Array.from({ length: n }, (_, k) => this.offset[k]! - 1)
   }
@@ -131,14 +140,13 @@ export class KeptRows {
    * or before the day within the carry-forward, and that bar's index in its series (-1 for both: no row).
    */
   on(day: number, positions: Int32Array, bars: Int32Array): void {
-    const { md, offset, barOf, at } = this
+    const { offset, barOf, dayOf, at } = this
     for (let k = 0; k < this.slots.length; k++) {
-      const s = md.series[this.slots[k]!]!
       const last = offset[k + 1]! - 1
       let p = at[k]!
-      while (p + 1 <= last && s.days[barOf[p + 1]!]! <= day) p++
+      while (p + 1 <= last && dayOf[p + 1]! <= day) p++
       at[k] = p
-      if (p >= offset[k]! && day - s.days[barOf[p]!]! <= CARRY_FORWARD_DAYS) {
+      if (p >= offset[k]! && day - dayOf[p]! <= CARRY_FORWARD_DAYS) {
         positions[k] = p
         bars[k] = barOf[p]!
       } else {

@@ -399,10 +399,12 @@ export const refreshHot = (st: DailyState, families: number = ALL_FAMILIES): voi
     hot[H.highYear] = st.highYear.full ? st.highYear.value : NaN_
     hot[H.lowYear] = st.lowYear.full ? st.lowYear.value : NaN_
   }
-  const days = st.returnDays
-  for (let i = 0; i < RETURN_COUNT; i++) {
-    const d = days[i]
-    hot[H.returnBase + i] = st.count >= d ? cb[(head - (d - 1)) & cm] : NaN_
+  if ((families & F.returns) !== 0) {
+    const days = st.returnDays
+    for (let i = 0; i < RETURN_COUNT; i++) {
+      const d = days[i]
+      hot[H.returnBase + i] = st.count >= d ? cb[(head - (d - 1)) & cm] : NaN_
+    }
   }
 }
 
