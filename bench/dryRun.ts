@@ -43,7 +43,7 @@ const options: FiringOptions = { ...DEFAULT_FIRING, fireOn: "both", cooldownMs: 
 const replayAll = (gen: Generator<Evaluation | undefined, void>) => {
   const r = new Replay(options)
   for (let s = gen.next(); !s.done; s = gen.next()) if (s.value !== undefined) r.step(s.value)
-  const fr = forwardReturns(r.signals, (slot, bar) => md.series[slot]!.close[bar])
+  const fr = forwardReturns(r.signals)
   return { evaluations: r.evaluations, events: r.eventCount, signals: fr["5d"].n }
 }
 

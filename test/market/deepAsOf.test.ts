@@ -9,9 +9,13 @@ import { mkdtempSync, readdirSync, rmSync, statSync, truncateSync } from "node:f
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
+import { dailyEvaluations } from "../../src/alerts/dryRun/dailyEvaluations.js"
+import type { Evaluation } from "../../src/alerts/dryRun/replay.js"
+import { overStretches } from "../../src/api/common/market.js"
 import { isTradingDay } from "../../src/market/calendar.js"
 import { readRow } from "../../src/market/engine/asOf.js"
 import { gridIndexFor } from "../../src/market/engine/deepAsOf.js"
+import { stretchesOf } from "../../src/market/engine/deepWalk.js"
 import { MarketData } from "../../src/market/engine/MarketData.js"
 import { BarSeries } from "../../src/market/history/barSeries.js"
 import { DEEP_GRID_EVERY, deepGridBarsTo, deepGridInMemory } from "../../src/market/history/deepGrid.js"
@@ -26,6 +30,9 @@ import { epochDay, isoDate } from "../../src/market/indicators/days.js"
 import { parseCsvBars } from "../../src/market/sources/csvBars.js"
 import { loadTickers } from "../../src/market/tickers/index.js"
 import { computeMembership } from "../../src/market/universes.js"
+import { backtestPeriods } from "../../src/research/backtest/run.js"
+import { exitDay, rebalanceDays } from "../../src/research/backtest/schedule.js"
+import { compileOn } from "../support/compileOn.js"
 
 const all = loadTickers()
 const PICK = new Set(["AAPL", "MSFT", "SPY", "BTC-USD", "ETH-USD", "USDT", "SOL", "KO", "XOM"])
@@ -90,6 +97,62 @@ describe.each([
     expect(md.snapshotAsOf("2002-12-31").size).toBe(0)
   }, 120_000)
 
+  it("walks years before the window in stretches as one walk over them: a backtest's periods, a dry-run's evaluations", () => {
+    const q = compileOn(md)("rsi_14 < 45 AND pct_rank(day_change_pct) > 0.3")
+    const slots = md.tickers.map((_, i) => i)
+    const fromDay = epochDay("2007-02-05")
+    const toDay = epochDay("2009-11-27")
+    // small stretches (a few months each) over a few tickers, as the whole market's are over years
+    const cut = (tail: number) =>
+      stretchesOf(slots.length, fromDay, toDay, tail, md.wholeMarketFrom, slots.length * 520).map((s) => ({
+        from: s.from,
+        to: s.to,
+        reader: () => md.reachingBack(slots, s.from, s.through)
+      }))
+    expect(cut(10).length).toBeGreaterThan(3)
+    const days = rebalanceDays(fromDay, toDay, "1w")
+    const exits = days.map((d) => exitDay(d, 5))
+    const spec = {
+      slots,
+      q,
+      pick: { order: "rsi_14", desc: false, limit: 4 },
+      scope: () => undefined,
+      benchmark: md.index.get("SPY")!
+    }
+    const collect = <T>(gen: Generator<T | undefined, void>) => [...gen].filter((x): x is T => x !== undefined)
+    const whole = collect(backtestPeriods(md.reachingBack(slots, fromDay), { ...spec, days, exits }))
+    const stretched = collect(
+      overStretches(cut(10), (s) => {
+        const kept = days.flatMap((d, i) => (d >= s.from && d <= s.to ? [i] : []))
+        return backtestPeriods(s.reader(), {
+          ...spec,
+          days: kept.map((i) => days[i]!),
+          exits: kept.map((i) => exits[i]!)
+        })
+      })
+    )
+    expect(stretched).toEqual(whole)
+    expect(whole.filter((p) => p.count > 0).length).toBeGreaterThan(days.length / 2)
+    // a dry-run's evaluations, and the closes of its forward returns
+    // (read as each comes: an evaluation's prices are those of the latest one)
+    const evaluations = (gen: Generator<Evaluation | undefined, void>) => {
+      const out: Array<unknown> = []
+      for (const e of gen) {
+        if (e === undefined) continue
+        const next = Array.from(e.matched, (id) => [e.price(id), e.closeAt(id, e.bar(id) + 20)])
+        out.push({ at: e.at, matched: Array.from(e.matched), next })
+      }
+      return out
+    }
+    const dry = { slots, q, clear: undefined, scope: () => undefined }
+    const one = evaluations(dailyEvaluations(md.reachingBack(slots, fromDay), { ...dry, fromDay, toDay }))
+    const many = evaluations(
+      overStretches(cut(40), (s) => dailyEvaluations(s.reader(), { ...dry, fromDay: s.from, toDay: s.to }))
+    )
+    expect(many).toEqual(one)
+    expect(one.length).toBeGreaterThan(700)
+  }, 120_000)
+
   it("gives a walk reaching back before the window each walked ticker's bars of its own history, then the window's", () => {
     const fromDay = epochDay("2009-03-10")
     const slots = md.tickers.map((_, i) => i).filter((i) => i % 3 !== 1)
@@ -116,6 +179,18 @@ describe.each([
       }
     }
     expect(bars).toBeGreaterThan(slots.length * 100)
+    // a stretch of it (`through`): the same bars, to that day
+    const through = fromDay + 200
+    const stretch = md.reachingBack(slots, fromDay, through) as unknown as { series: ReadonlyArray<BarSeries> }
+    for (const i of slots) {
+      const s = view.series[i]!
+      const t = stretch.series[i]!
+      const n = s.indexAtOrBefore(through) + 1
+      if (s === md.series[i]) continue // not reaching back: the window's series
+      expect(t.length, md.tickers[i]!.ticker).toBe(n)
+      expect(Array.from(t.days.subarray(0, n))).toEqual(Array.from(s.days.subarray(0, n)))
+      expect(Array.from(t.close.subarray(0, n))).toEqual(Array.from(s.close.subarray(0, n)))
+    }
   }, 120_000)
 })
 

@@ -27,7 +27,7 @@ export class DaySnapshot {
   private priceValid: Uint8Array = new Uint8Array(0)
 
   constructor(
-    md: MarketReader,
+    private readonly md: MarketReader,
     private readonly slots: ReadonlyArray<number>,
     private readonly kept: ReadonlyArray<KeptColumn>
   ) {
@@ -109,6 +109,10 @@ export class DaySnapshot {
       bar: (id) => {
         const k = this.positionOf(id)
         return k < 0 ? -1 : bars[k]!
+      },
+      closeAt: (id, bar) => {
+        const s = this.md.series[id]!
+        return bar < s.length ? s.close[bar] : undefined
       }
     }
   }

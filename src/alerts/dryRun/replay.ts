@@ -22,6 +22,8 @@ export interface Evaluation {
   readonly price: (id: number) => number
   /** the index in its daily series of the session slot `id` was evaluated in (-1: none completed) */
   readonly bar: (id: number) => number
+  /** the close of bar `bar` of slot `id`'s daily series as the evaluation reads it (undefined: no such bar yet) */
+  readonly closeAt: (id: number, bar: number) => number | undefined
 }
 
 /** A replayed event: when, which type, which tickers (slots; `repeated` a subset of `tickers`). */
@@ -42,11 +44,15 @@ export interface TickerTally {
   lastAt: number
 }
 
-/** A signal whose forward return is measured: the ticker's price then and its daily bar. */
+/**
+ * A signal whose forward return is measured: the ticker's price then, and its closes each horizon's
+ * daily bars after the session evaluated (`HORIZON_BARS`; NaN: no such bar) — read when it is
+ * recorded, off the series that evaluation read (a long dry-run reads one stretch of years at a time).
+ */
 interface Signal {
   readonly id: number
   readonly price: number
-  readonly bar: number
+  readonly exits: Float64Array
 }
 
 /** How many events a replay keeps in full (the rest are counted). */
@@ -73,7 +79,7 @@ export class Replay {
     this.sequence = events[events.length - 1]!.sequence
     // the signals measured: entries when the rule fires on entry, else exits
     const measured = firesOnEnter(this.options) ? step.fired : step.cleared
-    for (const id of measured) this.signals.push({ id, price: e.price(id), bar: e.bar(id) })
+    for (const id of measured) this.signals.push(signalOf(e, id))
     for (const ev of events) {
       this.eventCount++
       if (this.events.length < MAX_EVENTS) {
@@ -106,23 +112,32 @@ export interface ReturnStats {
 
 /** the forward-return horizons, in daily bars of the ticker's own series */
 export const HORIZONS = { "1d": 1, "5d": 5, "20d": 20 } as const
+const HORIZON_NAMES = Object.keys(HORIZONS) as Array<keyof typeof HORIZONS>
+/** the most daily bars a forward return looks ahead */
+export const MAX_HORIZON_BARS = Math.max(...Object.values(HORIZONS))
+
+const signalOf = (e: Evaluation, id: number): Signal => {
+  const bar = e.bar(id)
+  const exits = new Float64Array(HORIZON_NAMES.length).fill(Number.NaN)
+  if (bar >= 0) {
+    HORIZON_NAMES.forEach((name, i) => {
+      exits[i] = e.closeAt(id, bar + HORIZONS[name]) ?? Number.NaN
+    })
+  }
+  return { id, price: e.price(id), exits }
+}
 
 /**
  * The forward returns of the replay's signals: per horizon, from the evaluated price to the close
- * `h` daily bars after the session evaluated (`closeAt(id, bar)`, undefined when that bar does not
- * exist yet).
+ * `h` daily bars after the session evaluated (none when that bar does not exist yet).
  */
-export const forwardReturns = (
-  signals: ReadonlyArray<Signal>,
-  closeAt: (id: number, bar: number) => number | undefined
-): Record<keyof typeof HORIZONS, ReturnStats> => {
+export const forwardReturns = (signals: ReadonlyArray<Signal>): Record<keyof typeof HORIZONS, ReturnStats> => {
   const out = {} as Record<keyof typeof HORIZONS, ReturnStats>
-  for (const [name, h] of Object.entries(HORIZONS) as Array<[keyof typeof HORIZONS, number]>) {
+  for (const [i, name] of HORIZON_NAMES.entries()) {
     const returns: Array<number> = []
     for (const s of signals) {
-      if (!(s.price > 0) || s.bar < 0) continue
-      const exit = closeAt(s.id, s.bar + h)
-      if (exit === undefined || !(exit > 0)) continue
+      const exit = s.exits[i]!
+      if (!(s.price > 0) || !(exit > 0)) continue
       returns.push(exit / s.price - 1)
     }
     out[name] = stats(returns)

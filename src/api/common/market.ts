@@ -5,13 +5,13 @@
 import { Duration, Effect } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { DeepHistory } from "../../market/DeepHistory.js"
-import { DEEP_WALK_MAX_BARS } from "../../market/engine/deepWalk.js"
+import { stretchesOf } from "../../market/engine/deepWalk.js"
 import { CARRY_FORWARD_DAYS, type DailySnapshot, type MarketReader } from "../../market/engine/MarketData.js"
 import { HISTORY_START_DAY } from "../../market/history/coverage.js"
-import { epochDay, isoDate } from "../../market/indicators/days.js"
+import { epochDay } from "../../market/indicators/days.js"
 import { Market } from "../../market/Market.js"
 import type { Snapshot } from "../../market/snapshot.js"
-import { BadRequest, ServiceUnavailable } from "../errors.js"
+import { ServiceUnavailable } from "../errors.js"
 
 /** The loaded market, or 503 `service_unavailable` (Retry-After 2) while it loads. */
 export const marketData: Effect.Effect<MarketReader, ServiceUnavailable, Market> = Effect.flatMap(Market, (m) =>
@@ -53,29 +53,49 @@ export const asOfReadable = (md: MarketReader, day: number): Effect.Effect<void,
     )
   )
 
+/** One stretch of a history walk's days and the market it reads (`walkStretches`). */
+export interface WalkStretch {
+  readonly from: number
+  readonly to: number
+  /** the market as the stretch reads it (its tickers' series built on the call, before the window) */
+  readonly reader: () => MarketReader
+}
+
 /**
- * The market a history walk from `fromDay` over `slots` reads (a backtest, a dry-run): the market
- * itself, or — starting before the window — the market with those tickers' series reaching back
- * to it (`MarketReader.reachingBack`): 503 while the whole market's history is being built, 400
- * naming the size past `DEEP_WALK_MAX_BARS` bars before the window (`what` names the request).
+ * The stretches a history walk over `slots` from `fromDay` to `toDay` (a backtest, a dry-run) reads,
+ * each with `tail` days of bars past its end (its exits, its forward returns): the market itself
+ * where the window holds the days; before it, stretches of the walked tickers' series reaching back
+ * (`stretchesOf`: a few hundred MB at a time, whatever the walk's length and breadth). 503 while
+ * the whole market's history is being built.
  */
-export const walkReader = (
+export const walkStretches = (
   md: MarketReader,
   slots: ReadonlyArray<number>,
   fromDay: number,
-  what: string
-): Effect.Effect<MarketReader, ServiceUnavailable | BadRequest, DeepHistory> =>
+  toDay: number,
+  tail: number
+): Effect.Effect<ReadonlyArray<WalkStretch>, ServiceUnavailable, DeepHistory> =>
   Effect.gen(function* () {
-    if (fromDay - CARRY_FORWARD_DAYS >= md.wholeMarketFrom) return md
-    yield* asOfReadable(md, Math.max(fromDay - CARRY_FORWARD_DAYS, HISTORY_START_DAY))
-    const sessions = Math.ceil((md.wholeMarketFrom - fromDay + CARRY_FORWARD_DAYS) * 0.72)
-    if (sessions * slots.length > DEEP_WALK_MAX_BARS) {
-      return yield* new BadRequest({
-        message: `this ${what} reaches ${slots.length} tickers back ${sessions} sessions before ${isoDate(md.wholeMarketFrom)} (the start of the history held in memory), more than ${DEEP_WALK_MAX_BARS.toLocaleString("en-US")} bars in all: scope it with a universe or start it later`
-      })
+    if (fromDay - CARRY_FORWARD_DAYS < md.wholeMarketFrom) {
+      yield* asOfReadable(md, Math.max(fromDay - CARRY_FORWARD_DAYS, HISTORY_START_DAY))
     }
-    return md.reachingBack(slots, fromDay)
+    return stretchesOf(slots.length, fromDay, toDay, tail, md.wholeMarketFrom).map(({ from, to, through }) => ({
+      from,
+      to,
+      reader: () => (through === undefined ? md : md.reachingBack(slots, from, through))
+    }))
   })
+
+/** `run` over each stretch in turn (one stretch's series held at a time), yielding what it yields. */
+export function* overStretches<T>(
+  stretches: ReadonlyArray<WalkStretch>,
+  run: (stretch: WalkStretch) => Generator<T | undefined, void>
+): Generator<T | undefined, void> {
+  for (const s of stretches) {
+    yield undefined
+    yield* run(s)
+  }
+}
 
 let lastAsOf = Number.NaN
 let lastIso = ""

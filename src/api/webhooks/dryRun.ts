@@ -16,7 +16,7 @@ import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { PLAN_LIMITS } from "../../accounts/plans.js"
 import { dailyEvaluations } from "../../alerts/dryRun/dailyEvaluations.js"
 import { minuteEvaluations } from "../../alerts/dryRun/minuteEvaluations.js"
-import { type Evaluation, forwardReturns, MAX_EVENTS, Replay } from "../../alerts/dryRun/replay.js"
+import { type Evaluation, forwardReturns, MAX_EVENTS, MAX_HORIZON_BARS, Replay } from "../../alerts/dryRun/replay.js"
 import { columnByName } from "../../market/catalog.js"
 import { HISTORY_START_DAY } from "../../market/history/coverage.js"
 import { DAY_MS, isoDate } from "../../market/indicators/days.js"
@@ -26,7 +26,7 @@ import { pinnedTickers } from "../../query/pinned.js"
 import type { Cadence, FiringOptions, WebhookRecord } from "../../store/webhooks.js"
 import { compileContext, queryRejection } from "../common/compile.js"
 import { drive } from "../common/drive.js"
-import { liveSnapshot, marketData, walkReader } from "../common/market.js"
+import { liveSnapshot, marketData, overStretches, walkStretches } from "../common/market.js"
 import { trackedTicker } from "../common/tickers.js"
 import { BadRequest, SignalNotAvailableAtInterval, TickerNotInMinuteTier } from "../errors.js"
 import { minuteTier } from "../signals/history.js"
@@ -211,8 +211,9 @@ const run = (key: AuthenticatedKey, rule: Rule, window: WindowInput) =>
       if (slot !== undefined) walked.add(slot)
     }
     const slots = [...walked].sort((a, b) => a - b)
-    // a daily replay before the window reads the whole market's history since 2003 (503 while it is built)
-    const reader = yield* minute ? Effect.succeed(md) : walkReader(md, slots, fromDay, "dry-run")
+    // a daily replay before the window reads the whole market's history since 2003 (503 while it is
+    // built), a stretch of years at a time, each stretch's series reaching its forward returns' closes
+    const stretches = minute ? [] : yield* walkStretches(md, slots, fromDay, toDay, FORWARD_DAYS)
     const r = new Replay(rule.firing)
     const finished = yield* gate.withPermits(1)(
       replay(
@@ -226,7 +227,9 @@ const run = (key: AuthenticatedKey, rule: Rule, window: WindowInput) =>
               cadence: rule.cadence,
               scope: (t) => scope(Math.floor(t / DAY_MS))
             })
-          : dailyEvaluations(reader, { slots, q, clear, fromDay, toDay, scope }),
+          : overStretches(stretches, ({ from, to, reader }) =>
+              dailyEvaluations(reader(), { slots, q, clear, fromDay: from, toDay: to, scope })
+            ),
         r,
         now + DRY_RUN_BUDGET_MS
       )
@@ -266,13 +269,12 @@ const run = (key: AuthenticatedKey, rule: Rule, window: WindowInput) =>
         first_at: at(t.firstAt),
         last_at: at(t.lastAt)
       })),
-      // the bars are indexes of the series walked: before the window, the series reaching back
-      forward_returns: forwardReturns(r.signals, (slot, bar) => {
-        const s = reader.series[slot]!
-        return bar < s.length ? s.close[bar] : undefined
-      })
+      forward_returns: forwardReturns(r.signals)
     }
   })
+
+/** calendar days past a day that hold its forward returns' closes (20 sessions: ~28 days, and holidays) */
+const FORWARD_DAYS = Math.ceil(MAX_HORIZON_BARS * 1.5) + 10
 
 /** the tickers `per_ticker` lists (most events first) */
 const MAX_TICKERS = 100

@@ -215,9 +215,9 @@ export class MarketData implements MarketReader {
   get deepGrid(): DeepGridReader | undefined {
     return this.core.deepGrid
   }
-  /** This market with the series of `slots` reaching back before the window to `fromDay`, for a walk (`deepWalk.ts`). */
-  reachingBack(slots: ReadonlyArray<number>, fromDay: number): MarketReader {
-    return reachingBack(this.core, this, slots, fromDay)
+  /** This market with the series of `slots` reaching back before the window to `fromDay` (to `through`), for a walk (`deepWalk.ts`). */
+  reachingBack(slots: ReadonlyArray<number>, fromDay: number, through?: number): MarketReader {
+    return reachingBack(this.core, this, slots, fromDay, through)
   }
   /** What that grid is built from: this market's source, tickers and imported bars, to the day before the window. */
   deepGridSpec(): DeepGridSpec {

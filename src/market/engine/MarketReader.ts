@@ -68,8 +68,11 @@ export interface MarketReader {
   membershipOn(day: number): Membership | undefined
   /** the whole-market grid of states before the window (as-of snapshots there), once built for these bars */
   readonly deepGrid: DeepGridReader | undefined
-  /** this market with the series of `slots` reaching back before the window to `fromDay`, for a walk (needs the grid) */
-  reachingBack(slots: ReadonlyArray<number>, fromDay: number): MarketReader
+  /**
+   * this market with the series of `slots` reaching back before the window to `fromDay` (and, with
+   * `through`, ending there), for a walk (needs the grid)
+   */
+  reachingBack(slots: ReadonlyArray<number>, fromDay: number, through?: number): MarketReader
   /** what that grid is built from (`history/deepGrid.ts`) */
   deepGridSpec(): DeepGridSpec
 }

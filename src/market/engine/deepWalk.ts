@@ -13,26 +13,76 @@
  */
 import { BarSeries, barInto, newBar, SeriesArena } from "../history/barSeries.js"
 import { appendStored } from "../history/deepBars.js"
+import { DEEP_GRID_EVERY } from "../history/deepGrid.js"
 import { deepStateBefore } from "../history/deepTicker.js"
 import { generateBars } from "../history/generateBars.js"
 import { commitDeferred, type DailyState, finishCommits } from "../indicators/index.js"
 import type { MarketCore } from "./core.js"
+import { CARRY_FORWARD_DAYS } from "./core.js"
 import { gridIndexFor, LOOKBACK_DAYS, stateAtGridDay } from "./deepAsOf.js"
 import { deepOf } from "./history.js"
 import type { MarketReader } from "./MarketReader.js"
 
-/** Bars a walk may reach back over in all (walked tickers × sessions before the window): ~300 MB of series, ~1 s to generate. */
+/**
+ * Bars one stretch of a walk before the window holds at once (walked tickers × sessions of its series,
+ * `walkStretches`): ~220 MB of series.
+ */
 export const DEEP_WALK_MAX_BARS = 8_000_000
+
+/** the shortest stretch cut (days) */
+const MIN_STRETCH_DAYS = 64
+/** equity sessions per calendar day, about (252 a year) */
+const SESSIONS_PER_DAY = 0.72
+
+/** One stretch of a long walk: its days, and the last day its series reach (undefined: the market's last). */
+export interface Stretch {
+  readonly from: number
+  readonly to: number
+  readonly through: number | undefined
+}
+
+/**
+ * A walk of `tickers` tickers over `fromDay … toDay`, cut into stretches each read over series of its
+ * own (`reachingBack(…, from, through)`: from a grid day a year before its start to `tail` days past
+ * its end) holding at most `DEEP_WALK_MAX_BARS` bars — a walk over the whole market's twenty years
+ * holds one stretch's series at a time, each restored from the grid of states. Days whose as-of
+ * rows the window holds (`windowFrom` on, less the carry-forward) are one last stretch over the
+ * market itself (`through` undefined).
+ */
+export const stretchesOf = (
+  tickers: number,
+  fromDay: number,
+  toDay: number,
+  tail: number,
+  windowFrom: number,
+  maxBars = DEEP_WALK_MAX_BARS
+): Array<Stretch> => {
+  const held = Math.floor(maxBars / Math.max(1, tickers) / SESSIONS_PER_DAY)
+  const span = Math.max(MIN_STRETCH_DAYS, held - LOOKBACK_DAYS - DEEP_GRID_EVERY - CARRY_FORWARD_DAYS - tail)
+  const out: Array<Stretch> = []
+  for (let a = fromDay; a <= toDay; ) {
+    if (a - CARRY_FORWARD_DAYS >= windowFrom) {
+      out.push({ from: a, to: toDay, through: undefined })
+      break
+    }
+    const b = Math.min(toDay, a + span - 1)
+    out.push({ from: a, to: b, through: b + tail })
+    a = b + 1
+  }
+  return out
+}
 
 /**
  * `md` with the series of `slots` reaching back to `fromDay` (an as-of row of `fromDay` included:
- * 14 days of carry-forward before it), for a walk. Needs the grid laid (`core.deepGrid`).
+ * 14 days of carry-forward before it), for a walk — to the market's last bar, or with `through`
+ * (before the window) to that day. Needs the grid laid (`core.deepGrid`).
  */
 export const reachingBack = (
   core: MarketCore,
   md: MarketReader,
   slots: ReadonlyArray<number>,
-  fromDay: number
+  fromDay: number,
+  through = Number.POSITIVE_INFINITY
 ): MarketReader => {
   const grid = core.deepGrid
   if (grid === undefined) throw new Error("the whole market's history before the window is not built")
@@ -45,17 +95,24 @@ export const reachingBack = (
   const extended = new Set<number>()
   const sorted = Int32Array.from(slots).sort()
   const fresh = new Map<number, BarSeries>()
-  /** the last day of ticker `i`'s deep part: before the window's own bars (imported older ones included) */
-  const deepTo = (i: number) => {
+  /** the first day of ticker `i`'s window: its own bars (imported older ones included) */
+  const windowFrom = (i: number) => {
     const window = core.series[i]
-    return (window.length > 0 ? window.days[0] : core.windowDayOf(i)) - 1
+    return window.length > 0 ? window.days[0] : core.windowDayOf(i)
   }
+  /** the window's bars go on the series only when it reaches them */
+  const withWindow = (i: number) => through >= windowFrom(i)
+  /** the last day of ticker `i`'s deep part read */
+  const deepTo = (i: number) => Math.min(windowFrom(i) - 1, through)
   const capacities = new Map<number, number>()
   let total = 0
   for (const i of sorted) {
     const to = deepTo(i)
     if (to < from) continue
-    const capacity = Math.ceil((to - from + 1) * (core.isCrypto[i] ? 1 : 0.72)) + 8 + core.series[i].length
+    const capacity =
+      Math.ceil((to - from + 1) * (core.isCrypto[i] ? 1 : SESSIONS_PER_DAY)) +
+      8 +
+      (withWindow(i) ? core.series[i].length : 0)
     capacities.set(i, capacity)
     total += capacity
   }
@@ -87,7 +144,7 @@ export const reachingBack = (
   for (const [i, s] of fresh) {
     // the years before as the window keeps its own (int32 prices where they can), then the window's bars copied
     s.compact()
-    s.appendSeries(core.series[i])
+    if (withWindow(i)) s.appendSeries(core.series[i])
     series[i] = s
     extended.add(i)
   }

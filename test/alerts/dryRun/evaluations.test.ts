@@ -118,6 +118,7 @@ describe("dry-run history readers", () => {
     const r = new Replay(DEFAULT_FIRING)
     let before = new Set<number>()
     let fired = 0
+    const returns: Array<number> = []
     drain(
       dailyEvaluations(md, {
         slots,
@@ -134,14 +135,16 @@ describe("dry-run history readers", () => {
         expect(events.flatMap((ev) => Array.from(ev.tickers))).toEqual(entered)
         fired += entered.length
         before = now
+        // recomputed by hand for the 1-day horizon: the entry's price to its next bar's close
+        for (const slot of entered) {
+          const bar = e.bar(slot)
+          const s = md.series[slot]!
+          if (bar >= 0 && bar + 1 < s.length && e.price(slot) > 0) returns.push(s.close[bar + 1]! / e.price(slot) - 1)
+        }
       }
     )
     expect(r.signals).toHaveLength(fired)
-    const fr = forwardReturns(r.signals, (slot, bar) => md.series[slot]!.close[bar])
-    // recomputed by hand for the 1-day horizon
-    const returns = r.signals
-      .filter((s) => s.bar + 1 < md.series[s.id]!.length)
-      .map((s) => md.series[s.id]!.close[s.bar + 1]! / s.price - 1)
+    const fr = forwardReturns(r.signals)
     expect(fr["1d"].n).toBe(returns.length)
     expect(fr["1d"].mean).toBeCloseTo(returns.reduce((a, b) => a + b, 0) / returns.length, 5)
     expect(fr["1d"].hit_rate).toBeCloseTo(returns.filter((x) => x > 0).length / returns.length, 5)

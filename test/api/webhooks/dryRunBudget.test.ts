@@ -15,7 +15,14 @@ function* endless(): Generator<Evaluation | undefined, void> {
 
 function* days(n: number): Generator<Evaluation | undefined, void> {
   for (let d = 0; d < n; d++) {
-    yield { at: d * 86_400_000, matched: Int32Array.of(d % 3), clear: undefined, price: () => 1, bar: () => d }
+    yield {
+      at: d * 86_400_000,
+      matched: Int32Array.of(d % 3),
+      clear: undefined,
+      price: () => 1,
+      bar: () => d,
+      closeAt: () => 1
+    }
   }
 }
 
