@@ -9,9 +9,8 @@ import { mkdtempSync, readdirSync, rmSync, statSync, truncateSync } from "node:f
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
-import { dailyEvaluations } from "../../src/alerts/dryRun/dailyEvaluations.js"
+import { dailyEvaluations, dailyStretches } from "../../src/alerts/dryRun/dailyEvaluations.js"
 import type { Evaluation } from "../../src/alerts/dryRun/replay.js"
-import { overStretches } from "../../src/api/common/market.js"
 import { isTradingDay } from "../../src/market/calendar.js"
 import { readRow } from "../../src/market/engine/asOf.js"
 import { gridIndexFor } from "../../src/market/engine/deepAsOf.js"
@@ -30,7 +29,7 @@ import { epochDay, isoDate } from "../../src/market/indicators/days.js"
 import { parseCsvBars } from "../../src/market/sources/csvBars.js"
 import { loadTickers } from "../../src/market/tickers/index.js"
 import { computeMembership } from "../../src/market/universes.js"
-import { backtestPeriods } from "../../src/research/backtest/run.js"
+import { backtestPeriods, backtestStretches } from "../../src/research/backtest/run.js"
 import { exitDay, rebalanceDays } from "../../src/research/backtest/schedule.js"
 import { compileOn } from "../support/compileOn.js"
 
@@ -121,16 +120,7 @@ describe.each([
     }
     const collect = <T>(gen: Generator<T | undefined, void>) => [...gen].filter((x): x is T => x !== undefined)
     const whole = collect(backtestPeriods(md.reachingBack(slots, fromDay), { ...spec, days, exits }))
-    const stretched = collect(
-      overStretches(cut(10), (s) => {
-        const kept = days.flatMap((d, i) => (d >= s.from && d <= s.to ? [i] : []))
-        return backtestPeriods(s.reader(), {
-          ...spec,
-          days: kept.map((i) => days[i]!),
-          exits: kept.map((i) => exits[i]!)
-        })
-      })
-    )
+    const stretched = collect(backtestStretches(cut(10), { ...spec, days, exits }))
     expect(stretched).toEqual(whole)
     expect(whole.filter((p) => p.count > 0).length).toBeGreaterThan(days.length / 2)
     // a dry-run's evaluations, and the closes of its forward returns
@@ -146,9 +136,7 @@ describe.each([
     }
     const dry = { slots, q, clear: undefined, scope: () => undefined }
     const one = evaluations(dailyEvaluations(md.reachingBack(slots, fromDay), { ...dry, fromDay, toDay }))
-    const many = evaluations(
-      overStretches(cut(40), (s) => dailyEvaluations(s.reader(), { ...dry, fromDay: s.from, toDay: s.to }))
-    )
+    const many = evaluations(dailyStretches(cut(40), dry))
     expect(many).toEqual(one)
     expect(one.length).toBeGreaterThan(700)
   }, 120_000)

@@ -16,6 +16,7 @@
  * can let other work run) and each evaluation as it is made.
  */
 
+import type { WalkStretch } from "../../market/engine/deepWalk.js"
 import { CARRY_FORWARD_DAYS, type MarketReader } from "../../market/engine/MarketData.js"
 import { stateInstant } from "../../market/history/dailyWalk.js"
 import { barsInRange, KeptRows } from "../../market/history/keptRows.js"
@@ -67,6 +68,20 @@ export function* dailyEvaluations(md: MarketReader, spec: DailySpec): Generator<
     rows.on(day, positions, bars)
     if (seen[day - fromDay] !== 1) continue
     yield layout.evaluate(dayInstant(day), positions, bars.slice(), spec.q, spec.clear, scopes[day - fromDay])
+  }
+}
+
+/**
+ * `dailyEvaluations` over stretches of the range (`walkStretchesOf`: a whole-market twenty years a
+ * stretch of about a year at a time), each over its own reader, in order.
+ */
+export function* dailyStretches(
+  stretches: ReadonlyArray<WalkStretch>,
+  spec: Omit<DailySpec, "fromDay" | "toDay">
+): Generator<Evaluation | undefined, void> {
+  for (const { from, to, reader } of stretches) {
+    yield undefined
+    yield* dailyEvaluations(reader(), { ...spec, fromDay: from, toDay: to })
   }
 }
 

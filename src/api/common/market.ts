@@ -5,7 +5,7 @@
 import { Duration, Effect } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { DeepHistory } from "../../market/DeepHistory.js"
-import { stretchesOf } from "../../market/engine/deepWalk.js"
+import { type WalkStretch, walkStretchesOf } from "../../market/engine/deepWalk.js"
 import { CARRY_FORWARD_DAYS, type DailySnapshot, type MarketReader } from "../../market/engine/MarketData.js"
 import { HISTORY_START_DAY } from "../../market/history/coverage.js"
 import { epochDay } from "../../market/indicators/days.js"
@@ -53,20 +53,12 @@ export const asOfReadable = (md: MarketReader, day: number): Effect.Effect<void,
     )
   )
 
-/** One stretch of a history walk's days and the market it reads (`walkStretches`). */
-export interface WalkStretch {
-  readonly from: number
-  readonly to: number
-  /** the market as the stretch reads it (its tickers' series built on the call, before the window) */
-  readonly reader: () => MarketReader
-}
-
 /**
  * The stretches a history walk over `slots` from `fromDay` to `toDay` (a backtest, a dry-run) reads,
- * each with `tail` days of bars past its end (its exits, its forward returns): the market itself
- * where the window holds the days; before it, stretches of the walked tickers' series reaching back
- * (`stretchesOf`: a few hundred MB at a time, whatever the walk's length and breadth). 503 while
- * the whole market's history is being built.
+ * each with `tail` days of bars past its end (`walkStretchesOf`): the market itself where the window
+ * holds the days; before it, stretches of the walked tickers' series reaching back (a few hundred MB
+ * at a time, whatever the walk's length and breadth). 503 while the whole market's history is being
+ * built.
  */
 export const walkStretches = (
   md: MarketReader,
@@ -79,23 +71,8 @@ export const walkStretches = (
     if (fromDay - CARRY_FORWARD_DAYS < md.wholeMarketFrom) {
       yield* asOfReadable(md, Math.max(fromDay - CARRY_FORWARD_DAYS, HISTORY_START_DAY))
     }
-    return stretchesOf(slots.length, fromDay, toDay, tail, md.wholeMarketFrom).map(({ from, to, through }) => ({
-      from,
-      to,
-      reader: () => (through === undefined ? md : md.reachingBack(slots, from, through))
-    }))
+    return walkStretchesOf(md, slots, fromDay, toDay, tail)
   })
-
-/** `run` over each stretch in turn (one stretch's series held at a time), yielding what it yields. */
-export function* overStretches<T>(
-  stretches: ReadonlyArray<WalkStretch>,
-  run: (stretch: WalkStretch) => Generator<T | undefined, void>
-): Generator<T | undefined, void> {
-  for (const s of stretches) {
-    yield undefined
-    yield* run(s)
-  }
-}
 
 let lastAsOf = Number.NaN
 let lastIso = ""

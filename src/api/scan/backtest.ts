@@ -16,12 +16,12 @@ import type { MarketReader } from "../../market/engine/MarketData.js"
 import { HISTORY_START_DAY } from "../../market/history/coverage.js"
 import { DAY_MS, epochDay, isoDate } from "../../market/indicators/days.js"
 import { Tickers } from "../../market/tickers/index.js"
-import { type BacktestPeriod, backtestPeriods } from "../../research/backtest/run.js"
+import { type BacktestPeriod, backtestStretches } from "../../research/backtest/run.js"
 import { EVERY, type Every, exitDay, rebalanceDays } from "../../research/backtest/schedule.js"
 import { summarize } from "../../research/backtest/stats.js"
 import { compileFor } from "../common/compile.js"
 import { drive } from "../common/drive.js"
-import { marketData, overStretches, type WalkStretch, walkStretches } from "../common/market.js"
+import { marketData, walkStretches } from "../common/market.js"
 import { parseDate } from "../common/params.js"
 import { BadRequest } from "../errors.js"
 import { CurrentKey } from "../middleware/Authentication.js"
@@ -176,22 +176,20 @@ export const backtest = (key: AuthenticatedKey, input: BacktestInput) =>
     const tail = days.reduce((most, d, i) => Math.max(most, exits[i]! - d), 0)
     const stretches = yield* walkStretches(md, [...slots, benchmarkSlot], fromDay, toDay, tail)
     const periods: Array<BacktestPeriod> = []
-    function* stretchPeriods({ from, to, reader }: WalkStretch) {
-      const a = lowerBound(days, from)
-      const b = lowerBound(days, to + 1)
-      if (a === b) return
-      yield* backtestPeriods(reader(), {
-        slots,
-        q,
-        pick: { order: p.order, desc: p.dir === "desc", limit: p.limit },
-        days: days.slice(a, b),
-        exits: exits.slice(a, b),
-        scope,
-        benchmark: benchmarkSlot
-      })
-    }
     const finished = yield* gate.withPermits(1)(
-      drive(overStretches(stretches, stretchPeriods), (period) => periods.push(period), now + BACKTEST_BUDGET_MS)
+      drive(
+        backtestStretches(stretches, {
+          slots,
+          q,
+          pick: { order: p.order, desc: p.dir === "desc", limit: p.limit },
+          days,
+          exits,
+          scope,
+          benchmark: benchmarkSlot
+        }),
+        (period) => periods.push(period),
+        now + BACKTEST_BUDGET_MS
+      )
     )
     if (!finished) {
       return yield* new BadRequest({
@@ -230,15 +228,3 @@ export const backtest = (key: AuthenticatedKey, input: BacktestInput) =>
 
 /** `POST /v2/scan/backtest` */
 export const runBacktest = (input: BacktestInput) => Effect.flatMap(CurrentKey, (key) => backtest(key, input))
-
-/** the first index of `sorted` (ascending) holding a value ≥ `x` */
-const lowerBound = (sorted: ReadonlyArray<number>, x: number): number => {
-  let lo = 0
-  let hi = sorted.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (sorted[mid]! < x) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}

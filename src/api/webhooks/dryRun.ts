@@ -14,7 +14,7 @@
 import { Clock, Effect, Either } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { PLAN_LIMITS } from "../../accounts/plans.js"
-import { dailyEvaluations } from "../../alerts/dryRun/dailyEvaluations.js"
+import { dailyStretches } from "../../alerts/dryRun/dailyEvaluations.js"
 import { minuteEvaluations } from "../../alerts/dryRun/minuteEvaluations.js"
 import { type Evaluation, forwardReturns, MAX_EVENTS, MAX_HORIZON_BARS, Replay } from "../../alerts/dryRun/replay.js"
 import { columnByName } from "../../market/catalog.js"
@@ -26,7 +26,7 @@ import { pinnedTickers } from "../../query/pinned.js"
 import type { Cadence, FiringOptions, WebhookRecord } from "../../store/webhooks.js"
 import { compileContext, queryRejection } from "../common/compile.js"
 import { drive } from "../common/drive.js"
-import { liveSnapshot, marketData, overStretches, walkStretches } from "../common/market.js"
+import { liveSnapshot, marketData, walkStretches } from "../common/market.js"
 import { trackedTicker } from "../common/tickers.js"
 import { BadRequest, SignalNotAvailableAtInterval, TickerNotInMinuteTier } from "../errors.js"
 import { minuteTier } from "../signals/history.js"
@@ -227,9 +227,7 @@ const run = (key: AuthenticatedKey, rule: Rule, window: WindowInput) =>
               cadence: rule.cadence,
               scope: (t) => scope(Math.floor(t / DAY_MS))
             })
-          : overStretches(stretches, ({ from, to, reader }) =>
-              dailyEvaluations(reader(), { slots, q, clear, fromDay: from, toDay: to, scope })
-            ),
+          : dailyStretches(stretches, { slots, q, clear, scope }),
         r,
         now + DRY_RUN_BUDGET_MS
       )

@@ -72,6 +72,32 @@ export const stretchesOf = (
   return out
 }
 
+/** One stretch of a history walk's days and the market it reads. */
+export interface WalkStretch {
+  readonly from: number
+  readonly to: number
+  /** the market as the stretch reads it (before the window its tickers' series are built on the call) */
+  readonly reader: () => MarketReader
+}
+
+/**
+ * The stretches a history walk over `slots` from `fromDay` to `toDay` (a backtest, a dry-run) reads,
+ * each with `tail` days of bars past its end (its exits, its forward returns): `stretchesOf` over
+ * `md` (needs the grid when the walk starts before the window).
+ */
+export const walkStretchesOf = (
+  md: MarketReader,
+  slots: ReadonlyArray<number>,
+  fromDay: number,
+  toDay: number,
+  tail: number
+): Array<WalkStretch> =>
+  stretchesOf(slots.length, fromDay, toDay, tail, md.wholeMarketFrom).map(({ from, to, through }) => ({
+    from,
+    to,
+    reader: () => (through === undefined ? md : md.reachingBack(slots, from, through))
+  }))
+
 /**
  * `md` with the series of `slots` reaching back to `fromDay` (an as-of row of `fromDay` included:
  * 14 days of carry-forward before it), for a walk — to the market's last bar, or with `through`

@@ -13,6 +13,7 @@
  * caller can let other work run) and each period as it is computed.
  */
 import { DaySnapshot, STRING_COLUMN_NAMES } from "../../alerts/dryRun/daySnapshot.js"
+import type { WalkStretch } from "../../market/engine/deepWalk.js"
 import type { MarketReader } from "../../market/engine/MarketData.js"
 import { stateInstant } from "../../market/history/dailyWalk.js"
 import { barsAsOf, KeptRows } from "../../market/history/keptRows.js"
@@ -115,4 +116,33 @@ export function* backtestPeriods(md: MarketReader, spec: BacktestSpec): Generato
       b === undefined ? undefined : holdingReturn(closeOnOrBefore(md, b, day), closeOnOrBefore(md, b, exit))
     yield { day, exitDay: exit, count: held.count, return: held.return, benchmark_return: benchmark ?? null }
   }
+}
+
+/**
+ * A backtest over stretches of its days (`walkStretchesOf`: the whole market's twenty years a stretch
+ * of about a year at a time): each stretch's rebalance days walked over its own reader, in order.
+ */
+export function* backtestStretches(
+  stretches: ReadonlyArray<WalkStretch>,
+  spec: BacktestSpec
+): Generator<BacktestPeriod | undefined, void> {
+  for (const { from, to, reader } of stretches) {
+    const a = lowerBound(spec.days, from)
+    const b = lowerBound(spec.days, to + 1)
+    if (a === b) continue
+    yield undefined
+    yield* backtestPeriods(reader(), { ...spec, days: spec.days.slice(a, b), exits: spec.exits.slice(a, b) })
+  }
+}
+
+/** the first index of `sorted` (ascending) holding a value ≥ `x` */
+const lowerBound = (sorted: ReadonlyArray<number>, x: number): number => {
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (sorted[mid]! < x) lo = mid + 1
+    else hi = mid
+  }
+  return lo
 }
