@@ -8,19 +8,25 @@
  *   as-of route in the same run: one `snapshotAsOf` per day and the compiled
  *   query over it (measured over a sample of days, scaled to the year's);
  * - five sessions at `1m` for a `top_100`-scoped q (the minute tier's
- *   members), realtime cadence.
+ *   members), realtime cadence;
+ * - with `--grid-dir=D`, `1d` over the whole market before the window: the
+ *   year before it, and 2004 to it (issue 17 item 4: one year ≤ 1 s, twenty
+ *   ≤ 10 s).
  *
- *   npm run bench:dry-run
+ *   npm run bench:dry-run [-- --grid-dir=/tmp/deepgrid]
  */
 
-import { dailyEvaluations } from "../src/alerts/dryRun/dailyEvaluations.js"
+import { mkdirSync } from "node:fs"
+import { dailyEvaluations, dailyStretches } from "../src/alerts/dryRun/dailyEvaluations.js"
 import { minuteEvaluations } from "../src/alerts/dryRun/minuteEvaluations.js"
-import { type Evaluation, forwardReturns, Replay } from "../src/alerts/dryRun/replay.js"
+import { type Evaluation, FORWARD_DAYS, forwardReturns, Replay } from "../src/alerts/dryRun/replay.js"
 import { DEFAULT_FIRING } from "../src/alerts/firing/options.js"
 import { minuteTier } from "../src/api/signals/history.js"
 import { systemMembership } from "../src/api/universes/resolve.js"
+import { walkStretchesOf } from "../src/market/engine/deepWalk.js"
 import { MarketData } from "../src/market/engine/MarketData.js"
-import { DAY_MS, isoDate } from "../src/market/indicators/days.js"
+import { deepGridKey, openDeepGridFile, writeDeepGridFile } from "../src/market/history/deepGridFile.js"
+import { DAY_MS, epochDay, isoDate } from "../src/market/indicators/days.js"
 import { loadTickers } from "../src/market/tickers/index.js"
 import type { CompiledQuery } from "../src/query/index.js"
 import type { FiringOptions } from "../src/store/webhooks.js"
@@ -119,6 +125,37 @@ console.log(
   `1m, 5 sessions, top_100 (${minuteSlots.length} tickers in the minute tier): ${fmt(minute.ms)} wall, ${fmt(minute.cpuMs)} CPU; ${minute.value.evaluations} evaluations, ${minute.value.events} events`
 )
 rows.push([`1m, 5 sessions, top_100 (${minuteSlots.length} tickers)`, fmt(minute.ms), "", ""])
+
+// `--grid-dir=D`: 1d over the whole market before the window, as `POST /v2/webhooks/dry-run` reads it
+// (`dailyStretches` over `walkStretchesOf`: a stretch of years at a time off the grid of states,
+// built into D unless it is there): the year before the window, and 2004 to the window (~20 years)
+const gridDir = process.argv.find((a) => a.startsWith("--grid-dir="))?.slice(11)
+if (gridDir !== undefined) {
+  mkdirSync(gridDir, { recursive: true })
+  const key = deepGridKey(20260526, md.deepGridSpec())
+  if (openDeepGridFile(gridDir, key) === undefined) {
+    console.log(`building the grid of the years before the window into ${gridDir} …`)
+    const walk = writeDeepGridFile(gridDir, key, md.deepGridSpec())
+    while (!walk.next().done) {}
+  }
+  md.adoptDeepGrid(openDeepGridFile(gridDir, key)!)
+  const last = md.wholeMarketFrom - 1
+  for (const [name, first] of [
+    ["the year before the window", last - 364],
+    ["2004 to the window", epochDay("2004-01-02")]
+  ] as const) {
+    const run = timed(() => {
+      const stretches = walkStretchesOf(md, all, first, last, FORWARD_DAYS)
+      const out = replayAll(dailyStretches(stretches, { slots: all, q, clear: undefined, scope: () => undefined }))
+      return { ...out, stretches: stretches.length }
+    })
+    const years = (last - first + 1) / 365.25
+    console.log(
+      `1d, ${name}, whole market: ${fmt(run.ms)} wall, ${fmt(run.cpuMs)} CPU (${run.value.stretches} stretches, ${fmt(run.ms / years)} a year); ${run.value.evaluations} evaluations, ${run.value.events} events, ${run.value.signals} 5d returns; RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`
+    )
+    rows.push([`1d, ${name} (${years.toFixed(1)} years), whole market`, fmt(run.ms), "", ""])
+  }
+}
 
 console.log("\n| Dry-run | Wall | As-of route, same days | Ratio |\n|---|---|---|---|")
 for (const r of rows) console.log(`| ${r.join(" | ")} |`)

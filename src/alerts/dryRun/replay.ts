@@ -114,7 +114,9 @@ export interface ReturnStats {
 export const HORIZONS = { "1d": 1, "5d": 5, "20d": 20 } as const
 const HORIZON_NAMES = Object.keys(HORIZONS) as Array<keyof typeof HORIZONS>
 /** the most daily bars a forward return looks ahead */
-export const MAX_HORIZON_BARS = Math.max(...Object.values(HORIZONS))
+const MAX_HORIZON_BARS = Math.max(...Object.values(HORIZONS))
+/** calendar days past a day that hold its forward returns' closes (20 sessions: ~28 days, and holidays) */
+export const FORWARD_DAYS = Math.ceil(MAX_HORIZON_BARS * 1.5) + 10
 
 const signalOf = (e: Evaluation, id: number): Signal => {
   const bar = e.bar(id)

@@ -16,7 +16,7 @@ import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { PLAN_LIMITS } from "../../accounts/plans.js"
 import { dailyStretches } from "../../alerts/dryRun/dailyEvaluations.js"
 import { minuteEvaluations } from "../../alerts/dryRun/minuteEvaluations.js"
-import { type Evaluation, forwardReturns, MAX_EVENTS, MAX_HORIZON_BARS, Replay } from "../../alerts/dryRun/replay.js"
+import { type Evaluation, FORWARD_DAYS, forwardReturns, MAX_EVENTS, Replay } from "../../alerts/dryRun/replay.js"
 import { columnByName } from "../../market/catalog.js"
 import { HISTORY_START_DAY } from "../../market/history/coverage.js"
 import { DAY_MS, isoDate } from "../../market/indicators/days.js"
@@ -270,9 +270,6 @@ const run = (key: AuthenticatedKey, rule: Rule, window: WindowInput) =>
       forward_returns: forwardReturns(r.signals)
     }
   })
-
-/** calendar days past a day that hold its forward returns' closes (20 sessions: ~28 days, and holidays) */
-const FORWARD_DAYS = Math.ceil(MAX_HORIZON_BARS * 1.5) + 10
 
 /** the tickers `per_ticker` lists (most events first) */
 const MAX_TICKERS = 100
