@@ -214,6 +214,45 @@ describe("RANK and PCT_RANK from the one sorted order", () => {
   })
 })
 
+describe("rankings from snapshot to snapshot", () => {
+  it("stay those of counting the rows below and above as a few values move, or many (ties, NULLs, -0)", () => {
+    const value = fc.oneof(fc.constant(null), fc.constantFrom(0, -0, 1, 2, 2, -3), fc.double({ noNaN: true }))
+    const sector = fc.constantFrom<string | null>("Tech", "Energy", null)
+    const moves = fc.array(fc.array(fc.tuple(fc.nat(), value), { maxLength: 6 }), { minLength: 1, maxLength: 6 })
+    fc.assert(
+      fc.property(fc.array(fc.tuple(value, sector), { minLength: 1, maxLength: 200 }), moves, (start, steps) => {
+        let cells = start
+        // the same size every step: the same scope array, so each step's order is the last one's, moved
+        for (const step of [[], ...steps]) {
+          cells = cells.map((c) => [...c] as [number | null, string | null])
+          for (const [at, x] of step) cells[at % cells.length]![0] = x
+          const s = snapshotOf(cells.map(([price, sec], i) => ({ ...base, ticker: `T${i}`, price, sector: sec })))
+          const byRow = s.tickers.map((t) => cells[Number(t.slice(1))]!)
+          for (const part of [true, false]) {
+            const peers = (i: number) =>
+              byRow.filter(([x, p]) => x !== null && (!part || p === byRow[i]![1])).map(([x]) => x!)
+            const rank = byRow.map(([x], i) => (x === null ? null : 1 + peers(i).filter((y) => y > x).length))
+            const pct = byRow.map(([x], i) => {
+              if (x === null) return null
+              const k = peers(i).length
+              return k === 1 ? 0 : peers(i).filter((y) => y < x).length / (k - 1)
+            })
+            for (const [text, want] of [
+              [part ? "rank(price, sector)" : "rank(price)", rank],
+              [part ? "pct_rank(price, sector)" : "pct_rank(price)", pct]
+            ] as const) {
+              const r = compileExpression(text, context())
+              if (Either.isLeft(r)) throw new Error(r.left.message)
+              expect(r.right.values(s)).toEqual(want)
+            }
+          }
+        }
+      }),
+      { numRuns: 300 }
+    )
+  })
+})
+
 describe("the scope and the rows evaluated", () => {
   it("ranks among the scope whatever subset of rows is evaluated", () => {
     const q = compileQuery("rank(price) = 1", context())
