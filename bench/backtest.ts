@@ -24,9 +24,16 @@ import { walkStretchesOf } from "../src/market/engine/deepWalk.js"
 import { MarketData } from "../src/market/engine/MarketData.js"
 import { deepGridKey, openDeepGridFile, writeDeepGridFile } from "../src/market/history/deepGridFile.js"
 import { DAY_MS, epochDay, isoDate } from "../src/market/indicators/days.js"
+import { familiesOf } from "../src/market/indicators/index.js"
 import { loadTickers } from "../src/market/tickers/index.js"
 import type { CompiledQuery } from "../src/query/index.js"
-import { type BacktestPeriod, backtestStretches, type Pick, screenDay } from "../src/research/backtest/run.js"
+import {
+  type BacktestPeriod,
+  backtestColumns,
+  backtestStretches,
+  type Pick,
+  screenDay
+} from "../src/research/backtest/run.js"
 import { type Every, exitDay, rebalanceDays } from "../src/research/backtest/schedule.js"
 import { summarize } from "../src/research/backtest/stats.js"
 import { compileOn } from "../test/support/compileOn.js"
@@ -149,7 +156,8 @@ for (const c of cases) {
   const tail = days.reduce((most, d, i) => Math.max(most, exits[i]! - d), 0)
   const run = timed(() => {
     const periods: Array<BacktestPeriod> = []
-    const stretches = walkStretchesOf(md, [...slots, spy], start, last, tail)
+    const families = familiesOf(backtestColumns(c.q, c.pick.order))
+    const stretches = walkStretchesOf(md, [...slots, spy], start, last, tail, families)
     const spec = { slots, q: c.q, pick: c.pick, days, exits, scope: c.scope, benchmark: spy }
     for (const p of backtestStretches(stretches, spec)) if (p !== undefined) periods.push(p)
     return { periods, stretches: stretches.length }

@@ -17,7 +17,7 @@
  */
 
 import { mkdirSync } from "node:fs"
-import { dailyEvaluations, dailyStretches } from "../src/alerts/dryRun/dailyEvaluations.js"
+import { dailyEvaluations, dailyStretches, keptColumns } from "../src/alerts/dryRun/dailyEvaluations.js"
 import { minuteEvaluations } from "../src/alerts/dryRun/minuteEvaluations.js"
 import { type Evaluation, FORWARD_DAYS, forwardReturns, Replay } from "../src/alerts/dryRun/replay.js"
 import { DEFAULT_FIRING } from "../src/alerts/firing/options.js"
@@ -27,6 +27,7 @@ import { walkStretchesOf } from "../src/market/engine/deepWalk.js"
 import { MarketData } from "../src/market/engine/MarketData.js"
 import { deepGridKey, openDeepGridFile, writeDeepGridFile } from "../src/market/history/deepGridFile.js"
 import { DAY_MS, epochDay, isoDate } from "../src/market/indicators/days.js"
+import { familiesOf } from "../src/market/indicators/index.js"
 import { loadTickers } from "../src/market/tickers/index.js"
 import type { CompiledQuery } from "../src/query/index.js"
 import type { FiringOptions } from "../src/store/webhooks.js"
@@ -145,7 +146,7 @@ if (gridDir !== undefined) {
     ["2004 to the window", epochDay("2004-01-02")]
   ] as const) {
     const run = timed(() => {
-      const stretches = walkStretchesOf(md, all, first, last, FORWARD_DAYS)
+      const stretches = walkStretchesOf(md, all, first, last, FORWARD_DAYS, familiesOf(keptColumns(q, undefined)))
       const out = replayAll(dailyStretches(stretches, { slots: all, q, clear: undefined, scope: () => undefined }))
       return { ...out, stretches: stretches.length }
     })

@@ -4,7 +4,8 @@
  * those columns exactly as the full engine does: every column, alone and in
  * random sets, over random histories (flat days, zero volumes, gaps), from a
  * fresh state or from a full state taken part-way, or rebuilt part-way with
- * only those parts (as a walk restores one from the grid or a checkpoint),
+ * only those parts from only the bars they need (`restoreNeeds`: as a walk
+ * restores one from the grid or a checkpoint, into a state of another ticker),
  * previewing every bar or one in a few.
  */
 import fc from "fast-check"
@@ -15,19 +16,22 @@ import {
   commit,
   commitDeferred,
   computeDay,
+  copyLongSum,
   type DailyBar,
   EQUITY_DAILY,
   epochDay,
   familiesOf,
   finishCommits,
+  LONG_SUM_SIZE,
   makeState,
   recursiveScalars,
   restoreFromBars,
+  restoreNeeds,
   Scratch,
   type TickerInputs
 } from "../../src/market/indicators/index.js"
 import { slot } from "../../src/market/indicators/scratch.js"
-import { alphaVantage, barArrays } from "./indicators-fixtures.js"
+import { alphaVantage, barArrays, sliceArrays } from "./indicators-fixtures.js"
 
 const INPUTS: TickerInputs = {
   sharesOutstanding: 1e9,
@@ -80,6 +84,13 @@ const fullRows = (bars: ReadonlyArray<DailyBar>): Array<Float64Array> => {
   })
 }
 
+/** a state that committed another history (its rings and windows full of other values) */
+const used = () => {
+  const st = makeState(EQUITY_DAILY)
+  for (const bar of randomBars(300, 99)) commit(st, bar)
+  return st
+}
+
 /**
  * The rows of `columns` by a narrow walk: the full engine for the first `fullFor` bars, then only
  * `familiesOf(columns)`, previewing the bars `t % every === 0` (the others deferred commits).
@@ -104,17 +115,14 @@ const narrowMismatch = (
     if (t < fullFor) {
       commit(st, bar)
       if (restored && t === fullFor - 1) {
-        const arrays = barArrays(bars)
-        st = restoreFromBars(
-          EQUITY_DAILY,
-          recursiveScalars(st),
-          fullFor,
-          arrays,
-          fullFor,
-          undefined,
-          undefined,
-          families
-        )
+        // from the fewest bars the parts need (`restoreNeeds`), into a state that held another history
+        // (a walk's pooled state: what the restore does not overwrite must not be read)
+        const need = Math.min(fullFor, restoreNeeds(EQUITY_DAILY, families))
+        const arrays = sliceArrays(barArrays(bars), fullFor - need, fullFor)
+        // with the SMA-200's running sum, as the grid keeps it: a year of bars then suffices
+        const longSum = new Float64Array(LONG_SUM_SIZE)
+        copyLongSum(st, longSum, 0)
+        st = restoreFromBars(EQUITY_DAILY, recursiveScalars(st), fullFor, arrays, need, used(), longSum, families)
       }
       continue
     }

@@ -9,6 +9,7 @@ import { type WalkStretch, walkStretchesOf } from "../../market/engine/deepWalk.
 import { CARRY_FORWARD_DAYS, type DailySnapshot, type MarketReader } from "../../market/engine/MarketData.js"
 import { HISTORY_START_DAY } from "../../market/history/coverage.js"
 import { epochDay } from "../../market/indicators/days.js"
+import { familiesOf } from "../../market/indicators/index.js"
 import { Market } from "../../market/Market.js"
 import type { Snapshot } from "../../market/snapshot.js"
 import { ServiceUnavailable } from "../errors.js"
@@ -65,13 +66,15 @@ export const walkStretches = (
   slots: ReadonlyArray<number>,
   fromDay: number,
   toDay: number,
-  tail: number
+  tail: number,
+  /** the columns the walk keeps: its series reach back only as far as restoring their parts reads */
+  columns: ReadonlyArray<string>
 ): Effect.Effect<ReadonlyArray<WalkStretch>, ServiceUnavailable, DeepHistory> =>
   Effect.gen(function* () {
     if (fromDay - CARRY_FORWARD_DAYS < md.wholeMarketFrom) {
       yield* asOfReadable(md, Math.max(fromDay - CARRY_FORWARD_DAYS, HISTORY_START_DAY))
     }
-    return walkStretchesOf(md, slots, fromDay, toDay, tail)
+    return walkStretchesOf(md, slots, fromDay, toDay, tail, familiesOf(columns))
   })
 
 let lastAsOf = Number.NaN

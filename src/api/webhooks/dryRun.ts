@@ -14,7 +14,7 @@
 import { Clock, Effect, Either } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { PLAN_LIMITS } from "../../accounts/plans.js"
-import { dailyStretches } from "../../alerts/dryRun/dailyEvaluations.js"
+import { dailyStretches, keptColumns } from "../../alerts/dryRun/dailyEvaluations.js"
 import { minuteEvaluations } from "../../alerts/dryRun/minuteEvaluations.js"
 import { type Evaluation, FORWARD_DAYS, forwardReturns, MAX_EVENTS, Replay } from "../../alerts/dryRun/replay.js"
 import { columnByName } from "../../market/catalog.js"
@@ -213,7 +213,7 @@ const run = (key: AuthenticatedKey, rule: Rule, window: WindowInput) =>
     const slots = [...walked].sort((a, b) => a - b)
     // a daily replay before the window reads the whole market's history since 2003 (503 while it is
     // built), a stretch of years at a time, each stretch's series reaching its forward returns' closes
-    const stretches = minute ? [] : yield* walkStretches(md, slots, fromDay, toDay, FORWARD_DAYS)
+    const stretches = minute ? [] : yield* walkStretches(md, slots, fromDay, toDay, FORWARD_DAYS, keptColumns(q, clear))
     const r = new Replay(rule.firing)
     const finished = yield* gate.withPermits(1)(
       replay(

@@ -216,8 +216,8 @@ export class MarketData implements MarketReader {
     return this.core.deepGrid
   }
   /** This market with the series of `slots` reaching back before the window to `fromDay` (to `through`), for a walk (`deepWalk.ts`). */
-  reachingBack(slots: ReadonlyArray<number>, fromDay: number, through?: number): MarketReader {
-    return reachingBack(this.core, this, slots, fromDay, through)
+  reachingBack(slots: ReadonlyArray<number>, fromDay: number, through?: number, families?: number): MarketReader {
+    return reachingBack(this.core, this, slots, fromDay, through, families)
   }
   /** What that grid is built from: this market's source, tickers and imported bars, to the day before the window. */
   deepGridSpec(): DeepGridSpec {

@@ -70,9 +70,9 @@ export interface MarketReader {
   readonly deepGrid: DeepGridReader | undefined
   /**
    * this market with the series of `slots` reaching back before the window to `fromDay` (and, with
-   * `through`, ending there), for a walk (needs the grid)
+   * `through`, ending there; with `families`, reaching as far back as their restores read), for a walk (needs the grid)
    */
-  reachingBack(slots: ReadonlyArray<number>, fromDay: number, through?: number): MarketReader
+  reachingBack(slots: ReadonlyArray<number>, fromDay: number, through?: number, families?: number): MarketReader
   /** what that grid is built from (`history/deepGrid.ts`) */
   deepGridSpec(): DeepGridSpec
 }

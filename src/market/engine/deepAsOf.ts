@@ -18,6 +18,7 @@ import { deepStateBefore } from "../history/deepTicker.js"
 import { generateBars } from "../history/generateBars.js"
 import { GRID_LONG_SUM, GRID_SLOT } from "../history/gridStates.js"
 import {
+  ALL_FAMILIES,
   allocateColumns,
   type BarArrays,
   bindColumns,
@@ -28,6 +29,7 @@ import {
   makeState,
   preview,
   restoreFromBars,
+  restoreNeeds,
   SC_COUNT
 } from "../indicators/index.js"
 import { CARRY_FORWARD_DAYS, type DailySnapshot, dailySnapshotOf, type MarketCore } from "./core.js"
@@ -47,6 +49,18 @@ export interface DeepGridReader {
  * the grid keeps (`restoreFromBars`): the 252 sessions before a day since 2003 reach at most 370 days back (2012-11-26: Sandy), crypto's 365 bars 365
  */
 export const LOOKBACK_DAYS = 372
+
+/**
+ * Calendar days of bars a walk's restores of `families` read before the grid day (`restoreNeeds`):
+ * `LOOKBACK_DAYS` for a year of bars, six weeks for the stochastic's 13, three weeks for the last bar
+ * (a ticker without a bar that recent is restored off its own history, `deepOf`).
+ */
+export const lookbackDays = (families: number = ALL_FAMILIES): number => {
+  const need = restoreNeeds(YEAR_CONFIG, families)
+  return need === YEAR_CONFIG.yearDays ? LOOKBACK_DAYS : need > 1 ? 42 : 21
+}
+
+const YEAR_CONFIG = configForAssetType("CS")
 
 /** The grid day a read of `day` starts from: the last one on or before every row's state (14 days back), in the grid. */
 export const gridIndexFor = (meta: DeepGridMeta, day: number): number =>
@@ -168,7 +182,7 @@ export const stateAtGridDay = (
   const count = block[at + SC_COUNT]
   const config = configForAssetType(assetType)
   if (count === 0 && e === 0) return { state: makeState(config), e }
-  if (count > 0 && e >= Math.min(count, config.yearDays)) {
+  if (count > 0 && e >= Math.min(count, restoreNeeds(config, families))) {
     const longSum = block.subarray(at + GRID_LONG_SUM, at + GRID_LONG_SUM + 2)
     const scalars = block.subarray(at, at + SC_COUNT)
     return { state: restoreFromBars(config, scalars, count, bars, e, into, longSum, families), e }

@@ -16,10 +16,10 @@ import { appendStored } from "../history/deepBars.js"
 import { DEEP_GRID_EVERY } from "../history/deepGrid.js"
 import { deepStateBefore } from "../history/deepTicker.js"
 import { generateBars } from "../history/generateBars.js"
-import { commitDeferred, type DailyState, finishCommits } from "../indicators/index.js"
+import { ALL_FAMILIES, commitDeferred, type DailyState, finishCommits } from "../indicators/index.js"
 import type { MarketCore } from "./core.js"
 import { CARRY_FORWARD_DAYS } from "./core.js"
-import { gridIndexFor, LOOKBACK_DAYS, stateAtGridDay } from "./deepAsOf.js"
+import { gridIndexFor, LOOKBACK_DAYS, lookbackDays, stateAtGridDay } from "./deepAsOf.js"
 import { deepOf } from "./history.js"
 import type { MarketReader } from "./MarketReader.js"
 
@@ -55,10 +55,12 @@ export const stretchesOf = (
   toDay: number,
   tail: number,
   windowFrom: number,
-  maxBars = DEEP_WALK_MAX_BARS
+  maxBars = DEEP_WALK_MAX_BARS,
+  /** calendar days of bars read before a stretch's grid day (`lookbackDays`) */
+  lookback = LOOKBACK_DAYS
 ): Array<Stretch> => {
   const held = Math.floor(maxBars / Math.max(1, tickers) / SESSIONS_PER_DAY)
-  const span = Math.max(MIN_STRETCH_DAYS, held - LOOKBACK_DAYS - DEEP_GRID_EVERY - CARRY_FORWARD_DAYS - tail)
+  const span = Math.max(MIN_STRETCH_DAYS, held - lookback - DEEP_GRID_EVERY - CARRY_FORWARD_DAYS - tail)
   const out: Array<Stretch> = []
   for (let a = fromDay; a <= toDay; ) {
     if (a - CARRY_FORWARD_DAYS >= windowFrom) {
@@ -83,20 +85,25 @@ export interface WalkStretch {
 /**
  * The stretches a history walk over `slots` from `fromDay` to `toDay` (a backtest, a dry-run) reads,
  * each with `tail` days of bars past its end (its exits, its forward returns): `stretchesOf` over
- * `md` (needs the grid when the walk starts before the window).
+ * `md` (needs the grid when the walk starts before the window). With `families` (the parts of the
+ * state the walk's columns read, `familiesOf`), each stretch's series reach back only as far as
+ * their restores read (`lookbackDays`: RSI's three weeks, not a year).
  */
 export const walkStretchesOf = (
   md: MarketReader,
   slots: ReadonlyArray<number>,
   fromDay: number,
   toDay: number,
-  tail: number
+  tail: number,
+  families: number = ALL_FAMILIES
 ): Array<WalkStretch> =>
-  stretchesOf(slots.length, fromDay, toDay, tail, md.wholeMarketFrom).map(({ from, to, through }) => ({
-    from,
-    to,
-    reader: () => (through === undefined ? md : md.reachingBack(slots, from, through))
-  }))
+  stretchesOf(slots.length, fromDay, toDay, tail, md.wholeMarketFrom, DEEP_WALK_MAX_BARS, lookbackDays(families)).map(
+    ({ from, to, through }) => ({
+      from,
+      to,
+      reader: () => (through === undefined ? md : md.reachingBack(slots, from, through, families))
+    })
+  )
 
 /**
  * `md` with the series of `slots` reaching back to `fromDay` (an as-of row of `fromDay` included:
@@ -108,14 +115,16 @@ export const reachingBack = (
   md: MarketReader,
   slots: ReadonlyArray<number>,
   fromDay: number,
-  through = Number.POSITIVE_INFINITY
+  through = Number.POSITIVE_INFINITY,
+  /** the parts of the state the walk reads: the series reach back as far as their restores read */
+  families: number = ALL_FAMILIES
 ): MarketReader => {
   const grid = core.deepGrid
   if (grid === undefined) throw new Error("the whole market's history before the window is not built")
   const meta = grid.meta
   const k = gridIndexFor(meta, fromDay)
   const gridDay = meta.origin + meta.every * k
-  const from = gridDay - LOOKBACK_DAYS
+  const from = gridDay - lookbackDays(families)
   const block = grid.block(k)
   const series: Array<BarSeries> = [...core.series]
   const extended = new Set<number>()

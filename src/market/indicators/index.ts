@@ -38,7 +38,8 @@ export {
   copyRecursiveScalars,
   LONG_SUM_SIZE,
   recursiveScalars,
-  restoreFromBars
+  restoreFromBars,
+  restoreNeeds
 } from "./rebuild.js"
 export { type Cell, referenceColumns } from "./reference.js"
 export { Scratch, scratch } from "./scratch.js"

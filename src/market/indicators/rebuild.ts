@@ -18,7 +18,7 @@
  * bit-for-bit again after at most 199 more commits.
  */
 import type { IndicatorConfig } from "./config.js"
-import { ALL_FAMILIES, DailyState, F, H, MA_PERIODS, refreshHot, SC_COUNT } from "./state.js"
+import { ALL_FAMILIES, DailyState, F, H, MA_PERIODS, refreshHot, SC_COUNT, STOCH_PERIOD } from "./state.js"
 
 /** the moving average whose running sum a year of bars cannot replay (it re-sums every 199 pushes: 397 closes back) */
 const LONG_MA = MA_PERIODS.indexOf(200)
@@ -72,8 +72,9 @@ const sameConfig = (a: IndicatorConfig, b: IndicatorConfig): boolean =>
  * committed bars: `bars[0..endExclusive)` are committed bars in order, the
  * last of them the `count`-th commit (usually the arrays start at the first
  * commit and `count === endExclusive`; with `count > endExclusive` they hold
- * only the latest of them). Needs `endExclusive >= min(count, yearDays)`;
- * see the module comment for when the result is bit-for-bit. Throws a
+ * only the latest of them). Needs `endExclusive >= min(count, yearDays)` —
+ * with `families`, `min(count, restoreNeeds(config, families))`; see the
+ * module comment for when the result is bit-for-bit. Throws a
  * RangeError on inconsistent arguments (including `scalars` whose last day
  * is not `days[endExclusive - 1]`).
  *
@@ -105,9 +106,8 @@ export const restoreFromBars = (
   if (Math.min(close.length, high.length, low.length, volume.length, bars.days.length) < end) {
     throw new RangeError("restoreFromBars: bar arrays shorter than endExclusive")
   }
-  if (end < Math.min(count, config.yearDays)) {
-    throw new RangeError(`restoreFromBars: needs the last ${Math.min(count, config.yearDays)} committed bars`)
-  }
+  const need = Math.min(count, restoreNeeds(config, families))
+  if (end < need) throw new RangeError(`restoreFromBars: needs the last ${need} committed bars`)
   if (count > 0 && scalars[H.lastDay] !== bars.days[end - 1]) {
     throw new RangeError(
       `restoreFromBars: scalars are of day ${scalars[H.lastDay]}, the last bar is of day ${bars.days[end - 1]}`
@@ -121,10 +121,11 @@ export const restoreFromBars = (
   hot.set(scalars)
   st.count = count
 
-  st.closes.fill(close, end, count)
+  // as many of the newest bars as given: the families' readers read no further back than `restoreNeeds`
+  st.closes.fillLatest(close, end, count)
   const scale = bars.ohlScale ?? 1
-  st.highs.fill(high, end, count, scale)
-  st.lows.fill(low, end, count, scale)
+  st.highs.fillLatest(high, end, count, scale)
+  st.lows.fillLatest(low, end, count, scale)
   if ((families & F.volume) !== 0) restoreVolumes(st, volume, close, end, count)
   if ((families & F.volatility) !== 0) restoreReturns(st, close, end, count)
   if ((families & F.averages) !== 0) {
@@ -147,6 +148,18 @@ export const restoreFromBars = (
   else hot.fill(Number.NaN, SC_COUNT)
   return st
 }
+
+/** the parts of the state that read a year of bars back: their restore needs that year */
+const YEAR_FAMILIES = F.averages | F.volume | F.volatility | F.bollinger | F.yearRange | F.returns
+
+/**
+ * The committed bars (the newest ones) a restore of `families` needs, at most: a year when they read
+ * the windows of up to a year (the moving averages, volumes, volatility, Bollinger bands, the 52-week
+ * range, the returns), the stochastic's 13 for its extremes, otherwise the last one (the previous
+ * close, high and low: RSI, ATR and DMI are recursive scalars).
+ */
+export const restoreNeeds = (config: IndicatorConfig, families: number = ALL_FAMILIES): number =>
+  (families & YEAR_FAMILIES) !== 0 ? config.yearDays : (families & F.stochastic) !== 0 ? STOCH_PERIOD - 1 : 1
 
 /** The volume and dollar-volume rings and windows of a restore. */
 const restoreVolumes = (

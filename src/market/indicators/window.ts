@@ -71,8 +71,16 @@ export class Ring {
    * `src` may hold the values × `scale` (each is divided by it: x / 1 is x).
    */
   fill(src: ArrayLike<number>, end: number, count: number, scale = 1): void {
-    const n = Math.min(count, this.capacity)
-    if (end < n) throw new RangeError("ring: too few values to refill")
+    if (end < Math.min(count, this.capacity)) throw new RangeError("ring: too few values to refill")
+    this.fillLatest(src, end, count, scale)
+  }
+
+  /**
+   * `fill` with as many of the newest values as `src` holds (at most the ring's): the older slots
+   * are left as they are, for a restore whose readers read no further back (`restoreNeeds`).
+   */
+  fillLatest(src: ArrayLike<number>, end: number, count: number, scale = 1): void {
+    const n = Math.min(count, this.capacity, end)
     const buf = this.buf
     const mask = this.mask
     // oldest first: two contiguous runs of the buffer
