@@ -157,7 +157,11 @@ for (const c of cases) {
   const run = timed(() => {
     const periods: Array<BacktestPeriod> = []
     const families = familiesOf(backtestColumns(c.q, c.pick.order))
-    const stretches = walkStretchesOf(md, [...slots, spy], start, last, tail, families)
+    // without the grid: the window's history alone, one stretch over the market
+    const stretches =
+      gridDir === undefined
+        ? [{ from: start, to: last, reader: () => md }]
+        : walkStretchesOf(md, [...slots, spy], start, last, tail, families)
     const spec = { slots, q: c.q, pick: c.pick, days, exits, scope: c.scope, benchmark: spy }
     for (const p of backtestStretches(stretches, spec)) if (p !== undefined) periods.push(p)
     return { periods, stretches: stretches.length }
