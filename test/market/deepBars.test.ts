@@ -8,13 +8,8 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { BarSeries, SeriesArena } from "../../src/market/history/barSeries.js"
-import {
-  appendStored,
-  CHUNK_DAYS,
-  DeepBarsReader,
-  DeepBarsWriter,
-  groupBars
-} from "../../src/market/history/deepBars.js"
+import { CHUNK_DAYS, DeepBarsWriter } from "../../src/market/history/deepBars.js"
+import { appendStored, DeepBarsReader, groupBars } from "../../src/market/history/deepBarsReader.js"
 
 interface Bar {
   readonly day: number

@@ -12,7 +12,8 @@
  * a few days before equities', an import's older bars) is read off its window, as `rowAsOf` reads it.
  */
 import { barAt } from "../history/barSeries.js"
-import { BAR_GROUP, type DeepBarsReader, type GroupBars, groupBars } from "../history/deepBars.js"
+import { BAR_GROUP } from "../history/deepBars.js"
+import { type DeepBarsReader, type GroupBars, groupBars } from "../history/deepBarsReader.js"
 import type { DeepGridMeta } from "../history/deepGrid.js"
 import { deepStateBefore } from "../history/deepTicker.js"
 import { generateBars } from "../history/generateBars.js"

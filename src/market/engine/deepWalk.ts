@@ -12,7 +12,7 @@
  * Everything else reads through to the market (`Object.create`: a view, nothing copied).
  */
 import { BarSeries, barInto, newBar, SeriesArena } from "../history/barSeries.js"
-import { appendStored } from "../history/deepBars.js"
+import { appendStored } from "../history/deepBarsReader.js"
 import { DEEP_GRID_EVERY } from "../history/deepGrid.js"
 import { deepStateBefore } from "../history/deepTicker.js"
 import { generateBars } from "../history/generateBars.js"

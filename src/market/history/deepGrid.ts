@@ -11,7 +11,8 @@
 import type { ParsedBar } from "../sources/csvBars.js"
 import type { MarketSource } from "../sources/MarketSource.js"
 import { computeMembershipFrom, firstOfMonth, type Membership, nextFirstOfMonth, TRAILING_DAYS } from "../universes.js"
-import { BAR_GROUP, BARS_BEFORE_ORIGIN, type DeepBarsLayout, DeepBarsReader, DeepBarsWriter } from "./deepBars.js"
+import { BAR_GROUP, BARS_BEFORE_ORIGIN, type DeepBarsLayout, DeepBarsWriter } from "./deepBars.js"
+import { DeepBarsReader } from "./deepBarsReader.js"
 import { GRID_SLOT, gridDays, gridStates } from "./gridStates.js"
 
 /** calendar days between grid days: a read replays at most this many days past its grid day */

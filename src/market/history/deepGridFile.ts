@@ -26,7 +26,8 @@ import {
 import { join } from "node:path"
 import type { DeepGridReader } from "../engine/deepAsOf.js"
 import { isoDate } from "../indicators/days.js"
-import { BARS_BEFORE_ORIGIN, type DeepBarsLayout, DeepBarsReader } from "./deepBars.js"
+import { BARS_BEFORE_ORIGIN, type DeepBarsLayout } from "./deepBars.js"
+import { DeepBarsReader } from "./deepBarsReader.js"
 import { buildDeepGrid, type DeepGridMeta, type DeepGridSpec, deepGridBarsTo } from "./deepGrid.js"
 import { GRID_SLOT, gridDays } from "./gridStates.js"
 
