@@ -18,11 +18,9 @@
  *   npm run bench:backtest [-- --history-days=260] [-- --grid-dir=/tmp/deepgrid]
  */
 
-import { mkdirSync } from "node:fs"
 import { systemMembership } from "../src/api/universes/resolve.js"
 import { walkStretchesOf } from "../src/market/engine/deepWalk.js"
 import { MarketData } from "../src/market/engine/MarketData.js"
-import { deepGridKey, openDeepGridFile, writeDeepGridFile } from "../src/market/history/deepGridFile.js"
 import { DAY_MS, epochDay, isoDate } from "../src/market/indicators/days.js"
 import { familiesOf } from "../src/market/indicators/index.js"
 import { loadTickers } from "../src/market/tickers/index.js"
@@ -31,12 +29,14 @@ import {
   type BacktestPeriod,
   backtestColumns,
   backtestStretches,
+  exitTail,
   type Pick,
   screenDay
 } from "../src/research/backtest/run.js"
 import { type Every, exitDay, rebalanceDays } from "../src/research/backtest/schedule.js"
 import { summarize } from "../src/research/backtest/stats.js"
 import { compileOn } from "../test/support/compileOn.js"
+import { adoptGridFromArgs } from "./support/deepGrid.js"
 import { timed } from "./support/stats.js"
 
 const arg = (name: string, fallback: number) => {
@@ -62,17 +62,7 @@ const compile = compileOn(md)
  * D unless it is there — `bench:deep-history --dir=D` makes the same one): both from 2004-01-02 to
  * the window (~20 years).
  */
-const gridDir = process.argv.find((a) => a.startsWith("--grid-dir="))?.slice(11)
-if (gridDir !== undefined) {
-  mkdirSync(gridDir, { recursive: true })
-  const key = deepGridKey(20260526, md.deepGridSpec())
-  if (openDeepGridFile(gridDir, key) === undefined) {
-    console.log(`building the grid of the years before the window into ${gridDir} …`)
-    const walk = writeDeepGridFile(gridDir, key, md.deepGridSpec())
-    while (!walk.next().done) {}
-  }
-  md.adoptDeepGrid(openDeepGridFile(gridDir, key)!)
-}
+const gridDir = adoptGridFromArgs(md, 20260526)
 
 let end = 0
 for (const s of md.series) if (s.length > 0) end = Math.max(end, s.days[s.length - 1]!)
@@ -153,7 +143,7 @@ for (const c of cases) {
   const walked = new Set<number>()
   for (const d of days) for (const slot of c.scope(d) ?? md.index.values()) walked.add(slot)
   const slots = [...walked].sort((a, b) => a - b)
-  const tail = days.reduce((most, d, i) => Math.max(most, exits[i]! - d), 0)
+  const tail = exitTail(days, exits)
   const run = timed(() => {
     const periods: Array<BacktestPeriod> = []
     const families = familiesOf(backtestColumns(c.q, c.pick.order))

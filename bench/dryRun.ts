@@ -16,7 +16,6 @@
  *   npm run bench:dry-run [-- --grid-dir=/tmp/deepgrid]
  */
 
-import { mkdirSync } from "node:fs"
 import { dailyEvaluations, dailyStretches, keptColumns } from "../src/alerts/dryRun/dailyEvaluations.js"
 import { minuteEvaluations } from "../src/alerts/dryRun/minuteEvaluations.js"
 import { type Evaluation, FORWARD_DAYS, forwardReturns, Replay } from "../src/alerts/dryRun/replay.js"
@@ -25,13 +24,13 @@ import { minuteTier } from "../src/api/signals/history.js"
 import { systemMembership } from "../src/api/universes/resolve.js"
 import { walkStretchesOf } from "../src/market/engine/deepWalk.js"
 import { MarketData } from "../src/market/engine/MarketData.js"
-import { deepGridKey, openDeepGridFile, writeDeepGridFile } from "../src/market/history/deepGridFile.js"
 import { DAY_MS, epochDay, isoDate } from "../src/market/indicators/days.js"
 import { familiesOf } from "../src/market/indicators/index.js"
 import { loadTickers } from "../src/market/tickers/index.js"
 import type { CompiledQuery } from "../src/query/index.js"
 import type { FiringOptions } from "../src/store/webhooks.js"
 import { compileOn } from "../test/support/compileOn.js"
+import { adoptGridFromArgs } from "./support/deepGrid.js"
 import { timed } from "./support/stats.js"
 
 const NOW = Date.UTC(2026, 10, 20, 18, 30) // a Friday, 13:30 New York
@@ -130,16 +129,7 @@ rows.push([`1m, 5 sessions, top_100 (${minuteSlots.length} tickers)`, fmt(minute
 // `--grid-dir=D`: 1d over the whole market before the window, as `POST /v2/webhooks/dry-run` reads it
 // (`dailyStretches` over `walkStretchesOf`: a stretch of years at a time off the grid of states,
 // built into D unless it is there): the year before the window, and 2004 to the window (~20 years)
-const gridDir = process.argv.find((a) => a.startsWith("--grid-dir="))?.slice(11)
-if (gridDir !== undefined) {
-  mkdirSync(gridDir, { recursive: true })
-  const key = deepGridKey(20260526, md.deepGridSpec())
-  if (openDeepGridFile(gridDir, key) === undefined) {
-    console.log(`building the grid of the years before the window into ${gridDir} …`)
-    const walk = writeDeepGridFile(gridDir, key, md.deepGridSpec())
-    while (!walk.next().done) {}
-  }
-  md.adoptDeepGrid(openDeepGridFile(gridDir, key)!)
+if (adoptGridFromArgs(md, 20260526) !== undefined) {
   const last = md.wholeMarketFrom - 1
   for (const [name, first] of [
     ["the year before the window", last - 364],

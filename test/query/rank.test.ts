@@ -182,72 +182,57 @@ describe("ZSCORE in one pass over every partition", () => {
   })
 })
 
+/** a price cell: NULL, ties, -0, any double */
+const cellValue = fc.oneof(fc.constant(null), fc.constantFrom(0, -0, 1, 2, 2, -3), fc.double({ noNaN: true }))
+const cellSector = fc.constantFrom<string | null>("Tech", "Energy", null)
+
+/** RANK and PCT_RANK of `cells` (price, sector), with and without the partition, against counting the rows below and above */
+const expectRanksByCounting = (cells: ReadonlyArray<readonly [number | null, string | null]>) => {
+  const s = snapshotOf(cells.map(([price, sec], i) => ({ ...base, ticker: `T${i}`, price, sector: sec })))
+  const byRow = s.tickers.map((t) => cells[Number(t.slice(1))]!)
+  for (const part of [true, false]) {
+    const peers = (i: number) => byRow.filter(([x, p]) => x !== null && (!part || p === byRow[i]![1])).map(([x]) => x!)
+    const rank = byRow.map(([x], i) => (x === null ? null : 1 + peers(i).filter((y) => y > x).length))
+    const pct = byRow.map(([x], i) => {
+      if (x === null) return null
+      const k = peers(i).length
+      return k === 1 ? 0 : peers(i).filter((y) => y < x).length / (k - 1)
+    })
+    for (const [text, want] of [
+      [part ? "rank(price, sector)" : "rank(price)", rank],
+      [part ? "pct_rank(price, sector)" : "pct_rank(price)", pct]
+    ] as const) {
+      const r = compileExpression(text, context())
+      if (Either.isLeft(r)) throw new Error(r.left.message)
+      expect(r.right.values(s)).toEqual(want)
+    }
+  }
+}
+
 describe("RANK and PCT_RANK from the one sorted order", () => {
   it("agree with counting the rows below and above in the partition (ties, NULLs, -0, a NULL partition)", () => {
-    const value = fc.oneof(fc.constant(null), fc.constantFrom(0, -0, 1, 2, 2, -3), fc.double({ noNaN: true }))
-    const sector = fc.constantFrom<string | null>("Tech", "Energy", null)
     fc.assert(
-      fc.property(fc.array(fc.tuple(value, sector), { minLength: 1, maxLength: 40 }), (cells) => {
-        const s = snapshotOf(cells.map(([price, sec], i) => ({ ...base, ticker: `T${i}`, price, sector: sec })))
-        const byRow = s.tickers.map((t) => cells[Number(t.slice(1))]!)
-        for (const part of [true, false]) {
-          const peers = (i: number) =>
-            byRow.filter(([x, p]) => x !== null && (!part || p === byRow[i]![1])).map(([x]) => x!)
-          const rank = byRow.map(([x], i) => (x === null ? null : 1 + peers(i).filter((y) => y > x).length))
-          const pct = byRow.map(([x], i) => {
-            if (x === null) return null
-            const k = peers(i).length
-            return k === 1 ? 0 : peers(i).filter((y) => y < x).length / (k - 1)
-          })
-          for (const [text, want] of [
-            [part ? "rank(price, sector)" : "rank(price)", rank],
-            [part ? "pct_rank(price, sector)" : "pct_rank(price)", pct]
-          ] as const) {
-            const r = compileExpression(text, context())
-            if (Either.isLeft(r)) throw new Error(r.left.message)
-            expect(r.right.values(s)).toEqual(want)
-          }
-        }
-      }),
+      fc.property(fc.array(fc.tuple(cellValue, cellSector), { minLength: 1, maxLength: 40 }), expectRanksByCounting),
       { numRuns: 300 }
     )
   })
-})
 
-describe("rankings from snapshot to snapshot", () => {
-  it("stay those of counting the rows below and above as a few values move, or many (ties, NULLs, -0)", () => {
-    const value = fc.oneof(fc.constant(null), fc.constantFrom(0, -0, 1, 2, 2, -3), fc.double({ noNaN: true }))
-    const sector = fc.constantFrom<string | null>("Tech", "Energy", null)
-    const moves = fc.array(fc.array(fc.tuple(fc.nat(), value), { maxLength: 6 }), { minLength: 1, maxLength: 6 })
+  it("stay those of counting the rows below and above from snapshot to snapshot as a few values move, or many", () => {
+    const moves = fc.array(fc.array(fc.tuple(fc.nat(), cellValue), { maxLength: 6 }), { minLength: 1, maxLength: 6 })
     fc.assert(
-      fc.property(fc.array(fc.tuple(value, sector), { minLength: 1, maxLength: 200 }), moves, (start, steps) => {
-        let cells = start
-        // the same size every step: the same scope array, so each step's order is the last one's, moved
-        for (const step of [[], ...steps]) {
-          cells = cells.map((c) => [...c] as [number | null, string | null])
-          for (const [at, x] of step) cells[at % cells.length]![0] = x
-          const s = snapshotOf(cells.map(([price, sec], i) => ({ ...base, ticker: `T${i}`, price, sector: sec })))
-          const byRow = s.tickers.map((t) => cells[Number(t.slice(1))]!)
-          for (const part of [true, false]) {
-            const peers = (i: number) =>
-              byRow.filter(([x, p]) => x !== null && (!part || p === byRow[i]![1])).map(([x]) => x!)
-            const rank = byRow.map(([x], i) => (x === null ? null : 1 + peers(i).filter((y) => y > x).length))
-            const pct = byRow.map(([x], i) => {
-              if (x === null) return null
-              const k = peers(i).length
-              return k === 1 ? 0 : peers(i).filter((y) => y < x).length / (k - 1)
-            })
-            for (const [text, want] of [
-              [part ? "rank(price, sector)" : "rank(price)", rank],
-              [part ? "pct_rank(price, sector)" : "pct_rank(price)", pct]
-            ] as const) {
-              const r = compileExpression(text, context())
-              if (Either.isLeft(r)) throw new Error(r.left.message)
-              expect(r.right.values(s)).toEqual(want)
-            }
+      fc.property(
+        fc.array(fc.tuple(cellValue, cellSector), { minLength: 1, maxLength: 200 }),
+        moves,
+        (start, steps) => {
+          let cells = start
+          // the same size every step: the same scope array, so each step's order is the last one's, moved
+          for (const step of [[], ...steps]) {
+            cells = cells.map((c) => [...c] as [number | null, string | null])
+            for (const [at, x] of step) cells[at % cells.length]![0] = x
+            expectRanksByCounting(cells)
           }
         }
-      }),
+      ),
       { numRuns: 300 }
     )
   })

@@ -16,7 +16,7 @@ import type { MarketReader } from "../../market/engine/MarketData.js"
 import { HISTORY_START_DAY } from "../../market/history/coverage.js"
 import { DAY_MS, epochDay, isoDate } from "../../market/indicators/days.js"
 import { Tickers } from "../../market/tickers/index.js"
-import { type BacktestPeriod, backtestColumns, backtestStretches } from "../../research/backtest/run.js"
+import { type BacktestPeriod, backtestColumns, backtestStretches, exitTail } from "../../research/backtest/run.js"
 import { EVERY, type Every, exitDay, rebalanceDays } from "../../research/backtest/schedule.js"
 import { summarize } from "../../research/backtest/stats.js"
 import { compileFor } from "../common/compile.js"
@@ -173,7 +173,7 @@ export const backtest = (key: AuthenticatedKey, input: BacktestInput) =>
     const benchmarkSlot = md.index.get(benchmark.ticker)!
     // before the window: the whole market's history since 2003 (503 while it is built), a stretch of
     // years at a time, each stretch's series reaching its last exit
-    const tail = days.reduce((most, d, i) => Math.max(most, exits[i]! - d), 0)
+    const tail = exitTail(days, exits)
     const kept = backtestColumns(q, p.order)
     const stretches = yield* walkStretches(md, [...slots, benchmarkSlot], fromDay, toDay, tail, kept)
     const periods: Array<BacktestPeriod> = []

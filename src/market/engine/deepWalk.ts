@@ -43,8 +43,8 @@ export interface Stretch {
 
 /**
  * A walk of `tickers` tickers over `fromDay … toDay`, cut into stretches each read over series of its
- * own (`reachingBack(…, from, through)`: from a grid day a year before its start to `tail` days past
- * its end) holding at most `DEEP_WALK_MAX_BARS` bars — a walk over the whole market's twenty years
+ * own (`reachingBack(…, from, through)`: from `lookback` days before the grid day it restores at to
+ * `tail` days past its end) holding at most `DEEP_WALK_MAX_BARS` bars — a walk over the whole market's twenty years
  * holds one stretch's series at a time, each restored from the grid of states. Days whose as-of
  * rows the window holds (`windowFrom` on, less the carry-forward) are one last stretch over the
  * market itself (`through` undefined).

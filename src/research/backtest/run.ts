@@ -118,6 +118,10 @@ export function* backtestPeriods(md: MarketReader, spec: BacktestSpec): Generato
   }
 }
 
+/** The most calendar days a rebalance's exit comes after it: the bars a stretch of the walk reads past its last day. */
+export const exitTail = (days: ReadonlyArray<number>, exits: ReadonlyArray<number>): number =>
+  days.reduce((most, d, i) => Math.max(most, exits[i]! - d), 0)
+
 /**
  * A backtest over stretches of its days (`walkStretchesOf`: the whole market's twenty years a stretch
  * of about a year at a time): each stretch's rebalance days walked over its own reader, in order.
@@ -126,23 +130,15 @@ export function* backtestStretches(
   stretches: ReadonlyArray<WalkStretch>,
   spec: BacktestSpec
 ): Generator<BacktestPeriod | undefined, void> {
+  // the stretches ascend and the days too: each stretch's days follow the last one's
+  let a = 0
   for (const { from, to, reader } of stretches) {
-    const a = lowerBound(spec.days, from)
-    const b = lowerBound(spec.days, to + 1)
+    while (a < spec.days.length && spec.days[a]! < from) a++
+    let b = a
+    while (b < spec.days.length && spec.days[b]! <= to) b++
     if (a === b) continue
     yield undefined
     yield* backtestPeriods(reader(), { ...spec, days: spec.days.slice(a, b), exits: spec.exits.slice(a, b) })
+    a = b
   }
-}
-
-/** the first index of `sorted` (ascending) holding a value ≥ `x` */
-const lowerBound = (sorted: ReadonlyArray<number>, x: number): number => {
-  let lo = 0
-  let hi = sorted.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (sorted[mid]! < x) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }
