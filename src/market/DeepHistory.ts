@@ -30,6 +30,7 @@ import type { DeepGridWorkerInput } from "./history/deepGridWorker.js"
 import { isoDate } from "./indicators/days.js"
 import { Market } from "./Market.js"
 import { MarketSimulator } from "./sim/index.js"
+import { baseOf } from "./sources/feedSource.js"
 
 /** niceness of the worker thread: it takes the CPU no other thread wants */
 const WORKER_NICENESS = 19
@@ -44,8 +45,11 @@ export class DeepHistoryNotReady {
   constructor(readonly message: string) {}
 }
 
-/** The worker can rebuild the market's bars from the seed only when they are the plain simulator's. */
-const workerCanBuild = (md: MarketReader) => md.sim instanceof MarketSimulator
+/**
+ * The worker can rebuild the market's bars from the seed only when they are the plain simulator's
+ * (a feed's fundamentals and news laid over it do not enter the grid's states).
+ */
+const workerCanBuild = (md: MarketReader) => baseOf(md.sim) instanceof MarketSimulator
 
 /** Runs `work` on the event loop, giving other work a turn (setImmediate) after every 20 ms of it. */
 const sliced = <A>(work: Generator<void, A>): Effect.Effect<A, Error> =>

@@ -3,7 +3,7 @@
  * (the HTTP server answers meanwhile, `/readyz` 503), then runs its ingest —
  * one stream of the Clock's refresh ticks (every REFRESH_INTERVAL; in a split
  * deployment, the refresh ticks in the store, `followTicks.ts`) merged with
- * what a live feed pushes (`push`: completed bars, trades; `ingest/events.ts`)
+ * what a live feed pushes (`push`: completed bars, trades, fundamentals, news; `ingest/events.ts`)
  * — applying each in turn and publishing every new immutable snapshot.
  * Ingest, manual refreshes and imports are serialized.
  */
@@ -30,7 +30,7 @@ import { FollowTicks, TICK_POLL_MS, TICK_WAIT_MS } from "./followTicks.js"
 import { FEED_QUEUE, type MarketEvent } from "./ingest/events.js"
 import { feedApplier } from "./ingest/feed.js"
 import { refreshDuration, refreshesTotal, snapshotTickers } from "./ingest/metrics.js"
-import { MarketBars, MarketFeedSwitch, type RefreshTick as Tick } from "./ports.js"
+import { MarketBars, MarketFeedInputs, MarketFeedSwitch, type RefreshTick as Tick } from "./ports.js"
 import type { Snapshot } from "./snapshot.js"
 import type { ParsedBar } from "./sources/csvBars.js"
 import { replayFromFile } from "./sources/replayFile.js"
@@ -57,6 +57,7 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
     const config = yield* AppConfig
     const readiness = yield* Readiness
     const importedBars = yield* MarketBars
+    const feedInputs = yield* MarketFeedInputs
     const fatal = yield* Fatal
     yield* readiness.require("market_snapshot")
 
@@ -103,6 +104,7 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
       }
       // a database this start creates holds none: the market loads while it is created
       const imported: ReadonlyMap<string, ReadonlyArray<ParsedBar>> = yield* importedBars.initial
+      const feed = yield* feedInputs.initial
       const now = yield* Clock.currentTimeMillis
       const started = now
       /** the load's phase and tenth reached (`onProgress`), logged once each */
@@ -116,6 +118,7 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
         historyDays: config.historyDays,
         minuteHistoryDays: config.minuteHistoryDays,
         imported,
+        feed,
         now,
         onProgress: (phase, done, total) => {
           const percent = Math.floor((done / Math.max(1, total)) * 10) * 10
@@ -178,12 +181,17 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
         const md = market
         if (md === undefined || following === undefined) return undefined
         if (tick.imports > importsApplied) {
-          const tickers = yield* following.importedSince(importsApplied, tick.imports)
-          const bars = yield* importedBars.load([...tickers])
+          const imported = yield* following.importedSince(importsApplied, tick.imports)
+          const tickers = [...imported.bars]
+          const bars = yield* importedBars.load(tickers)
+          const told = [...imported.inputs]
+          const inputs = yield* feedInputs.load(told)
+          // first: an import refreshes the market to the tick (its fundamentals and news read then)
+          md.reloadFeedInputs(told, inputs)
           yield* Effect.try(() => md.importBars(bars, Math.max(tick.asOf, md.latest.asOf))).pipe(
             Effect.catchAll((e) =>
               Effect.logWarning("imported bars could not be applied").pipe(
-                Effect.annotateLogs({ error: String(e.error), tickers: [...tickers] })
+                Effect.annotateLogs({ error: String(e.error), tickers })
               )
             )
           )
@@ -263,6 +271,7 @@ export class Market extends Effect.Service<Market>()("vigil/Market", {
     const { applyEvent, storeQuoteBars } = feedApplier({
       market: () => market,
       importNow,
+      inputs: feedInputs,
       paused: feedPaused,
       following: following !== undefined
     })

@@ -10,13 +10,17 @@
  * feed plugged in as a `MarketSource` would have to offer the same read.)
  *
  * A mention is identified by (ticker, UTC day, index), the index being its
- * position among the ticker's mentions of that day in time order.
+ * position among the ticker's mentions of that day in time order. A live
+ * feed's mentions (`sources/feedSource.ts`) follow the simulated ones of
+ * their ticker and day, in the order they arrived, so no index moves when
+ * more arrive.
  */
 import type { MarketReader } from "./engine/MarketData.js"
 import { SIM_ANCHOR_DATE, simSpec } from "./engine/specs.js"
 import type { DayNews } from "./sim/news.js"
 import { MarketSimulator } from "./sim/simulator.js"
 import { DAY_MS } from "./sim/tradingDays.js"
+import { FeedSource } from "./sources/feedSource.js"
 import type { TickerMeta } from "./tickers/index.js"
 
 /** One mention, located. */
@@ -45,7 +49,12 @@ export class NewsArchive {
   private readonly cache = new Map<number, DayNews>()
   readonly symbols: ReadonlyArray<string>
 
-  constructor(seed: number, tickers: ReadonlyArray<TickerMeta>) {
+  constructor(
+    seed: number,
+    tickers: ReadonlyArray<TickerMeta>,
+    /** a live feed's mentions, laid over the simulated ones */
+    private readonly feed?: FeedSource
+  ) {
     this.sim = new MarketSimulator({ seed, tickers: tickers.map(simSpec), anchorDate: SIM_ANCHOR_DATE })
     this.symbols = tickers.map((t) => t.ticker)
   }
@@ -91,6 +100,7 @@ export class NewsArchive {
             out.push({ at: m.at, slot, day, index: j, relevance: m.relevance, sentiment: m.sentiment })
           }
         }
+        this.feedDay(slot, day, list.length, keep, out)
       }
       return out
     }
@@ -107,7 +117,28 @@ export class NewsArchive {
     }
     if (slots === null) for (let slot = 0; slot < this.symbols.length; slot++) visit(slot)
     else for (const slot of slots) visit(slot)
+    if (this.feed !== undefined) {
+      const wanted = slots === null ? undefined : new Set(slots)
+      for (const slot of this.feed.newsSlots()) {
+        if (wanted === undefined || wanted.has(slot)) {
+          this.feedDay(slot, day, d.offsets[slot + 1]! - d.offsets[slot]!, keep, out)
+        }
+      }
+    }
     return out
+  }
+
+  /** A live feed's mentions of a slot's day that pass `keep`, indexed after the day's `simulated` ones, as they arrived. */
+  private feedDay(slot: number, day: number, simulated: number, keep: MentionFilter, out: Array<LocatedMention>): void {
+    if (this.feed === undefined) return
+    const start = day * DAY_MS
+    const list = this.feed.feedMentions(slot, start - 1, start + DAY_MS - 1).sort((a, b) => a.seq - b.seq)
+    for (let j = 0; j < list.length; j++) {
+      const m = list[j]!
+      if (keep(m.at, m.relevance, m.sentiment)) {
+        out.push({ at: m.at, slot, day, index: simulated + j, relevance: m.relevance, sentiment: m.sentiment })
+      }
+    }
   }
 }
 
@@ -117,7 +148,7 @@ const archives = new WeakMap<MarketReader, NewsArchive>()
 export const newsArchiveOf = (md: MarketReader): NewsArchive => {
   let archive = archives.get(md)
   if (archive === undefined) {
-    archive = new NewsArchive(md.options.seed, md.options.tickers)
+    archive = new NewsArchive(md.options.seed, md.options.tickers, md.sim instanceof FeedSource ? md.sim : undefined)
     archives.set(md, archive)
   }
   return archive

@@ -1,12 +1,14 @@
 /**
  * What the market needs of the store, defined here and implemented there
  * (`src/store/marketStore.ts`), so the market imports no store module: its
- * imported bars (`MarketBars`), the feed switch every process reads
+ * imported bars (`MarketBars`), a live feed's fundamentals and news
+ * (`MarketFeedInputs`), the feed switch every process reads
  * (`MarketFeedSwitch`), and — in a split deployment — the refresh ticks it
  * follows (`FollowTicks`, `followTicks.ts`).
  */
 import type { SqlError } from "@effect/sql/SqlError"
 import { Context, type Effect } from "effect"
+import type { FeedInputs, FeedMention, FundamentalsEntry } from "./sources/feedSource.js"
 
 /** A daily bar as the store keeps it (what the CSV parsers give). */
 export interface StoredBar {
@@ -76,14 +78,39 @@ export interface FeedSwitch {
 
 export class MarketFeedSwitch extends Context.Tag("vigil/MarketFeedSwitch")<MarketFeedSwitch, FeedSwitch>() {}
 
+/** The tickers of logged imports, by what was imported. */
+export interface ImportedTickers {
+  readonly bars: ReadonlySet<string>
+  readonly inputs: ReadonlySet<string>
+}
+
+/** A live feed's fundamentals and news (`sources/feedSource.ts`), kept so a restart and every process read them. */
+export interface FeedInputStore {
+  /** everything the feed told, once the store can be read (nothing on a database this start creates) */
+  readonly initial: Effect.Effect<FeedInputs, SqlError>
+  /** what the feed told of `tickers` */
+  readonly load: (tickers: ReadonlyArray<string>) => Effect.Effect<FeedInputs, SqlError>
+  /** stores fundamentals (merged field by field into a ticker's entry of the same day), logged for followers */
+  readonly addFundamentals: (entries: ReadonlyArray<FundamentalsEntry>) => Effect.Effect<void, SqlError>
+  /** stores mentions, logged for followers; answers them with their sequence numbers */
+  readonly addMentions: (
+    mentions: ReadonlyArray<Omit<FeedMention, "seq">>
+  ) => Effect.Effect<ReadonlyArray<FeedMention>, SqlError>
+}
+
+export class MarketFeedInputs extends Context.Tag("vigil/MarketFeedInputs")<MarketFeedInputs, FeedInputStore>() {}
+
 /** The refresh ticks a following market reads (a split deployment). */
 export interface TickLog {
   /** the newest tick issued */
   readonly latest: Effect.Effect<RefreshTick | undefined, SqlError>
   /** the last import logged */
   readonly importsVersion: Effect.Effect<number, SqlError>
-  /** the tickers of the imports logged after `version`, up to `upTo` */
-  readonly importedSince: (version: number, upTo: number) => Effect.Effect<ReadonlySet<string>, SqlError>
+  /**
+   * the tickers of the imports logged after `version`, up to `upTo`: those whose bars were
+   * imported, and those a live feed told fundamentals or news of
+   */
+  readonly importedSince: (version: number, upTo: number) => Effect.Effect<ImportedTickers, SqlError>
   /** asks for a refresh now: the request's number, answered by the next tick issued */
   readonly requestRefresh: (now: number) => Effect.Effect<number, SqlError>
 }

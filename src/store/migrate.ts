@@ -24,6 +24,7 @@ import firing from "./migrations/0016_firing.js"
 import marketFeed from "./migrations/0017_market_feed.js"
 import eventBodiesOnce from "./migrations/0018_event_bodies_once.js"
 import importedSplits from "./migrations/0019_imported_splits.js"
+import feedInputs from "./migrations/0020_feed_inputs.js"
 
 export const migrations = {
   "0001_accounts": accounts,
@@ -44,7 +45,8 @@ export const migrations = {
   "0016_firing": firing,
   "0017_market_feed": marketFeed,
   "0018_event_bodies_once": eventBodiesOnce,
-  "0019_imported_splits": importedSplits
+  "0019_imported_splits": importedSplits,
+  "0020_feed_inputs": feedInputs
 }
 
 export const runMigrations = Migrator.make({})({

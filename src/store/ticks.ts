@@ -8,7 +8,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { RefreshTick } from "../market/ports.js"
+import type { ImportedTickers, RefreshTick } from "../market/ports.js"
 import type { Cadence } from "./webhooks.js"
 
 /** A refresh tick as the store keeps it: the market's port defines it (`src/market/ports.ts`). */
@@ -121,12 +121,15 @@ export class Ticks extends Effect.Service<Ticks>()("vigil/Ticks", {
       (rows) => Number(rows[0]?.v ?? 0)
     )
 
-    /** the tickers imported after the import `version`, up to `upTo` */
+    /** the tickers imported after the import `version`, up to `upTo`: bars, and a feed's fundamentals or news */
     const importedSince = (version: number, upTo: number) =>
       Effect.map(
-        sql<{ tickers: ReadonlyArray<string> }>`SELECT tickers FROM market_imports
+        sql<{ tickers: ReadonlyArray<string>; kind: string }>`SELECT tickers, kind FROM market_imports
           WHERE seq > ${version} AND seq <= ${upTo} ORDER BY seq`,
-        (rows) => new Set(rows.flatMap((r) => r.tickers))
+        (rows): ImportedTickers => ({
+          bars: new Set(rows.flatMap((r) => (r.kind === "bars" ? r.tickers : []))),
+          inputs: new Set(rows.flatMap((r) => (r.kind === "inputs" ? r.tickers : [])))
+        })
       )
 
     /**

@@ -12,6 +12,7 @@ import { Fatal } from "../../src/Fatal.js"
 import { MarketData, runToEnd } from "../../src/market/engine/MarketData.js"
 import { buildFlagHistoryInWorker } from "../../src/market/history/buildFlagHistory.js"
 import { FLAG_NAMES, FlagHistory } from "../../src/market/history/flagHistory.js"
+import { epochDay } from "../../src/market/indicators/days.js"
 import { Market } from "../../src/market/Market.js"
 import { loadTickers, makeTickerDirectory, Tickers } from "../../src/market/tickers/index.js"
 import { Readiness } from "../../src/observability/Readiness.js"
@@ -79,6 +80,34 @@ describe("flag history built in a worker thread", () => {
         md.refresh(Date.UTC(2026, 10, 21, 0, 30))
         expect(runToEnd(worker.sync(md))).toBe(true)
         expect(runToEnd(sync.sync(md))).toBe(true)
+        expect(differences(worker, sync)).toEqual(NONE)
+      }),
+    60_000
+  )
+
+  it.live(
+    "is handed a live feed's fundamentals: the flags they change are the synchronous build's",
+    () =>
+      Effect.gen(function* () {
+        const tickers = loadTickers().filter((t, i) => i % 600 === 0 || t.ticker === "AAPL" || t.ticker === "KO")
+        const from = epochDay("2026-11-09")
+        const feed = {
+          fundamentals: [
+            // a handful of shares: AAPL a micro cap from then on; KO stops paying
+            { ticker: "AAPL", fromDay: from, values: { sharesOutstanding: 1000 } },
+            { ticker: "KO", fromDay: from + 3, values: { dividendPerShare: 0 } }
+          ],
+          mentions: []
+        }
+        const md = MarketData.build({ seed: 5, tickers, historyDays: 30, now: FRIDAY_MIDDAY, feed })
+        const plain = MarketData.build({ seed: 5, tickers, historyDays: 30, now: FRIDAY_MIDDAY })
+        const sync = new FlagHistory(md.size, md.isCrypto)
+        runToEnd(sync.sync(md))
+        const without = new FlagHistory(plain.size, plain.isCrypto)
+        runToEnd(without.sync(plain))
+        const changed = differences(sync, without).tickers.map((i) => md.tickers[i]!.ticker)
+        expect(changed.sort()).toEqual(["AAPL", "KO"])
+        const worker = yield* buildFlagHistoryInWorker(md, { batch: 7 })
         expect(differences(worker, sync)).toEqual(NONE)
       }),
     60_000

@@ -5,12 +5,12 @@ import { Fatal } from "../../src/Fatal.js"
 import { MarketEvent } from "../../src/market/ingest/events.js"
 import { feedEventsTotal, feedQuotesTotal } from "../../src/market/ingest/metrics.js"
 import { Market, type MarketNotReady } from "../../src/market/Market.js"
-import { MarketBars } from "../../src/market/ports.js"
+import { MarketBars, MarketFeedInputs } from "../../src/market/ports.js"
 import type { Snapshot } from "../../src/market/snapshot.js"
 import type { ParsedBar } from "../../src/market/sources/csvBars.js"
 import { loadTickers, makeTickerDirectory, Tickers } from "../../src/market/tickers/index.js"
 import { Readiness } from "../../src/observability/Readiness.js"
-import { pgliteLayer } from "../../src/store/Database.js"
+import { NewDatabase, pgliteLayer } from "../../src/store/Database.js"
 import { ImportedBars } from "../../src/store/importedBars.js"
 import { FollowTicksLive, MarketStoreLive } from "../../src/store/marketStore.js"
 import { runMigrations } from "../../src/store/migrate.js"
@@ -200,6 +200,53 @@ describe("Market service", () => {
     }).pipe(Effect.provide(MarketTest))
   )
 
+  it.scoped("ingests a feed's fundamentals and news: stored, shown by the next refresh, refused whole", () =>
+    Effect.gen(function* () {
+      const { market } = yield* readyAtStart
+      const told = yield* MarketFeedInputs
+      const before = yield* market.latest
+      const applied = yield* eventsCounted("fundamentals", "applied")
+      yield* market.push(MarketEvent.Fundamentals({ updates: [{ ticker: "AAPL", eps: 8, analystTargetPrice: 500 }] }))
+      yield* applied.reached(1)
+      // stored, in force from today's session (it is open)
+      expect((yield* told.load(["AAPL"])).fundamentals).toEqual([
+        { ticker: "AAPL", fromDay: Math.floor(START / 86_400_000), values: { eps: 8, analystTargetPrice: 500 } }
+      ])
+      const news = yield* eventsCounted("news", "applied")
+      yield* market.push(
+        MarketEvent.News({ mentions: [{ ticker: "AAPL", at: START - 60_000, relevance: 0.9, sentiment: 0.5 }] })
+      )
+      yield* news.reached(1)
+      expect((yield* told.load(["AAPL"])).mentions).toMatchObject([{ ticker: "AAPL", at: START - 60_000, seq: 1 }])
+      yield* TestClock.adjust("60 seconds")
+      const live = yield* market.latest
+      expect(num(live, "AAPL", "eps")).toBe(8)
+      expect(num(live, "AAPL", "pe_ratio")).toBeCloseTo(num(live, "AAPL", "price") / 8, 12)
+      expect(num(live, "AAPL", "analyst_target_price")).toBe(500)
+      expect(num(live, "AAPL", "news_volume")).toBe(num(before, "AAPL", "news_volume") + 1)
+
+      // refused whole: nothing stored, counted
+      const rejected = yield* eventsCounted("news", "rejected")
+      yield* market.push(
+        MarketEvent.News({
+          mentions: [
+            { ticker: "AAPL", at: START, relevance: 0.9, sentiment: 0.5 },
+            { ticker: "AAPL", at: START - 7 * 86_400_000, relevance: 0.9, sentiment: 0.5 }
+          ]
+        })
+      )
+      yield* rejected.reached(1)
+      expect((yield* told.load(["AAPL"])).mentions).toHaveLength(1)
+      // paused: dropped
+      const paused = yield* eventsCounted("fundamentals", "paused")
+      yield* market.setFeedPaused(true)
+      yield* market.push(MarketEvent.Fundamentals({ updates: [{ ticker: "AAPL", eps: 1 }] }))
+      yield* paused.reached(1)
+      yield* market.setFeedPaused(false)
+      expect((yield* told.load(["AAPL"])).fundamentals[0]?.values.eps).toBe(8)
+    }).pipe(Effect.provide(MarketTest))
+  )
+
   it.scoped("answers not ready while loading", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(START)
@@ -225,7 +272,8 @@ describe("Market service following the refresh ticks in the store (a split deplo
           yield* Layer.build(Ticks.Default.pipe(Layer.provide(Layer.succeedContext(db)))),
           Ticks
         )
-        const market = () =>
+        /** a process over the store; `restarted`: one that finds the database made (not created by its start) */
+        const market = (restarted = false) =>
           Effect.gen(function* () {
             const ctx = yield* Layer.build(
               Market.Default.pipe(
@@ -234,7 +282,7 @@ describe("Market service following the refresh ticks in the store (a split deplo
                 Layer.provide(Ticks.Default),
                 Layer.provideMerge(Readiness.Default),
                 Layer.provide(ImportedBars.Default),
-                Layer.provide(Layer.succeedContext(db)),
+                Layer.provide(Layer.succeedContext(restarted ? Context.add(db, NewDatabase, false) : db)),
                 Layer.provide(Layer.succeed(Tickers, subset)),
                 Layer.provide(Layer.succeed(Fatal, fatal)),
                 Layer.provide(config)
@@ -276,14 +324,42 @@ describe("Market service following the refresh ticks in the store (a split deplo
         yield* a.importBars(new Map<string, ReadonlyArray<ParsedBar>>([["AAPL", [bar]]]))
         expect((yield* a.data).rowAsOf("AAPL", date)?.values.price).toBeCloseTo(123.45, 9)
         expect((yield* b.data).rowAsOf("AAPL", date)?.values.price).not.toBeCloseTo(123.45, 9)
+        // a feed's fundamentals and news through a (stored, logged as inputs) reach b with the same tick
+        const applied = yield* eventsCounted("fundamentals", "applied")
+        yield* a.push(MarketEvent.Fundamentals({ updates: [{ ticker: "BTC-USD", eps: 7, beta: 1.5 }] }))
+        yield* applied.reached(1)
+        const heard = yield* eventsCounted("news", "applied")
+        yield* a.push(
+          MarketEvent.News({ mentions: [{ ticker: "BTC-USD", at: asOf - 1, relevance: 1, sentiment: -0.5 }] })
+        )
+        yield* heard.reached(1)
         const next = yield* ticks.issue(
           { asOf: asOf + 60_000, due: ["realtime"], imports: yield* ticks.importsVersion, request: 0 },
           asOf + 60_000
         )
-        expect(next?.imports).toBe(1)
+        expect(next?.imports).toBe(3)
         const [na, nb] = [yield* reached(a, asOf + 60_000), yield* reached(b, asOf + 60_000)]
         expect((yield* b.data).rowAsOf("AAPL", date)?.values.price).toBeCloseTo(123.45, 9)
         expect(price(nb)).toEqual(price(na))
+        const column = (s: Snapshot, name: string) => {
+          const col = s.columns.get(name)
+          if (col?.kind !== "numeric") throw new Error(`${name} column`)
+          return col.values[s.index.get("BTC-USD")!]
+        }
+        expect(column(na, "eps")).toBe(7)
+        for (const name of ["eps", "pe_ratio", "beta", "news_volume", "news_volume_weighted_sentiment"]) {
+          expect([name, column(nb, name)]).toEqual([name, column(na, name)])
+        }
+        // a process started afresh over the store (a restart) reads them back
+        const c = yield* market(true)
+        yield* ticks.issue(
+          { asOf: asOf + 70_000, due: ["realtime"], imports: yield* ticks.importsVersion, request: 0 },
+          asOf + 70_000
+        )
+        const [la, lc] = [yield* reached(a, asOf + 70_000), yield* reached(c, asOf + 70_000)]
+        for (const name of ["eps", "pe_ratio", "beta", "news_volume", "news_volume_weighted_sentiment"]) {
+          expect([name, column(lc, name)]).toEqual([name, column(la, name)])
+        }
 
         // a refresh asked for through a following market is the next tick (issued here by hand)
         const asked = yield* Effect.fork(b.refreshNow)
@@ -292,7 +368,7 @@ describe("Market service following the refresh ticks in the store (a split deplo
           yield* Effect.sleep("10 millis")
           request = yield* ticks.refreshRequested
         }
-        yield* ticks.issue({ asOf: asOf + 90_000, due: ["realtime"], imports: 1, request }, asOf + 90_000)
+        yield* ticks.issue({ asOf: asOf + 90_000, due: ["realtime"], imports: 3, request }, asOf + 90_000)
         expect((yield* Fiber.join(asked)).asOf).toBe(asOf + 90_000)
       }).pipe(Effect.scoped),
     120_000

@@ -138,8 +138,8 @@ for (const backend of backends()) {
           yield* bars.replace(new Map([["MSFT", [bar("MSFT", "2024-01-02")]]]))
           const after = yield* ticks.importsVersion
           expect(after).toBe(before + 2)
-          expect([...(yield* ticks.importedSince(before, after))].sort()).toEqual(["AAPL", "MSFT"])
-          expect([...(yield* ticks.importedSince(before + 1, after))]).toEqual(["MSFT"])
+          expect([...(yield* ticks.importedSince(before, after)).bars].sort()).toEqual(["AAPL", "MSFT"])
+          expect([...(yield* ticks.importedSince(before + 1, after)).bars]).toEqual(["MSFT"])
           expect((yield* bars.load(["MSFT"])).get("MSFT")?.map((b) => b.date)).toEqual(["2024-01-02"])
           // retention: old ticks go, the latest stays even when old
           const pruned = yield* ticks.prune(t0 + TICK_RETENTION_MS + 500)

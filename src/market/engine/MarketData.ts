@@ -28,11 +28,21 @@ import type { DeepGridSpec } from "../history/deepGrid.js"
 import type { DailyState, RowSink } from "../indicators/index.js"
 import type { Snapshot } from "../snapshot.js"
 import type { ParsedBar } from "../sources/csvBars.js"
+import type { FeedInputs, FeedMention, FundamentalsEntry } from "../sources/feedSource.js"
 import { membershipOn } from "../universes.js"
 import { dailySeries, rowAsOf, snapshotAsOf, weeklySeries } from "./asOf.js"
 import { type DailySnapshot, MarketCore, type MarketDataOptions } from "./core.js"
 import type { DeepGridReader } from "./deepAsOf.js"
 import { reachingBack } from "./deepWalk.js"
+import {
+  applyFundamentals,
+  applyMentions,
+  type FundamentalsUpdate,
+  fundamentalsEntries,
+  type NewsItem,
+  newsMentions,
+  reloadFeed
+} from "./feedInputs.js"
 import {
   commitSeries,
   computeMemberships,
@@ -161,6 +171,27 @@ export class MarketData implements MarketReader {
   applyQuotes(quotes: ReadonlyArray<Quote>, now: number): QuotesOutcome {
     rollSessions(this.core, now)
     return applyQuotes(this.core, quotes, now)
+  }
+
+  /** A live feed's fundamentals checked (throws `FeedInputRejected`), as entries in force from each ticker's next row. */
+  fundamentalsEntries(updates: ReadonlyArray<FundamentalsUpdate>, now: number): Array<FundamentalsEntry> {
+    return fundamentalsEntries(this.core, updates, now)
+  }
+
+  /** A live feed's news checked (throws `FeedInputRejected`), to store. */
+  newsMentions(items: ReadonlyArray<NewsItem>, now: number): Array<Omit<FeedMention, "seq">> {
+    return newsMentions(this.core, items, now)
+  }
+
+  /** Lays a feed's stored fundamentals and mentions over the market (`feedInputs.ts`); the next `refresh` shows them. */
+  applyFeedInputs(inputs: FeedInputs): void {
+    applyFundamentals(this.core, inputs.fundamentals)
+    applyMentions(this.core, inputs.mentions)
+  }
+
+  /** What the feed told of `tickers`, as read back from the store, in place of what was held (a follower). */
+  reloadFeedInputs(tickers: ReadonlyArray<string>, stored: FeedInputs): void {
+    reloadFeed(this.core, tickers, stored)
   }
 
   /** The bars quotes made of sessions over at `now`, to store and import (`quotes.ts`). */

@@ -34,6 +34,7 @@ import {
 } from "../sim/index.js"
 import type { Column, Snapshot } from "../snapshot.js"
 import type { ParsedBar } from "../sources/csvBars.js"
+import { type FeedInputs, FeedSource } from "../sources/feedSource.js"
 import type { MarketSource } from "../sources/MarketSource.js"
 import type { TickerMeta } from "../tickers/index.js"
 import type { Membership } from "../universes.js"
@@ -66,6 +67,8 @@ export interface MarketDataOptions {
   readonly minuteHistoryDays?: number | undefined
   /** wraps the simulator in another source (e.g. a replay); default: the simulator itself */
   readonly source?: ((simulator: MarketSource) => MarketSource) | undefined
+  /** what a live feed told of fundamentals and news, as stored (laid over the source: `FeedSource`) */
+  readonly feed?: FeedInputs | undefined
 }
 
 /** One kind's current session (equities: the NYSE session; crypto: the UTC day). */
@@ -121,8 +124,10 @@ export const simulatorFor = (seed: number, tickers: ReadonlyArray<TickerMeta>): 
 export class MarketCore {
   readonly tickers: ReadonlyArray<TickerMeta>
   readonly size: number
-  /** where bars, minute paths, fundamentals and news come from (the simulator by default) */
+  /** where bars, minute paths, fundamentals and news come from (the simulator by default, a feed's laid over) */
   readonly sim: MarketSource
+  /** the live feed's fundamentals and news over the source (`sim` is this) */
+  readonly feed: FeedSource
   readonly index: ReadonlyMap<string, number>
   readonly isCrypto: Uint8Array
   /** every ticker's daily bars in the window (its warm-up year, then `HISTORY_DAYS` sessions) */
@@ -170,7 +175,12 @@ export class MarketCore {
     this.index = new Map(options.tickers.map((t, i) => [t.ticker, i]))
     this.isCrypto = Uint8Array.from(options.tickers, (t) => (t.asset_type === "CRYPTO" ? 1 : 0))
     const simulator = simulatorFor(options.seed, options.tickers)
-    this.sim = options.source?.(simulator) ?? simulator
+    this.feed = new FeedSource(options.source?.(simulator) ?? simulator, (t) => this.index.get(t) ?? -1)
+    this.sim = this.feed
+    if (options.feed !== undefined) {
+      this.feed.addFundamentals(options.feed.fundamentals)
+      this.feed.addMentions(options.feed.mentions)
+    }
     this.imported = new Map(options.imported ?? [])
     this.partialEquity = allocatePartialBars(this.size)
     this.partialCrypto = allocatePartialBars(this.size)

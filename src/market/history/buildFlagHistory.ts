@@ -11,6 +11,7 @@ import { makeShareGate, type ShareGate } from "../../workerShare.js"
 import { runWorker } from "../../workerThread.js"
 import type { MarketReader } from "../engine/MarketData.js"
 import { MarketSimulator } from "../sim/index.js"
+import { baseOf, FeedSource } from "../sources/feedSource.js"
 import { ReplaySource } from "../sources/replay.js"
 import { type FlagBits, FlagHistory } from "./flagHistory.js"
 import type { FlagWorkerInput } from "./flagWorker.js"
@@ -25,10 +26,11 @@ const workerModule = new URL(`./flagWorker${extname(fileURLToPath(import.meta.ur
 /**
  * Whether a worker can rebuild the market's inputs: its fundamentals are the
  * simulator's (the simulator itself, or a replay over it), which the worker
- * regenerates from the seed. A live feed's would have to be handed over.
+ * regenerates from the seed, with a live feed's laid over (handed over).
  */
 export const workerCanBuild = (md: MarketReader): boolean => {
-  const source = md.sim instanceof ReplaySource ? md.sim.base : md.sim
+  const fed = baseOf(md.sim)
+  const source = fed instanceof ReplaySource ? fed.base : fed
   return source instanceof MarketSimulator
 }
 
@@ -48,6 +50,7 @@ export const buildFlagHistoryInWorker = (
       tickers: md.tickers,
       isCrypto: md.isCrypto,
       series: series.map((s) => s.arrays()),
+      feed: md.sim instanceof FeedSource ? md.sim.fundamentalEntries(md.tickers.map((t) => t.ticker)) : [],
       batch: options.batch ?? FLAG_WORKER_BATCH,
       niceness: FLAG_WORKER_NICENESS,
       gate: (options.gate ?? makeShareGate()).buffer

@@ -14,7 +14,8 @@ export const refreshesTotal = Metric.counter("market_refreshes_total", {
 export const snapshotTickers = Metric.gauge("market_snapshot_tickers", { description: "Tickers in the live snapshot" })
 
 export const feedEventsTotal = Metric.counter("market_feed_events_total", {
-  description: "Events a live feed pushed, by kind (bars, quotes) and outcome (applied, rejected, paused, failed)",
+  description:
+    "Events a live feed pushed, by kind (bars, quotes, fundamentals, news) and outcome (applied, rejected, paused, failed)",
   incremental: true
 })
 export const feedQuotesTotal = Metric.counter("market_feed_quotes_total", {
@@ -25,7 +26,9 @@ export const feedQuotesTotal = Metric.counter("market_feed_quotes_total", {
 
 export type FeedOutcome = "applied" | "rejected" | "paused" | "failed"
 
-export const countEvent = (kind: "bars" | "quotes", outcome: FeedOutcome) =>
+export type FeedKind = "bars" | "quotes" | "fundamentals" | "news"
+
+export const countEvent = (kind: FeedKind, outcome: FeedOutcome) =>
   Metric.update(feedEventsTotal.pipe(Metric.tagged("kind", kind), Metric.tagged("outcome", outcome)), 1)
 
 export const countQuotes = (outcome: QuotesOutcome) =>

@@ -46,6 +46,10 @@ export interface FundamentalColumns {
   readonly lastEarningsDay: Float64Array
   /** `TickerInputs.earningsDay`: the last report while in the date's week, else the next */
   readonly earningsDay: Float64Array
+  /** vendor fields the simulator does not model (NaN): a live feed's (`sources/feedSource.ts`) */
+  readonly institutionalOwnership: Float64Array
+  readonly insiderOwnership: Float64Array
+  readonly analystTargetPrice: Float64Array
 }
 
 export const allocateFundamentals = (n: number): FundamentalColumns => ({
@@ -59,7 +63,10 @@ export const allocateFundamentals = (n: number): FundamentalColumns => ({
   sharesShort: new Float64Array(n),
   nextEarningsDay: new Float64Array(n),
   lastEarningsDay: new Float64Array(n),
-  earningsDay: new Float64Array(n)
+  earningsDay: new Float64Array(n),
+  institutionalOwnership: new Float64Array(n).fill(Number.NaN),
+  insiderOwnership: new Float64Array(n).fill(Number.NaN),
+  analystTargetPrice: new Float64Array(n).fill(Number.NaN)
 })
 
 /** Values in force after the report of one quarter. */
@@ -233,6 +240,7 @@ export class Fundamentals {
     out.bookValuePerShare[at] = lv.bookValue[i]
     out.salesPerShare[at] = lv.sales[i]
     out.dividendPerShare[at] = lv.dividend[i]
+    out.institutionalOwnership[at] = out.insiderOwnership[at] = out.analystTargetPrice[at] = Number.NaN
     if (e < 0) {
       out.nextEarningsDay[at] = out.lastEarningsDay[at] = out.earningsDay[at] = Number.NaN
       return

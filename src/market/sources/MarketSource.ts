@@ -11,10 +11,12 @@
  *   tickers from a start date, one bar per session, over any other source;
  * - a live feed pushes its completed bars and trades into the market's
  *   ingest (`Market.push`, `../ingest/events.ts`) over this source: they
- *   replace the source's bars where they exist. A vendor's fundamentals and
- *   news would implement those parts of this interface; see
+ *   replace the source's bars where they exist; its fundamentals and news
+ *   are laid over this source's (`FeedSource`, ./feedSource.ts). See
  *   docs/market-data.md.
  */
+
+import type { NewsMention } from "../indicators/news.js"
 import type { DayBars, FundamentalColumns, IntradaySession, SessionKind } from "../sim/index.js"
 import type { SimLevels } from "../sim/levels.js"
 
@@ -52,6 +54,8 @@ export interface MarketSource {
   tickerFundamentalsAt(slot: number, date: string, out: FundamentalColumns, at?: number): FundamentalColumns
   /** the `fundamentalsAt` values of some slots, each written at its own index of `out` (walks over a subset) */
   slotsFundamentalsAt(slots: ReadonlyArray<number>, date: string, out: FundamentalColumns): FundamentalColumns
+  /** one ticker's (slot's) news mentions with fromMs < at <= toMs, in time order (the news columns' inputs) */
+  mentions(slot: number, fromMs: number, toMs: number): Array<NewsMention>
   /** news columns of every ticker at an instant (quantized to 15 minutes); returns the instant used */
   newsColumnsAt(epochMs: number, volumeOut: Float64Array, sentimentOut: Float64Array): number
   /** one ticker's (slot's) `newsColumnsAt` values, written at index `at` of the outputs */

@@ -8,6 +8,7 @@
  */
 import { addTradingDays, isTradingDay, tradingDaysBetween } from "../calendar.js"
 import { epochDay } from "../indicators/days.js"
+import type { NewsMention } from "../indicators/news.js"
 import type { DayBars, FundamentalColumns, IntradaySession, SessionKind } from "../sim/index.js"
 import type { SimLevels } from "../sim/levels.js"
 import type { ParsedBar } from "./csvBars.js"
@@ -105,6 +106,10 @@ export class ReplaySource implements MarketSource {
 
   slotsFundamentalsAt(slots: ReadonlyArray<number>, date: string, out: FundamentalColumns): FundamentalColumns {
     return this.base.slotsFundamentalsAt(slots, date, out)
+  }
+
+  mentions(slot: number, fromMs: number, toMs: number): Array<NewsMention> {
+    return this.base.mentions(slot, fromMs, toMs)
   }
 
   tickerNewsColumnsAt(
