@@ -9,6 +9,7 @@
 import { Deferred, Effect, Layer, Logger, LogLevel, Option, Redacted, RuntimeFlags, RuntimeFlagsPatch } from "effect"
 import { Accounts } from "./accounts/Accounts.js"
 import { AuthChangesLive } from "./accounts/authChanges.js"
+import { Users } from "./accounts/Users.js"
 import { Alerts } from "./alerts/Alerts.js"
 import { AlertsClient } from "./alerts/client.js"
 import { EventRetentionLive } from "./alerts/eventRetention.js"
@@ -98,7 +99,7 @@ const foundation = <A, E, R>(tickers: Layer.Layer<Tickers>, top: Layer.Layer<A, 
     Layer.provide(RateLimiterLive),
     Layer.provide(
       Layer.mergeAll(
-        Accounts.Default.pipe(Layer.provide(AuthChangesLive)),
+        Users.Default.pipe(Layer.provideMerge(Accounts.Default.pipe(Layer.provide(AuthChangesLive)))),
         ImportedBars.Default,
         MigrationsLive,
         tickers,

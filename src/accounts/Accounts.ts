@@ -91,6 +91,15 @@ export class Accounts extends Effect.Service<Accounts>()("vigil/Accounts", {
         return { accountId, plan, keyId: key.keyId, apiKey: key.apiKey }
       }).pipe(sql.withTransaction)
 
+    /** An account without a key (a dashboard user's: keys are issued from the dashboard). */
+    const createBare = (plan: Plan) =>
+      Effect.gen(function* () {
+        const now = yield* nowSeconds
+        const accountId = randomId("acc")
+        yield* sql`INSERT INTO accounts ${sql.insert({ id: accountId, plan, created_at: now, updated_at: now })}`
+        return accountId
+      })
+
     const find = (accountId: string): Effect.Effect<Option.Option<Account>, SqlError> =>
       Effect.map(
         sql<AccountRow>`SELECT id, plan, rate_limit_per_minute FROM accounts WHERE id = ${accountId}`,
@@ -184,6 +193,6 @@ export class Accounts extends Effect.Service<Accounts>()("vigil/Accounts", {
             )
       })
 
-    return { create, find, update, createKey, revokeKey, authenticate, authenticateCached } as const
+    return { create, createBare, find, update, createKey, revokeKey, authenticate, authenticateCached } as const
   })
 }) {}

@@ -13,6 +13,9 @@ commands:
   update-account <account_id> --plan <plan> [--rate-limit <per minute>]
   create-key <account_id> [--mode test|live]
   revoke-key <key_id>
+  create-user --email <email> [--password <password>] [--account <account_id> | --plan <plan>]
+                               a dashboard user, of an account or of a new one (default plan free);
+                               without --password one is generated and printed once
   refresh
   import <file|dir|glob>... [--ticker T]
                                daily bars or splits from CSV files, .gz ones too: the long format,
@@ -283,6 +286,13 @@ const main = async () => {
     case "revoke-key": {
       const id = positional[0] ?? fail(`a key id is required\n\n${usage}`)
       return call("DELETE", `/admin/keys/${encodeURIComponent(id)}`)
+    }
+    case "create-user": {
+      const body: Record<string, unknown> = { email: flags.email ?? fail(`--email is required\n\n${usage}`) }
+      if (flags.password !== undefined) body.password = flags.password
+      if (flags.account !== undefined) body.account_id = flags.account
+      if (flags.plan !== undefined) body.plan = flags.plan
+      return call("POST", "/admin/users", body)
     }
     case "refresh":
       return call("POST", "/admin/refresh")

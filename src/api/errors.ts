@@ -195,6 +195,11 @@ export class SlugTaken extends ApiError<SlugTaken>()("SlugTaken", {
   status: 409,
   description: "The universe id is taken (by the account, or by a system universe)"
 }) {}
+export class EmailTaken extends ApiError<EmailTaken>()("EmailTaken", {
+  code: "email_taken",
+  status: 409,
+  description: "A dashboard user with this email exists"
+}) {}
 export class DeliveryNotFailed extends ApiError<DeliveryNotFailed>()("DeliveryNotFailed", {
   code: "delivery_not_failed",
   status: 409,

@@ -25,6 +25,7 @@ import marketFeed from "./migrations/0017_market_feed.js"
 import eventBodiesOnce from "./migrations/0018_event_bodies_once.js"
 import importedSplits from "./migrations/0019_imported_splits.js"
 import feedInputs from "./migrations/0020_feed_inputs.js"
+import dashboardUsers from "./migrations/0021_dashboard_users.js"
 
 export const migrations = {
   "0001_accounts": accounts,
@@ -46,7 +47,8 @@ export const migrations = {
   "0017_market_feed": marketFeed,
   "0018_event_bodies_once": eventBodiesOnce,
   "0019_imported_splits": importedSplits,
-  "0020_feed_inputs": feedInputs
+  "0020_feed_inputs": feedInputs,
+  "0021_dashboard_users": dashboardUsers
 }
 
 export const runMigrations = Migrator.make({})({

@@ -329,6 +329,10 @@ describe("the OpenAPI document, read as client generators read it", () => {
       ["PATCH /admin/accounts/{account_id}", "/admin/accounts/acc_nope", 404, asAdmin({ plan: "pro" })],
       ["DELETE /admin/keys/{key_id}", `/admin/keys/${key.key_id}`, 200, asAdmin()],
       ["DELETE /admin/keys/{key_id}", `/admin/keys/${key.key_id}`, 404, asAdmin()],
+      ["POST /admin/users", "/admin/users", 201, asAdmin({ email: "openapi@example.com", plan: "pro" })],
+      ["POST /admin/users", "/admin/users", 409, asAdmin({ email: "OpenAPI@example.com" })],
+      ["POST /admin/users", "/admin/users", 400, asAdmin({ email: "nope" })],
+      ["POST /admin/users", "/admin/users", 404, asAdmin({ email: "other@example.com", account_id: "acc_nope" })],
 
       ["GET /v2/account", "/v2/account", 200, P],
       ["GET /v2/account", "/v2/account?verbose=1", 400, P],

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Plan } from "../../accounts/plans.js"
-import { BadRequest, groupErrors, NotFound, ServiceUnavailable, withErrors } from "../errors.js"
+import { BadRequest, EmailTaken, groupErrors, NotFound, ServiceUnavailable, withErrors } from "../errors.js"
 import { AdminAuth } from "../middleware/AdminAuth.js"
 
 export const KeyMode = Schema.Literal("test", "live")
@@ -45,6 +45,14 @@ export const ImportResult = Schema.Struct({
   skipped: Schema.Array(Schema.String)
 })
 
+export const CreatedUser = Schema.Struct({
+  user_id: Schema.String,
+  account_id: Schema.String,
+  email: Schema.String,
+  /** the password given, or the one generated: shown this once */
+  password: Schema.String
+})
+
 export const CreatedKey = Schema.Struct({ key_id: Schema.String, api_key: Schema.String })
 
 const AccountId = Schema.Struct({ account_id: Schema.String })
@@ -84,6 +92,24 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .setPath(Schema.Struct({ key_id: Schema.String }))
       .addSuccess(Schema.Struct({ ok: Schema.Literal(true) }))
       .pipe(withErrors(NotFound))
+  )
+  .add(
+    HttpApiEndpoint.post("createUser", "/admin/users")
+      .annotate(OpenApi.Summary, "Create a dashboard user")
+      .setPayload(
+        Schema.Struct({
+          email: Schema.String,
+          password: Schema.optional(Schema.String),
+          account_id: Schema.optional(Schema.String),
+          plan: Schema.optional(Plan)
+        })
+      )
+      .addSuccess(CreatedUser, { status: 201 })
+      .pipe(withErrors(BadRequest, NotFound, EmailTaken))
+      .annotate(
+        OpenApi.Description,
+        "A person who signs in to the dashboard with this email and password: of the account `account_id`, or of a new account on `plan` (default `free`) when none is given. Without a password one is generated; either way the password is answered this once and stored only as its scrypt hash. Emails are compared without case."
+      )
   )
   .add(
     HttpApiEndpoint.post("refresh", "/admin/refresh")

@@ -4,6 +4,7 @@ import { VigilApi } from "../Api.js"
 import {
   createAccount,
   createKey,
+  createUser,
   importBars,
   refreshMarket,
   revokeKey,
@@ -16,6 +17,7 @@ export const AdminHttpLive = HttpApiBuilder.group(VigilApi, "admin", (handlers) 
     .handle("createAccount", (request) => createAccount(request))
     .handle("updateAccount", (request) => updateAccount(request))
     .handle("createKey", (request) => createKey(request))
+    .handle("createUser", (request) => createUser(request))
     .handle("refresh", () => refreshMarket())
     .handle("pauseFeed", () => setFeedPaused(true))
     .handle("resumeFeed", () => setFeedPaused(false))

@@ -7,7 +7,9 @@
 import { HttpServerRequest, Multipart } from "@effect/platform"
 import { Clock, Duration, Effect, Option, Stream } from "effect"
 import { Accounts } from "../../accounts/Accounts.js"
+import { normalizeEmail, passwordProblem } from "../../accounts/passwords.js"
 import { PLAN_LIMITS } from "../../accounts/plans.js"
+import { Users } from "../../accounts/Users.js"
 import { Alerts } from "../../alerts/Alerts.js"
 import { isoDate } from "../../market/indicators/days.js"
 import { Market } from "../../market/Market.js"
@@ -17,7 +19,14 @@ import { ImportDecodeError, parseFile } from "../../market/sources/importFile.js
 import { ImportedBars } from "../../store/importedBars.js"
 import { Webhooks } from "../../store/webhooks.js"
 import type { RequestOf } from "../common/request.js"
-import { BadRequest, NotFound, orUnavailable, ServiceUnavailable, unavailable } from "../errors.js"
+import {
+  BadRequest,
+  EmailTaken as EmailTakenError,
+  NotFound,
+  orUnavailable,
+  ServiceUnavailable,
+  unavailable
+} from "../errors.js"
 import type { AdminApi } from "./Api.js"
 
 export const createAccount = ({ payload }: RequestOf<typeof AdminApi, "createAccount">) =>
@@ -65,6 +74,41 @@ export const createKey = ({ path, payload }: RequestOf<typeof AdminApi, "createK
     const created = yield* orUnavailable(accounts.createKey(path.account_id, payload.mode ?? "test"))
     if (Option.isNone(created)) return yield* new NotFound({ message: `no account ${path.account_id}` })
     return { key_id: created.value.keyId, api_key: created.value.apiKey }
+  })
+
+/** A dashboard user (`POST /admin/users`): of an account, or of a new one on `plan`. */
+export const createUser = ({ payload }: RequestOf<typeof AdminApi, "createUser">) =>
+  Effect.gen(function* () {
+    const email = normalizeEmail(payload.email)
+    if (email === undefined) {
+      return yield* new BadRequest({ message: `email must be an email address (got ${JSON.stringify(payload.email)})` })
+    }
+    const problem = payload.password === undefined ? undefined : passwordProblem(payload.password)
+    if (problem !== undefined) return yield* new BadRequest({ message: problem })
+    if (payload.account_id !== undefined && payload.plan !== undefined) {
+      return yield* new BadRequest({
+        message: "plan is for a new account: give account_id (the user joins that account as it is) or plan, not both"
+      })
+    }
+    const users = yield* Users
+    const created = yield* users
+      .create({ email, password: payload.password, accountId: payload.account_id, plan: payload.plan ?? "free" })
+      .pipe(
+        Effect.catchTags({
+          EmailTaken: (e) => new EmailTakenError({ message: `a dashboard user with email ${e.email} exists` }),
+          AccountMissing: (e) => new NotFound({ message: `no account ${e.accountId}` })
+        }),
+        orUnavailable
+      )
+    yield* Effect.logInfo("dashboard user created").pipe(
+      Effect.annotateLogs({ user_id: created.user.id, account_id: created.user.accountId })
+    )
+    return {
+      user_id: created.user.id,
+      account_id: created.user.accountId,
+      email: created.user.email,
+      password: created.password
+    }
   })
 
 /** Pauses or resumes the market feed for every process (`POST /admin/feed/pause`, `/resume`). */

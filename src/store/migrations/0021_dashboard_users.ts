@@ -1,0 +1,22 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+/**
+ * Dashboard users (issue 18): people who sign in to the dashboard, each of one account. The email
+ * is kept lower-cased (unique); the password only as its scrypt hash (`src/accounts/passwords.ts`).
+ * `failed_attempts` and `locked_until` (epoch ms) are the sign-in lockout, kept here so every
+ * instance applies the same one.
+ */
+export default Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE dashboard_users (
+    id text PRIMARY KEY,
+    account_id text NOT NULL REFERENCES accounts (id),
+    email text NOT NULL UNIQUE CHECK (email = lower(email)),
+    password_hash text NOT NULL,
+    failed_attempts integer NOT NULL DEFAULT 0,
+    locked_until bigint NOT NULL DEFAULT 0,
+    created_at bigint NOT NULL
+  )`
+  yield* sql`CREATE INDEX dashboard_users_account ON dashboard_users (account_id)`
+})
