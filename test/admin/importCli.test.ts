@@ -4,11 +4,9 @@
  * without one (straight into the database, a transaction per file: a bad second file leaves the
  * first stored and the second not, and stops the import).
  */
-import { spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
-import { pathToFileURL } from "node:url"
+import { join } from "node:path"
 import { gzipSync } from "node:zlib"
 import { Effect, Layer } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
@@ -16,13 +14,13 @@ import { expandGlob, importPaths, isGzipFile, segmentPattern } from "../../src/a
 import { addTradingDays, equityTradingDate } from "../../src/market/calendar.js"
 import { pgliteLayer } from "../../src/store/Database.js"
 import { ImportedBars } from "../../src/store/importedBars.js"
+import { ROOT, runAdminCli } from "../support/adminCli.js"
 import { dayAggregatesCsv } from "../support/dayAggregates.js"
 import { SAMPLE } from "../support/inProcess.js"
 import { sampleDirectory } from "../support/sampleTickers.js"
 import { ADMIN_TOKEN, newDataDir } from "../support/server.js"
 import { serveForSuite } from "../support/suiteServer.js"
 
-const ROOT = resolve(import.meta.dirname, "../..")
 const dirs: Array<string> = []
 const tempDir = () => {
   const d = mkdtempSync(join(tmpdir(), "vigil-import-cli-"))
@@ -35,26 +33,7 @@ afterAll(() => {
 
 /** runs `npm run admin -- import …` (the CLI as node runs it), in `cwd` */
 const cli = (args: ReadonlyArray<string>, env: Record<string, string | undefined>, cwd = ROOT) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-    // tsx by its path: the working directory may be anywhere
-    const tsx = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href
-    const child = spawn(process.execPath, ["--import", tsx, join(ROOT, "src/admin/cli.ts"), "import", ...args], {
-      cwd,
-      // a variable given as undefined is left out (DATABASE_URL: the embedded store under DATA_DIR)
-      env: Object.fromEntries(
-        Object.entries({ ...process.env, ADMIN_TOKEN, ...env }).filter(([, v]) => v !== undefined)
-      )
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (c) => {
-      stdout += c
-    })
-    child.stderr.on("data", (c) => {
-      stderr += c
-    })
-    child.on("close", (code) => done({ code, stdout, stderr }))
-  })
+  runAdminCli(["import", ...args], { ADMIN_TOKEN, ...env }, cwd)
 
 describe("the files an import names", () => {
   it("expands directories (their files by name, not hidden ones nor subdirectories) and globs", () => {

@@ -3,32 +3,13 @@
  * of a new one, the password shown once (generated when none is given) and never logged; clear
  * 4xx for a bad email or password, an unknown account, both account and plan, a taken email.
  */
-import { spawn } from "node:child_process"
-import { join, resolve } from "node:path"
-import { pathToFileURL } from "node:url"
 import { describe, expect, it } from "vitest"
+import { runAdminCli } from "../../support/adminCli.js"
 import { ADMIN_TOKEN, admin } from "../../support/server.js"
 import { serveForSuite } from "../../support/suiteServer.js"
 
-const ROOT = resolve(import.meta.dirname, "../../..")
-
-/** `npm run admin -- <args>` as node runs it, against the service at `url` */
-const cli = (args: ReadonlyArray<string>, url: string) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-    const tsx = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href
-    const child = spawn(process.execPath, ["--import", tsx, join(ROOT, "src/admin/cli.ts"), ...args], {
-      env: { ...process.env, ADMIN_TOKEN, VIGIL_URL: url }
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (c) => {
-      stdout += c
-    })
-    child.stderr.on("data", (c) => {
-      stderr += c
-    })
-    child.on("close", (code) => done({ code, stdout, stderr }))
-  })
+/** `npm run admin -- <args>` against the service at `url` */
+const cli = (args: ReadonlyArray<string>, url: string) => runAdminCli(args, { ADMIN_TOKEN, VIGIL_URL: url })
 
 describe("POST /admin/users", () => {
   const server = serveForSuite()
