@@ -9,6 +9,7 @@
 import { Deferred, Effect, Layer, Logger, LogLevel, Option, Redacted, RuntimeFlags, RuntimeFlagsPatch } from "effect"
 import { Accounts } from "./accounts/Accounts.js"
 import { AuthChangesLive } from "./accounts/authChanges.js"
+import { DashboardSessions } from "./accounts/DashboardSessions.js"
 import { Users } from "./accounts/Users.js"
 import { Alerts } from "./alerts/Alerts.js"
 import { AlertsClient } from "./alerts/client.js"
@@ -100,6 +101,7 @@ const foundation = <A, E, R>(tickers: Layer.Layer<Tickers>, top: Layer.Layer<A, 
     Layer.provide(
       Layer.mergeAll(
         Users.Default.pipe(Layer.provideMerge(Accounts.Default.pipe(Layer.provide(AuthChangesLive)))),
+        DashboardSessions.Default,
         ImportedBars.Default,
         MigrationsLive,
         tickers,

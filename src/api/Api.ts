@@ -5,6 +5,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AccountApi } from "./account/Api.js"
 import { AdminApi } from "./admin/Api.js"
+import { DashboardApi } from "./dashboard/Api.js"
 import { DevicesApi } from "./devices/Api.js"
 import {
   IdempotencyKeyInProgress,
@@ -42,6 +43,7 @@ export class VigilApi extends HttpApi.make("vigil")
   .add(DevicesApi)
   .add(NotificationsApi)
   .add(NewsApi)
+  .add(DashboardApi)
   .addError(wire(Internal))
   // the request policy's answers (server, request middleware, idempotency), before any endpoint runs: declared
   // once here, and kept by the document transform only on the operations where each can happen (openapiDocument.ts)

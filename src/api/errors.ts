@@ -250,6 +250,11 @@ export class IdempotencyKeyReused extends ApiError<IdempotencyKeyReused>()("Idem
   status: 422,
   description: "This Idempotency-Key was used with a different request"
 }) {}
+export class SignInLocked extends ApiError<SignInLocked>()("SignInLocked", {
+  code: "sign_in_locked",
+  status: 429,
+  description: "Too many wrong passwords for this email: sign-in is locked until the time given; see Retry-After"
+}) {}
 export class RateLimited extends ApiError<RateLimited>()("RateLimited", {
   code: "rate_limited",
   status: 429,

@@ -121,14 +121,15 @@ const RATE_LIMIT = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-R
 /**
  * Which headers a response declares (`true`: always sent, `false`: may be
  * sent), for an operation (method lower-case, path template) and status.
- * Every response carries `X-Request-Id`; an operation that declares 429 is
+ * Every response carries `X-Request-Id`; a `/v2` operation that declares 429 is
  * rate limited, and its successes and 429s carry the `X-RateLimit-*` headers
+ * (the dashboard's sign-in declares 429 for its lockout, which is no rate limit)
  * (a replay by idempotency too: it answers after authentication and the limiter);
  * `Retry-After` on 429, and on most 503s.
  */
 const headersOf = (method: string, path: string, status: number, op: any): Record<string, boolean> => {
   const out: Record<string, boolean> = { "X-Request-Id": true }
-  const limited = op.responses?.["429"] !== undefined
+  const limited = op.responses?.["429"] !== undefined && path.startsWith("/v2/")
   if (limited && (status < 300 || status === 429)) {
     for (const name of RATE_LIMIT) out[name] = true
   }

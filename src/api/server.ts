@@ -12,6 +12,8 @@ import { VigilApi } from "./Api.js"
 import { AccountHttpLive } from "./account/Http.js"
 import { AdminHttpLive } from "./admin/Http.js"
 import { answerClientError } from "./clientError.js"
+import { DashboardAuthLive } from "./dashboard/DashboardAuthLive.js"
+import { DashboardHttpLive } from "./dashboard/Http.js"
 import { DevicesHttpLive } from "./devices/Http.js"
 import { DirectLane, DirectLaneLive } from "./direct/lane.js"
 import { makeIdempotency } from "./idempotency.js"
@@ -44,9 +46,10 @@ export const ApiLive = HttpApiBuilder.api(VigilApi).pipe(
     WebhooksHttpLive,
     DevicesHttpLive,
     NotificationsHttpLive,
-    NewsHttpLive
+    NewsHttpLive,
+    DashboardHttpLive
   ]),
-  Layer.provide([AuthenticationLive, AdminAuthLive])
+  Layer.provide([AuthenticationLive, AdminAuthLive, DashboardAuthLive])
 )
 
 /** Every server created here, so shutdown can cut connections that outlive the grace period. */

@@ -37,6 +37,8 @@ export interface AppConfigShape {
   readonly pushGatewayUrl: Option.Option<Redacted.Redacted<string>>
   /** EVENT_RETENTION: how long each webhook's event feed keeps its events */
   readonly eventRetention: Duration.Duration
+  /** DASHBOARD_URL: the dashboard's public base (https: its session cookie is `Secure`; events carry `chart_url`) */
+  readonly dashboardUrl: Option.Option<URL>
   readonly replay: Option.Option<{ readonly file: string; readonly ticker: string | undefined; readonly start: string }>
 }
 
@@ -161,6 +163,16 @@ const fields = Config.all({
     withForm("EVENT_RETENTION", "a duration such as 30d or 12h", parseDuration),
     Duration.days(30)
   ),
+  dashboardUrl: Config.option(
+    withForm("DASHBOARD_URL", "an http(s) URL such as https://vigil.example.com", (raw) => {
+      try {
+        const url = new URL(raw.trim())
+        return url.protocol === "https:" || url.protocol === "http:" ? Option.some(url) : Option.none()
+      } catch {
+        return Option.none()
+      }
+    })
+  ),
   replay: Config.option(
     Config.all({
       file: withForm("REPLAY_FILE", "the path of a daily bar CSV file", (raw) => Option.some(raw.trim())),
@@ -239,6 +251,7 @@ export class AppConfig extends Context.Tag("vigil/AppConfig")<AppConfig, AppConf
     deepHistory: "lazy",
     pushGatewayUrl: Option.none(),
     eventRetention: Duration.days(30),
+    dashboardUrl: Option.none(),
     replay: Option.none(),
     ...overrides
   })

@@ -178,7 +178,8 @@ describe("the OpenAPI document, read as client generators read it", () => {
           413: path !== "/admin/import",
           415: bodied,
           422: idempotent,
-          429: path.startsWith("/v2/")
+          // the dashboard's sign-in: its lockout (not a rate limit: no X-RateLimit headers)
+          429: path.startsWith("/v2/") || (method === "post" && path === "/dashboard/api/session")
         }
         for (const [status, declared] of Object.entries(expected)) {
           if (statuses.includes(Number(status)) !== declared) {
@@ -191,15 +192,17 @@ describe("the OpenAPI document, read as client generators read it", () => {
           problems.push(`${where}: 409 (idempotency key in progress) not declared`)
         const key = (op.parameters ?? []).some((p: any) => p.in === "header" && p.name === "Idempotency-Key")
         if (key !== idempotent) problems.push(`${where}: Idempotency-Key ${idempotent ? "not declared" : "declared"}`)
+        const limited = path.startsWith("/v2/")
         for (const status of statuses) {
           const headers = declaredHeaders(doc, `${method} ${path}`, status)
           const want: Record<string, boolean | undefined> = {
             "x-request-id": true,
             "retry-after": status === 429 ? true : undefined,
             // a replay by idempotency too: it answers after authentication and the rate limiter
-            "x-ratelimit-limit": statuses.includes(429) && (status === 429 || status < 300) ? true : undefined
+            "x-ratelimit-limit":
+              limited && statuses.includes(429) && (status === 429 || status < 300) ? true : undefined
           }
-          if (statuses.includes(429) && status < 300 && headers["x-ratelimit-limit"] === undefined) {
+          if (limited && statuses.includes(429) && status < 300 && headers["x-ratelimit-limit"] === undefined) {
             problems.push(`${where} ${status}: no X-RateLimit-Limit declared on a rate-limited success`)
           }
           for (const [name, required] of Object.entries(want)) {
@@ -318,6 +321,21 @@ describe("the OpenAPI document, read as client generators read it", () => {
       201,
       asAdmin({ mode: "live" })
     )
+    // the dashboard's session: signed in by cookie (no key), a change with the session's CSRF token
+    const SESSION = "/dashboard/api/session"
+    const dash = await replay("POST /admin/users", "/admin/users", 201, asAdmin({ email: "dash@example.com" }))
+    const login = { email: "dash@example.com", password: dash.password }
+    await replay(`POST ${SESSION}`, SESSION, 401, { body: { ...login, password: "not the password" } })
+    const signed = await replayResponse(`POST ${SESSION}`, SESSION, 200, { body: login })
+    const cookie = String(signed.headers.get("set-cookie")).split(";")[0]!
+    await replay(`GET ${SESSION}`, SESSION, 401)
+    const who = await replay(`GET ${SESSION}`, SESSION, 200, { headers: { cookie } })
+    await replay(`DELETE ${SESSION}`, SESSION, 403, { headers: { cookie } })
+    await replay(`DELETE ${SESSION}`, SESSION, 200, { headers: { cookie, "x-csrf-token": who.csrf_token } })
+    for (let k = 0; k < 4; k++)
+      await replay(`POST ${SESSION}`, SESSION, 401, { body: { ...login, password: `wrong ${k}` } })
+    await replay(`POST ${SESSION}`, SESSION, 401, { body: { ...login, password: "wrong again" } })
+    await replay(`POST ${SESSION}`, SESSION, 429, { body: login })
     await replayAll([
       ["GET /healthz", "/healthz", 200],
       ["GET /readyz", "/readyz", 200],

@@ -5,7 +5,8 @@ import { Effect } from "effect"
  * Dashboard users (issue 18): people who sign in to the dashboard, each of one account. The email
  * is kept lower-cased (unique); the password only as its scrypt hash (`src/accounts/passwords.ts`).
  * `failed_attempts` and `locked_until` (epoch ms) are the sign-in lockout, kept here so every
- * instance applies the same one.
+ * instance applies the same one. A signed-in browser holds a session token in a cookie; the
+ * store keeps only its SHA-256 hash, until it expires (epoch ms) or the user signs out.
  */
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -19,4 +20,11 @@ export default Effect.gen(function* () {
     created_at bigint NOT NULL
   )`
   yield* sql`CREATE INDEX dashboard_users_account ON dashboard_users (account_id)`
+  yield* sql`CREATE TABLE dashboard_sessions (
+    token_hash bytea PRIMARY KEY,
+    user_id text NOT NULL REFERENCES dashboard_users (id) ON DELETE CASCADE,
+    created_at bigint NOT NULL,
+    expires_at bigint NOT NULL
+  )`
+  yield* sql`CREATE INDEX dashboard_sessions_user ON dashboard_sessions (user_id)`
 })
