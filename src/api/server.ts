@@ -14,6 +14,7 @@ import { AdminHttpLive } from "./admin/Http.js"
 import { answerClientError } from "./clientError.js"
 import { DashboardAuthLive } from "./dashboard/DashboardAuthLive.js"
 import { DashboardHttpLive } from "./dashboard/Http.js"
+import { DashboardStaticLive } from "./dashboard/static.js"
 import { DevicesHttpLive } from "./devices/Http.js"
 import { DirectLane, DirectLaneLive } from "./direct/lane.js"
 import { makeIdempotency } from "./idempotency.js"
@@ -94,6 +95,8 @@ export const ServerLive = Effect.gen(function* () {
   return HttpServer.serve(requestMiddleware(idempotency(app, authenticate)))
 }).pipe(
   Layer.unwrapScoped,
+  // the dashboard's built files at / (issue 18)
+  Layer.provide(DashboardStaticLive),
   Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
   HttpServer.withLogAddress,
   // the generated OpenAPI 3.1 document and an interactive reference (Scalar, served from the package, no CDN)

@@ -1,0 +1,77 @@
+/**
+ * The dashboard's calls to the service: its own session endpoints (`/dashboard/api/…`), by cookie
+ * (same origin; no key is ever kept in the page, localStorage or a URL). A change sends the
+ * session's CSRF token. Errors arrive in the API's envelope `{error: {code, message, …}}`.
+ */
+
+export interface SessionUser {
+  readonly id: string
+  readonly email: string
+  readonly account_id: string
+  readonly plan: string
+}
+
+export interface Session {
+  readonly user: SessionUser
+  readonly csrf_token: string
+  readonly expires_at: string
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** seconds, from Retry-After */
+    readonly retryAfter: number | undefined
+  ) {
+    super(message)
+  }
+}
+
+const call = async <A>(method: string, path: string, body?: unknown, csrf?: string): Promise<A> => {
+  const headers: Record<string, string> = { accept: "application/json" }
+  if (body !== undefined) headers["content-type"] = "application/json"
+  if (csrf !== undefined) headers["x-csrf-token"] = csrf
+  const init: RequestInit = { method, credentials: "same-origin", headers }
+  if (body !== undefined) init.body = JSON.stringify(body)
+  let res: Response
+  try {
+    res = await fetch(path, init)
+  } catch {
+    throw new ApiError(0, "network", "The service cannot be reached. Check your connection and try again.", undefined)
+  }
+  const text = await res.text()
+  let parsed: any
+  try {
+    parsed = text === "" ? undefined : JSON.parse(text)
+  } catch {
+    parsed = undefined
+  }
+  if (!res.ok) {
+    const retry = Number(res.headers.get("retry-after"))
+    throw new ApiError(
+      res.status,
+      parsed?.error?.code ?? "error",
+      parsed?.error?.message ?? `The service answered ${res.status}.`,
+      Number.isFinite(retry) && retry > 0 ? retry : undefined
+    )
+  }
+  return parsed as A
+}
+
+/** the signed-in session, or undefined when nobody is signed in */
+export const currentSession = async (): Promise<Session | undefined> => {
+  try {
+    return await call<Session>("GET", "/dashboard/api/session")
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) return undefined
+    throw e
+  }
+}
+
+export const signIn = (email: string, password: string) =>
+  call<Session>("POST", "/dashboard/api/session", { email, password })
+
+export const signOut = (session: Session) =>
+  call<{ ok: true }>("DELETE", "/dashboard/api/session", undefined, session.csrf_token)
