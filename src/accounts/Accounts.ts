@@ -8,7 +8,8 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Data, Duration, Effect, Option } from "effect"
+import { Clock, Data, Duration, Effect, Option, Schedule } from "effect"
+import { numberArray, textArray } from "../store/importedBars.js"
 import {
   generateApiKey,
   hashApiKey,
@@ -62,11 +63,48 @@ export class KeyLookupTimeout extends Data.TaggedError("KeyLookupTimeout") {}
 
 const nowSeconds = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
 
+/** how often an instance writes the last use of the keys it authenticated (and once more as it stops) */
+export const LAST_USE_FLUSH = Duration.seconds(30)
+
+/** What the keys page lists of a key (never the key). */
+export interface KeyInfo {
+  readonly id: string
+  readonly prefix: string
+  readonly mode: KeyMode
+  /** epoch seconds */
+  readonly createdAt: number
+  readonly lastUsedAt: number | null
+  readonly revokedAt: number | null
+}
+
+/** the visible start of a key: brand, mode and 4 characters of the secret */
+export const keyPrefix = (apiKey: string): string => apiKey.slice(0, apiKey.lastIndexOf("_") + 5)
+
 export class Accounts extends Effect.Service<Accounts>()("vigil/Accounts", {
-  effect: Effect.gen(function* () {
+  scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const changes = yield* AuthChanges
     const cache = makeKeyCache({ maxEntries: KEY_CACHE_ENTRIES, maxAgeMs: KEY_CACHE_MAX_AGE_MS })
+    /** keys authenticated since the last flush: id → epoch ms of the last use */
+    let used = new Map<string, number>()
+    const noteUse = (key: AuthenticatedKey, nowMs: number): AuthenticatedKey => {
+      used.set(key.keyId, nowMs)
+      return key
+    }
+    const flushUses = Effect.suspend(() => {
+      if (used.size === 0) return Effect.void
+      const batch = used
+      used = new Map()
+      const ids = [...batch.keys()]
+      const at = ids.map((id) => Math.floor(batch.get(id)! / 1000))
+      return sql`UPDATE api_keys AS k SET last_used_at = GREATEST(coalesce(k.last_used_at, 0), u.at)
+        FROM unnest(${textArray(ids)}::text[], ${numberArray(at)}::bigint[]) AS u(id, at) WHERE k.id = u.id`.pipe(
+        Effect.asVoid,
+        Effect.catchAllCause((cause) => Effect.logWarning("keys' last use not written", cause))
+      )
+    })
+    yield* flushUses.pipe(Effect.repeat(Schedule.spaced(LAST_USE_FLUSH)), Effect.forkScoped)
+    yield* Effect.addFinalizer(() => flushUses)
 
     const insertKey = (accountId: string, mode: KeyMode, now: number) =>
       Effect.gen(function* () {
@@ -77,9 +115,10 @@ export class Accounts extends Effect.Service<Accounts>()("vigil/Accounts", {
           account_id: accountId,
           mode,
           key_hash: hashApiKey(apiKey),
+          prefix: keyPrefix(apiKey),
           created_at: now
         })}`
-        return { keyId, apiKey }
+        return { keyId, apiKey, prefix: keyPrefix(apiKey), createdAt: now }
       })
 
     const create = (plan: Plan, mode: KeyMode = "test") =>
@@ -153,7 +192,7 @@ export class Accounts extends Effect.Service<Accounts>()("vigil/Accounts", {
         const stamp = yield* changes.stamp
         if (Option.isSome(stamp)) {
           const cached = cache.get(hashHex, stamp.value, now)
-          if (cached !== undefined) return Option.some(cached)
+          if (cached !== undefined) return Option.some(noteUse(cached, now))
         }
         const rows = yield* sql<AccountRow & { key_id: string; mode: KeyMode; key_hash: Uint8Array }>`
           SELECT a.id, a.plan, a.rate_limit_per_minute, k.id AS key_id, k.mode, k.key_hash
@@ -163,7 +202,7 @@ export class Accounts extends Effect.Service<Accounts>()("vigil/Accounts", {
         if (row === undefined || !hashesEqual(Buffer.from(row.key_hash), hash)) return Option.none()
         const key: AuthenticatedKey = { account: toAccount(row), keyId: row.key_id, mode: row.mode }
         if (Option.isSome(stamp)) cache.set(hashHex, key, stamp.value, now)
-        return Option.some(key)
+        return Option.some(noteUse(key, now))
       })
 
     /**
@@ -173,7 +212,8 @@ export class Accounts extends Effect.Service<Accounts>()("vigil/Accounts", {
     const authenticateCached = (apiKey: string, nowMs: number): AuthenticatedKey | undefined => {
       if (changes.stampNow === undefined || !isWellFormedKey(apiKey)) return undefined
       const stamp = changes.stampNow()
-      return Option.isSome(stamp) ? cache.get(hashApiKeyHex(apiKey), stamp.value, nowMs) : undefined
+      const hit = Option.isSome(stamp) ? cache.get(hashApiKeyHex(apiKey), stamp.value, nowMs) : undefined
+      return hit === undefined ? undefined : noteUse(hit, nowMs)
     }
 
     /**
@@ -193,6 +233,54 @@ export class Accounts extends Effect.Service<Accounts>()("vigil/Accounts", {
             )
       })
 
-    return { create, createBare, find, update, createKey, revokeKey, authenticate, authenticateCached } as const
+    /** An account's keys, newest first (what the dashboard's keys page lists). */
+    const listKeys = (accountId: string) =>
+      Effect.map(
+        sql<{
+          id: string
+          prefix: string | null
+          mode: KeyMode
+          created_at: number | string
+          last_used_at: number | string | null
+          revoked_at: number | string | null
+        }>`SELECT id, prefix, mode, created_at, last_used_at, revoked_at FROM api_keys
+          WHERE account_id = ${accountId} ORDER BY created_at DESC, id`,
+        (rows): Array<KeyInfo> =>
+          rows.map((r) => ({
+            id: r.id,
+            // keys made before prefixes were kept show their brand and mode only
+            prefix: r.prefix ?? `vigil_${r.mode}_`,
+            mode: r.mode,
+            createdAt: Number(r.created_at),
+            lastUsedAt: r.last_used_at === null ? null : Number(r.last_used_at),
+            revokedAt: r.revoked_at === null ? null : Number(r.revoked_at)
+          }))
+      )
+
+    /** Revokes one of an account's own keys; false when it has no such key (another account's included). */
+    const revokeOwnKey = (accountId: string, keyId: string) =>
+      changes.announce(
+        `key ${keyId}`,
+        Effect.gen(function* () {
+          const now = yield* nowSeconds
+          const rows = yield* sql<{ id: string }>`UPDATE api_keys SET revoked_at = ${now}
+            WHERE id = ${keyId} AND account_id = ${accountId} AND revoked_at IS NULL RETURNING id`
+          return rows.length > 0
+        })
+      )
+
+    return {
+      listKeys,
+      revokeOwnKey,
+      flushUses,
+      create,
+      createBare,
+      find,
+      update,
+      createKey,
+      revokeKey,
+      authenticate,
+      authenticateCached
+    } as const
   })
 }) {}

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
-import { Accounts } from "../../src/accounts/Accounts.js"
+import { Effect, Layer, Option, TestClock } from "effect"
+import { Accounts, keyPrefix } from "../../src/accounts/Accounts.js"
 import { generateApiKey, hashApiKey, isWellFormedKey } from "../../src/accounts/apiKeys.js"
 import { backends } from "../support/backends.js"
 
@@ -68,6 +68,38 @@ for (const backend of backends()) {
           // the account's other key keeps working
           const other = Option.getOrThrow(second)
           expect(Option.isSome(yield* accounts.authenticate(other.apiKey))).toBe(true)
+        })
+      )
+
+      it.effect("lists an account's keys by prefix with their last use, and revokes only its own", () =>
+        Effect.gen(function* () {
+          const accounts = yield* Accounts
+          const a = yield* accounts.create("pro", "test")
+          const b = yield* accounts.create("pro", "test")
+          const live = Option.getOrThrow(yield* accounts.createKey(a.accountId, "live"))
+          expect(live.prefix).toBe(live.apiKey.slice(0, "vigil_live_".length + 4))
+          expect(keyPrefix(a.apiKey)).toMatch(/^vigil_test_[0-9A-Za-z]{4}$/)
+          // used: written by the next flush (every 30 s, and as the service stops)
+          yield* TestClock.adjust("90 seconds")
+          expect(Option.isSome(yield* accounts.authenticate(live.apiKey))).toBe(true)
+          yield* accounts.flushUses
+          const keys = yield* accounts.listKeys(a.accountId)
+          expect(keys.map((k) => [k.id, k.prefix, k.mode, k.revokedAt])).toEqual(
+            expect.arrayContaining([
+              [a.keyId, keyPrefix(a.apiKey), "test", null],
+              [live.keyId, live.prefix, "live", null]
+            ])
+          )
+          expect(keys).toHaveLength(2)
+          expect(keys.find((k) => k.id === live.keyId)?.lastUsedAt).toBe(90)
+          expect(keys.find((k) => k.id === a.keyId)?.lastUsedAt).toBeNull()
+          expect(JSON.stringify(keys)).not.toContain(live.apiKey)
+          // another account's key is not this account's to revoke
+          expect(yield* accounts.revokeOwnKey(b.accountId, live.keyId)).toBe(false)
+          expect(Option.isSome(yield* accounts.authenticate(live.apiKey))).toBe(true)
+          expect(yield* accounts.revokeOwnKey(a.accountId, live.keyId)).toBe(true)
+          expect(Option.isNone(yield* accounts.authenticate(live.apiKey))).toBe(true)
+          expect((yield* accounts.listKeys(a.accountId)).find((k) => k.id === live.keyId)?.revokedAt).not.toBeNull()
         })
       )
 

@@ -330,6 +330,12 @@ describe("the OpenAPI document, read as client generators read it", () => {
     const cookie = String(signed.headers.get("set-cookie")).split(";")[0]!
     await replay(`GET ${SESSION}`, SESSION, 401)
     const who = await replay(`GET ${SESSION}`, SESSION, 200, { headers: { cookie } })
+    const csrf = { cookie, "x-csrf-token": who.csrf_token }
+    await replay("GET /dashboard/api/keys", "/dashboard/api/keys", 200, { headers: { cookie } })
+    const issued = await replay("POST /dashboard/api/keys", "/dashboard/api/keys", 201, { headers: csrf, body: {} })
+    const revokeUrl = `/dashboard/api/keys/${issued.key_id}`
+    await replay("DELETE /dashboard/api/keys/{key_id}", revokeUrl, 200, { headers: csrf })
+    await replay("DELETE /dashboard/api/keys/{key_id}", revokeUrl, 404, { headers: csrf })
     await replay(`DELETE ${SESSION}`, SESSION, 403, { headers: { cookie } })
     await replay(`DELETE ${SESSION}`, SESSION, 200, { headers: { cookie, "x-csrf-token": who.csrf_token } })
     for (let k = 0; k < 4; k++)

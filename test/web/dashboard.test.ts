@@ -78,4 +78,41 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard in Chromium (${NEEDS_CHROMIUM})`, 
     expect(await context.cookies()).toEqual([])
     await context.close()
   }, 60_000)
+
+  it("issues a key shown once, lists it, and revokes it: /v2 refuses it on the very next request", async () => {
+    const made = await admin(server, "POST", "/admin/users", { email: "kim@example.com", plan: "pro" })
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    await page.goto(`${server.url}/`)
+    await page.getByLabel("Email").fill("kim@example.com")
+    await page.getByLabel("Password").fill(made.body.password)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Keys" }).click()
+    await page.getByRole("heading", { name: "API keys" }).waitFor()
+    await page.getByText("No keys yet").waitFor()
+
+    await page.getByLabel("Mode").selectOption("live")
+    await page.getByRole("button", { name: "Create key" }).click()
+    const key = await page.getByLabel("New API key").inputValue()
+    expect(key).toMatch(/^vigil_live_[0-9A-Za-z]{43}$/)
+    const v2 = () => fetch(`${server.url}/v2/account`, { headers: { authorization: `Bearer ${key}` } })
+    expect((await v2()).status).toBe(200)
+    const row = page.getByRole("row").filter({ hasText: key.slice(0, 15) })
+    expect(await row.getByRole("cell").allTextContents()).toEqual([
+      `${key.slice(0, 15)}…`,
+      "live",
+      expect.any(String),
+      "never",
+      expect.stringMatching(/^Revoke/)
+    ])
+    // the key itself is nowhere but in the one-time notice
+    expect(await page.getByRole("table").textContent()).not.toContain(key)
+
+    page.once("dialog", (dialog) => void dialog.accept())
+    await row.getByRole("button", { name: /Revoke/ }).click()
+    await row.getByText(/^revoked/).waitFor()
+    expect((await v2()).status).toBe(401)
+    await expect.poll(() => page.getByLabel("New API key").count()).toBe(0)
+    await context.close()
+  }, 60_000)
 })

@@ -1,6 +1,8 @@
 import { useEffect, useState } from "react"
 import { currentSession, type Session, signOut } from "./api"
+import { Keys } from "./Keys"
 import { SignIn } from "./SignIn"
+import { Time } from "./time"
 
 type State =
   | { readonly _tag: "loading" }
@@ -35,8 +37,22 @@ export const App = () => {
   }
 }
 
+/** the pages of the signed-in dashboard, by the URL's hash */
+const PAGES = [{ hash: "#/keys", name: "Keys" }] as const
+
+const useHash = () => {
+  const [hash, setHash] = useState(window.location.hash)
+  useEffect(() => {
+    const moved = () => setHash(window.location.hash)
+    window.addEventListener("hashchange", moved)
+    return () => window.removeEventListener("hashchange", moved)
+  }, [])
+  return hash
+}
+
 const Shell = ({ session, onSignedOut }: { readonly session: Session; readonly onSignedOut: () => void }) => {
   const [error, setError] = useState<string | undefined>(undefined)
+  const hash = useHash()
   const out = async () => {
     try {
       await signOut(session)
@@ -48,7 +64,16 @@ const Shell = ({ session, onSignedOut }: { readonly session: Session; readonly o
   return (
     <>
       <header className="top">
-        <span className="brand">Vigil</span>
+        <a className="brand" href="#/">
+          Vigil
+        </a>
+        <nav aria-label="Main">
+          {PAGES.map((p) => (
+            <a key={p.hash} href={p.hash} aria-current={hash === p.hash ? "page" : undefined}>
+              {p.name}
+            </a>
+          ))}
+        </nav>
         <span className="who">
           <span>{session.user.email}</span> <span className="plan">{session.user.plan}</span>
         </span>
@@ -57,18 +82,26 @@ const Shell = ({ session, onSignedOut }: { readonly session: Session; readonly o
         </button>
       </header>
       <main className="page">
-        <h1>Signed in</h1>
-        <p>
-          You are signed in as <strong>{session.user.email}</strong> on the <strong>{session.user.plan}</strong> plan.
-          The session ends at <time dateTime={session.expires_at}>{new Date(session.expires_at).toLocaleString()}</time>
-          .
-        </p>
         {error === undefined ? null : (
           <p role="alert" className="error">
             {error}
           </p>
         )}
+        {hash === "#/keys" ? <Keys session={session} /> : <Overview session={session} />}
       </main>
     </>
   )
 }
+
+const Overview = ({ session }: { readonly session: Session }) => (
+  <section aria-labelledby="overview-title">
+    <h1 id="overview-title">Signed in</h1>
+    <p>
+      You are signed in as <strong>{session.user.email}</strong> on the <strong>{session.user.plan}</strong> plan. The
+      session ends at <Time iso={session.expires_at} />.
+    </p>
+    <p>
+      <a href="#/keys">Manage your API keys</a> to call the <code>/v2</code> API.
+    </p>
+  </section>
+)

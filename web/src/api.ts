@@ -75,3 +75,28 @@ export const signIn = (email: string, password: string) =>
 
 export const signOut = (session: Session) =>
   call<{ ok: true }>("DELETE", "/dashboard/api/session", undefined, session.csrf_token)
+
+export interface KeyInfo {
+  readonly key_id: string
+  readonly prefix: string
+  readonly mode: "test" | "live"
+  readonly created_at: string
+  readonly last_used_at: string | null
+  readonly revoked_at: string | null
+}
+
+export interface CreatedKey {
+  readonly key_id: string
+  readonly api_key: string
+  readonly prefix: string
+  readonly mode: "test" | "live"
+  readonly created_at: string
+}
+
+export const listKeys = () => call<{ keys: ReadonlyArray<KeyInfo> }>("GET", "/dashboard/api/keys")
+
+export const createKey = (session: Session, mode: "test" | "live") =>
+  call<CreatedKey>("POST", "/dashboard/api/keys", { mode }, session.csrf_token)
+
+export const revokeKey = (session: Session, keyId: string) =>
+  call<{ ok: true }>("DELETE", `/dashboard/api/keys/${encodeURIComponent(keyId)}`, undefined, session.csrf_token)

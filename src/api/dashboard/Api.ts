@@ -1,8 +1,17 @@
-/** The dashboard's own endpoints (issue 18): its session (sign in, who is signed in, sign out). */
+/** The dashboard's own endpoints (issue 18): its session (sign in, who is signed in, sign out) and the account's keys. */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Plan } from "../../accounts/plans.js"
-import { BadRequest, groupErrors, ServiceUnavailable, SignInLocked, Unauthenticated, withErrors } from "../errors.js"
+import { KeyMode } from "../admin/Api.js"
+import {
+  BadRequest,
+  groupErrors,
+  NotFound,
+  ServiceUnavailable,
+  SignInLocked,
+  Unauthenticated,
+  withErrors
+} from "../errors.js"
 import { DashboardAuth } from "./DashboardAuth.js"
 
 export const SessionView = Schema.Struct({
@@ -10,6 +19,25 @@ export const SessionView = Schema.Struct({
   /** what the session's mutations send as `x-csrf-token` */
   csrf_token: Schema.String,
   expires_at: Schema.String
+})
+
+export const KeyView = Schema.Struct({
+  key_id: Schema.String,
+  /** brand, mode and the first 4 characters of the secret: enough to tell keys apart, nothing to use */
+  prefix: Schema.String,
+  mode: KeyMode,
+  created_at: Schema.String,
+  last_used_at: Schema.NullOr(Schema.String),
+  revoked_at: Schema.NullOr(Schema.String)
+})
+
+export const CreatedKeyView = Schema.Struct({
+  key_id: Schema.String,
+  /** the key itself: shown this once, stored only as its hash */
+  api_key: Schema.String,
+  prefix: Schema.String,
+  mode: KeyMode,
+  created_at: Schema.String
 })
 
 export class DashboardApi extends HttpApiGroup.make("dashboard")
@@ -36,6 +64,36 @@ export class DashboardApi extends HttpApiGroup.make("dashboard")
       .addSuccess(Schema.Struct({ ok: Schema.Literal(true) }))
       .middleware(DashboardAuth)
       .annotate(OpenApi.Description, "Ends the session (its cookie no longer signs in) and clears the cookie.")
+  )
+  .add(
+    HttpApiEndpoint.get("listKeys", "/dashboard/api/keys")
+      .annotate(OpenApi.Summary, "The account's API keys")
+      .addSuccess(Schema.Struct({ keys: Schema.Array(KeyView) }))
+      .middleware(DashboardAuth)
+      .annotate(
+        OpenApi.Description,
+        "Every key of the signed-in user's account, newest first, revoked ones included (`revoked_at`); never the key itself. `last_used_at` is written within 30 s of a use."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("createKey", "/dashboard/api/keys")
+      .annotate(OpenApi.Summary, "Issue an API key")
+      .setPayload(Schema.Struct({ mode: Schema.optional(KeyMode) }))
+      .addSuccess(CreatedKeyView, { status: 201 })
+      .middleware(DashboardAuth)
+      .annotate(OpenApi.Description, "A new key of the account (`test` by default), answered this once.")
+  )
+  .add(
+    HttpApiEndpoint.del("revokeKey", "/dashboard/api/keys/:key_id")
+      .annotate(OpenApi.Summary, "Revoke an API key")
+      .setPath(Schema.Struct({ key_id: Schema.String }))
+      .addSuccess(Schema.Struct({ ok: Schema.Literal(true) }))
+      .middleware(DashboardAuth)
+      .pipe(withErrors(NotFound))
+      .annotate(
+        OpenApi.Description,
+        "Refused from the very next request on, by every instance. Another account's key, or one already revoked: 404."
+      )
   )
   .pipe(groupErrors(ServiceUnavailable))
   .annotate(

@@ -1,6 +1,7 @@
-/** The dashboard group over HTTP (session.ts holds what each endpoint does). */
+/** The dashboard group over HTTP (session.ts and keys.ts hold what each endpoint does). */
 import { HttpApiBuilder } from "@effect/platform"
 import { VigilApi } from "../Api.js"
+import { createKey, listKeys, revokeKey } from "./keys.js"
 import { currentSession, signIn, signOut } from "./session.js"
 
 export const DashboardHttpLive = HttpApiBuilder.group(VigilApi, "dashboard", (handlers) =>
@@ -8,4 +9,7 @@ export const DashboardHttpLive = HttpApiBuilder.group(VigilApi, "dashboard", (ha
     .handle("signIn", (request) => signIn(request))
     .handle("session", () => currentSession())
     .handle("signOut", () => signOut())
+    .handle("listKeys", () => listKeys())
+    .handle("createKey", (request) => createKey(request))
+    .handle("revokeKey", (request) => revokeKey(request))
 )

@@ -7,6 +7,9 @@ import { Effect } from "effect"
  * `failed_attempts` and `locked_until` (epoch ms) are the sign-in lockout, kept here so every
  * instance applies the same one. A signed-in browser holds a session token in a cookie; the
  * store keeps only its SHA-256 hash, until it expires (epoch ms) or the user signs out.
+ * API keys gain what the dashboard's keys page shows: a `prefix` (the brand, the mode and the
+ * first 4 characters of the secret, enough to tell keys apart and nothing to use) and
+ * `last_used_at` (epoch seconds, written at most every `LAST_USE_FLUSH` by each instance).
  */
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -27,4 +30,6 @@ export default Effect.gen(function* () {
     expires_at bigint NOT NULL
   )`
   yield* sql`CREATE INDEX dashboard_sessions_user ON dashboard_sessions (user_id)`
+  yield* sql`ALTER TABLE api_keys ADD COLUMN prefix text`
+  yield* sql`ALTER TABLE api_keys ADD COLUMN last_used_at bigint`
 })

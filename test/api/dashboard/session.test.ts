@@ -94,4 +94,59 @@ describe("the dashboard's session", () => {
     expect(error.message).toMatch(/sign-in is locked until .+ \(retry in \d+ s\)/)
     expect(error.retry_after ?? error.details?.retry_after).toBe(seconds)
   })
+
+  it("issues, lists and revokes the account's keys: the key shown once, refused by /v2 at once after revoking", async () => {
+    const made = await admin(server, "POST", "/admin/users", { email: "cat@example.com", plan: "pro" })
+    const res = await signIn("cat@example.com", made.body.password)
+    const { csrf_token } = (await res.json()) as any
+    const cookie = res.headers.get("set-cookie")!.split(";")[0]!
+    /** `csrf` null: the change is sent without the session's CSRF token */
+    const call = (method: string, path: string, body?: unknown, csrf: string | null = csrf_token) =>
+      fetch(`${server.url}${path}`, {
+        method,
+        headers: { cookie, ...json, ...(csrf === null ? {} : { "x-csrf-token": csrf }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) })
+      })
+
+    expect(await (await call("GET", "/dashboard/api/keys")).json()).toEqual({ keys: [] })
+    expect((await call("POST", "/dashboard/api/keys", { mode: "live" }, null)).status).toBe(403)
+    const created = await call("POST", "/dashboard/api/keys", { mode: "live" })
+    expect(created.status).toBe(201)
+    const key = (await created.json()) as any
+    expect(key).toEqual({
+      key_id: expect.stringMatching(/^key_/),
+      api_key: expect.stringMatching(/^vigil_live_[0-9A-Za-z]{43}$/),
+      prefix: key.api_key.slice(0, 15),
+      mode: "live",
+      created_at: expect.any(String)
+    })
+    const v2 = (k: string) => fetch(`${server.url}/v2/account`, { headers: { authorization: `Bearer ${k}` } })
+    expect((await v2(key.api_key)).status).toBe(200)
+    const listed = (await (await call("GET", "/dashboard/api/keys")).json()) as any
+    expect(listed.keys).toEqual([
+      {
+        key_id: key.key_id,
+        prefix: key.prefix,
+        mode: "live",
+        created_at: key.created_at,
+        last_used_at: null,
+        revoked_at: null
+      }
+    ])
+    expect(JSON.stringify(listed)).not.toContain(key.api_key)
+
+    // another account's key is not this account's: 404, and it keeps working
+    const other = await admin(server, "POST", "/admin/accounts", { plan: "pro" })
+    expect((await call("DELETE", `/dashboard/api/keys/${other.body.key_id}`)).status).toBe(404)
+    expect((await v2(other.body.api_key)).status).toBe(200)
+
+    expect((await call("DELETE", `/dashboard/api/keys/${key.key_id}`, undefined, null)).status).toBe(403)
+    expect((await call("DELETE", `/dashboard/api/keys/${key.key_id}`)).status).toBe(200)
+    expect((await v2(key.api_key)).status).toBe(401)
+    const again = await call("DELETE", `/dashboard/api/keys/${key.key_id}`)
+    expect(again.status).toBe(404)
+    expect(((await again.json()) as any).error.message).toMatch(/no key key_\w+ of this account/)
+    const after = (await (await call("GET", "/dashboard/api/keys")).json()) as any
+    expect(after.keys[0].revoked_at).not.toBeNull()
+  })
 })
