@@ -100,8 +100,10 @@ const foundation = <A, E, R>(tickers: Layer.Layer<Tickers>, top: Layer.Layer<A, 
     Layer.provide(RateLimiterLive),
     Layer.provide(
       Layer.mergeAll(
-        Users.Default.pipe(Layer.provideMerge(Accounts.Default.pipe(Layer.provide(AuthChangesLive)))),
-        DashboardSessions.Default,
+        // the dashboard's sessions over its users over the accounts (one Accounts: one key cache)
+        Layer.mergeAll(DashboardSessions.Default, Users.Default).pipe(
+          Layer.provideMerge(Accounts.Default.pipe(Layer.provide(AuthChangesLive)))
+        ),
         ImportedBars.Default,
         MigrationsLive,
         tickers,

@@ -244,7 +244,7 @@ export class Accounts extends Effect.Service<Accounts>()("vigil/Accounts", {
           last_used_at: number | string | null
           revoked_at: number | string | null
         }>`SELECT id, prefix, mode, created_at, last_used_at, revoked_at FROM api_keys
-          WHERE account_id = ${accountId} ORDER BY created_at DESC, id`,
+          WHERE account_id = ${accountId} AND session_hash IS NULL ORDER BY created_at DESC, id`,
         (rows): Array<KeyInfo> =>
           rows.map((r) => ({
             id: r.id,
@@ -269,7 +269,41 @@ export class Accounts extends Effect.Service<Accounts>()("vigil/Accounts", {
         })
       )
 
+    /** A dashboard session's own key (`DashboardSessions`): stored by its hash, tied to the session. */
+    const insertSessionKey = (accountId: string, apiKey: string, sessionHash: Buffer) =>
+      Effect.gen(function* () {
+        const now = yield* nowSeconds
+        yield* sql`INSERT INTO api_keys ${sql.insert({
+          id: randomId("key"),
+          account_id: accountId,
+          mode: "live",
+          key_hash: hashApiKey(apiKey),
+          prefix: keyPrefix(apiKey),
+          created_at: now,
+          session_hash: sessionHash
+        })}`
+      })
+
+    /** Revokes the keys of ended dashboard sessions (refused from the next request, by every instance). */
+    const revokeSessionKeys = (sessionHashes: ReadonlyArray<Buffer>) =>
+      sessionHashes.length === 0
+        ? Effect.void
+        : changes.announce(
+            "dashboard session keys",
+            Effect.forEach(
+              sessionHashes,
+              (h) =>
+                Effect.flatMap(
+                  nowSeconds,
+                  (now) => sql`UPDATE api_keys SET revoked_at = ${now} WHERE session_hash = ${h} AND revoked_at IS NULL`
+                ),
+              { discard: true }
+            )
+          )
+
     return {
+      insertSessionKey,
+      revokeSessionKeys,
       listKeys,
       revokeOwnKey,
       flushUses,

@@ -4,12 +4,21 @@
  * expiry `SESSION_TTL_MS` after sign-in (on the Effect Clock). A mutation also presents the
  * session's CSRF token, an HMAC of the session token under a secret shared by every instance
  * (`service_secrets`): derived, never stored, compared in constant time.
+ *
+ * Each session has an API key of its own, which the dashboard's calls to `/v2` carry (through
+ * `/dashboard/v2/…`, `src/api/dashboard/proxy.ts`): derived from the session token under another
+ * shared secret, so it is never stored in clear nor handed to the page; the store keeps its hash
+ * like any key's. Signing out revokes it, as does the next sign-in of the user after the session
+ * expired (an expired session's key is refused anyway: only the proxy can derive it, and the proxy
+ * reads the session first).
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect, Option } from "effect"
 import { sharedSecret } from "../store/serviceSecrets.js"
+import { Accounts } from "./Accounts.js"
+import { base62Of } from "./apiKeys.js"
 import type { Plan } from "./plans.js"
 import type { DashboardUser } from "./Users.js"
 
@@ -32,29 +41,45 @@ const tokenHash = (token: string): Buffer => createHash("sha256").update(token, 
 export class DashboardSessions extends Effect.Service<DashboardSessions>()("vigil/DashboardSessions", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    let secret: Buffer | undefined
-    const csrfKey = Effect.suspend(() =>
-      secret === undefined
-        ? Effect.map(Effect.provideService(sharedSecret("dashboard_csrf"), SqlClient.SqlClient, sql), (s) => {
-            secret = s
-            return s
-          })
-        : Effect.succeed(secret)
-    )
+    const accounts = yield* Accounts
+    const secrets = new Map<string, Buffer>()
+    const secretOf = (name: string) =>
+      Effect.suspend(() => {
+        const held = secrets.get(name)
+        if (held !== undefined) return Effect.succeed(held)
+        return Effect.map(Effect.provideService(sharedSecret(name), SqlClient.SqlClient, sql), (s) => {
+          secrets.set(name, s)
+          return s
+        })
+      })
+    const csrfKey = secretOf("dashboard_csrf")
 
-    /** A new session of `userId` (its earlier expired sessions are dropped): the token for the cookie. */
-    const open = (userId: string) =>
+    /** the session's own API key: derived from its token, never stored in clear */
+    const keyOf = (token: string) =>
+      Effect.map(
+        secretOf("dashboard_session_key"),
+        (secret) => `vigil_live_${base62Of(createHmac("sha256", secret).update(token, "utf8").digest())}`
+      )
+
+    /**
+     * A new session of `user` with its own API key (the user's expired sessions are dropped, their
+     * keys revoked): the token for the cookie.
+     */
+    const open = (user: { readonly id: string; readonly accountId: string }) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         const token = `vds_${randomBytes(32).toString("base64url")}`
         const expiresAt = now + SESSION_TTL_MS
-        yield* sql`DELETE FROM dashboard_sessions WHERE user_id = ${userId} AND expires_at <= ${now}`
+        const expired = yield* sql<{ token_hash: Uint8Array }>`DELETE FROM dashboard_sessions
+          WHERE user_id = ${user.id} AND expires_at <= ${now} RETURNING token_hash`
+        yield* accounts.revokeSessionKeys(expired.map((r) => Buffer.from(r.token_hash)))
         yield* sql`INSERT INTO dashboard_sessions ${sql.insert({
           token_hash: tokenHash(token),
-          user_id: userId,
+          user_id: user.id,
           created_at: now,
           expires_at: expiresAt
         })}`
+        yield* accounts.insertSessionKey(user.accountId, yield* keyOf(token), tokenHash(token))
         return { token, expiresAt }
       })
 
@@ -99,6 +124,6 @@ export class DashboardSessions extends Effect.Service<DashboardSessions>()("vigi
         return a.length === b.length && timingSafeEqual(a, b)
       })
 
-    return { open, find, close, csrfOf, csrfMatches } as const
+    return { open, find, close, csrfOf, csrfMatches, keyOf } as const
   })
 }) {}

@@ -12,10 +12,13 @@ const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 const KEY_PATTERN = /^vigil_(test|live)_([0-9A-Za-z]{43})$/
 
 /** base62 of 32 random bytes: 43 characters, ≥ 256 bits */
-const randomBase62 = (bytes: number): string => {
-  let n = BigInt(`0x${randomBytes(bytes).toString("hex")}`)
+const randomBase62 = (bytes: number): string => base62Of(randomBytes(bytes))
+
+/** bytes in base62, as many characters as their bits need (32 bytes: 43) */
+export const base62Of = (buf: Buffer): string => {
+  let n = BigInt(`0x${buf.toString("hex")}`)
   let out = ""
-  const length = Math.ceil((bytes * 8) / Math.log2(62))
+  const length = Math.ceil((buf.length * 8) / Math.log2(62))
   for (let i = 0; i < length; i++) {
     out = BASE62[Number(n % 62n)] + out
     n /= 62n

@@ -107,6 +107,8 @@ export const authenticatedByKey = (method: string, path: string): boolean => {
 }
 
 export const routeLabel = (method: string, path: string): string => {
+  // the dashboard's calls to /v2 (dashboard/proxy.ts): labelled by the /v2 route they reach
+  if (path.startsWith("/dashboard/v2/")) return `/dashboard${routeLabel(method, path.slice("/dashboard".length))}`
   for (const r of routePatterns) if (r.method === method && r.regex.test(path)) return r.label
   for (const r of routePatterns) if (r.regex.test(path)) return r.label
   return "unmatched"

@@ -14,6 +14,7 @@ import { AdminHttpLive } from "./admin/Http.js"
 import { answerClientError } from "./clientError.js"
 import { DashboardAuthLive } from "./dashboard/DashboardAuthLive.js"
 import { DashboardHttpLive } from "./dashboard/Http.js"
+import { withDashboardProxy } from "./dashboard/proxy.js"
 import { DashboardStaticLive } from "./dashboard/static.js"
 import { DevicesHttpLive } from "./devices/Http.js"
 import { DirectLane, DirectLaneLive } from "./direct/lane.js"
@@ -92,7 +93,8 @@ export const ServerLive = Effect.gen(function* () {
   const app = yield* HttpApiBuilder.httpApp
   const idempotency = yield* makeIdempotency
   const authenticate = yield* makeAuthenticate
-  return HttpServer.serve(requestMiddleware(idempotency(app, authenticate)))
+  // the dashboard's calls to /v2 (/dashboard/v2/…) go through idempotency and the API as any client's
+  return HttpServer.serve(requestMiddleware(yield* withDashboardProxy(idempotency(app, authenticate))))
 }).pipe(
   Layer.unwrapScoped,
   // the dashboard's built files at / (issue 18)

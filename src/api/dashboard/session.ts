@@ -71,7 +71,7 @@ export const signIn = ({ payload }: RequestOf<typeof DashboardApi, "signIn">) =>
     }
     const account = yield* orUnavailable((yield* Accounts).find(outcome.user.accountId))
     const plan: Plan = Option.match(account, { onNone: () => "none", onSome: (a) => a.plan })
-    const opened = yield* orUnavailable(sessions.open(outcome.user.id))
+    const opened = yield* orUnavailable(sessions.open(outcome.user))
     yield* setSessionCookie(opened.token, SESSION_TTL_MS)
     yield* Effect.logInfo("dashboard sign-in").pipe(Effect.annotateLogs({ user_id: outcome.user.id }))
     return view(outcome, plan, yield* orUnavailable(sessions.csrfOf(opened.token)), opened.expiresAt)

@@ -9,7 +9,9 @@ import { Effect } from "effect"
  * store keeps only its SHA-256 hash, until it expires (epoch ms) or the user signs out.
  * API keys gain what the dashboard's keys page shows: a `prefix` (the brand, the mode and the
  * first 4 characters of the secret, enough to tell keys apart and nothing to use) and
- * `last_used_at` (epoch seconds, written at most every `LAST_USE_FLUSH` by each instance).
+ * `last_used_at` (epoch seconds, written at most every `LAST_USE_FLUSH` by each instance). A
+ * session's own key (what the dashboard's calls to `/v2` carry, derived from the session token
+ * and never stored in clear) names its session by `session_hash`; the keys page leaves it out.
  */
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -32,4 +34,6 @@ export default Effect.gen(function* () {
   yield* sql`CREATE INDEX dashboard_sessions_user ON dashboard_sessions (user_id)`
   yield* sql`ALTER TABLE api_keys ADD COLUMN prefix text`
   yield* sql`ALTER TABLE api_keys ADD COLUMN last_used_at bigint`
+  yield* sql`ALTER TABLE api_keys ADD COLUMN session_hash bytea`
+  yield* sql`CREATE INDEX api_keys_session ON api_keys (session_hash) WHERE session_hash IS NOT NULL`
 })

@@ -149,4 +149,41 @@ describe("the dashboard's session", () => {
     const after = (await (await call("GET", "/dashboard/api/keys")).json()) as any
     expect(after.keys[0].revoked_at).not.toBeNull()
   })
+
+  it("calls /v2 for the session through /dashboard/v2 (no key in the page), with the account's plan and limits", async () => {
+    const made = await admin(server, "POST", "/admin/users", { email: "dan@example.com", plan: "pro" })
+    const res = await signIn("dan@example.com", made.body.password)
+    const { csrf_token } = (await res.json()) as any
+    const cookie = res.headers.get("set-cookie")!.split(";")[0]!
+    const account = await fetch(`${server.url}/dashboard/v2/account`, { headers: { cookie } })
+    expect(account.status).toBe(200)
+    expect(((await account.json()) as any).plan).toBe("pro")
+    expect(account.headers.get("x-ratelimit-limit")).toBe("6000")
+    // a change with the session's CSRF token; without it, 403 before /v2 sees it
+    const scan = (headers: Record<string, string>) =>
+      fetch(`${server.url}/dashboard/v2/scan`, {
+        method: "POST",
+        headers: { cookie, ...json, ...headers },
+        body: JSON.stringify({ q: "price > 1", limit: 2 })
+      })
+    expect((await scan({})).status).toBe(403)
+    const scanned = await scan({ "x-csrf-token": csrf_token })
+    expect(scanned.status).toBe(200)
+    expect(((await scanned.json()) as any).results).toHaveLength(2)
+    // /v2's own answers come through: an unknown ticker, a query parameter it does not take
+    const missing = await fetch(`${server.url}/dashboard/v2/tickers/ZZZZQX`, { headers: { cookie } })
+    expect(missing.status).toBe(404)
+    expect((await fetch(`${server.url}/dashboard/v2/account?x=1`, { headers: { cookie } })).status).toBe(400)
+    // the session's key is not one of the account's keys, and ends with the session
+    const keys = (await (await fetch(`${server.url}/dashboard/api/keys`, { headers: { cookie } })).json()) as any
+    expect(keys.keys).toEqual([])
+    expect((await fetch(`${server.url}/dashboard/v2/account`)).status).toBe(401)
+    await fetch(`${server.url}/dashboard/api/session`, {
+      method: "DELETE",
+      headers: { cookie, "x-csrf-token": csrf_token }
+    })
+    const after = await fetch(`${server.url}/dashboard/v2/account`, { headers: { cookie } })
+    expect(after.status).toBe(401)
+    expect(((await after.json()) as any).error.message).toMatch(/sign in again/)
+  })
 })
