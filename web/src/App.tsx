@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react"
 import { currentSession, type Session, signOut } from "./api"
 import { Keys } from "./Keys"
+import { Screener } from "./Screener"
 import { SignIn } from "./SignIn"
 import { Time } from "./time"
 
@@ -38,7 +39,10 @@ export const App = () => {
 }
 
 /** the pages of the signed-in dashboard, by the URL's hash */
-const PAGES = [{ hash: "#/keys", name: "Keys" }] as const
+const PAGES = [
+  { hash: "#/screener", name: "Screener" },
+  { hash: "#/keys", name: "Keys" }
+] as const
 
 const useHash = () => {
   const [hash, setHash] = useState(window.location.hash)
@@ -87,7 +91,13 @@ const Shell = ({ session, onSignedOut }: { readonly session: Session; readonly o
             {error}
           </p>
         )}
-        {hash === "#/keys" ? <Keys session={session} /> : <Overview session={session} />}
+        {hash === "#/keys" ? (
+          <Keys session={session} />
+        ) : hash === "#/screener" ? (
+          <Screener session={session} />
+        ) : (
+          <Overview session={session} />
+        )}
       </main>
     </>
   )
@@ -101,7 +111,8 @@ const Overview = ({ session }: { readonly session: Session }) => (
       session ends at <Time iso={session.expires_at} />.
     </p>
     <p>
-      <a href="#/keys">Manage your API keys</a> to call the <code>/v2</code> API.
+      <a href="#/screener">Screen the market</a>, or <a href="#/keys">manage your API keys</a> to call the{" "}
+      <code>/v2</code> API.
     </p>
   </section>
 )

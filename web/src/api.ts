@@ -23,7 +23,9 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     /** seconds, from Retry-After */
-    readonly retryAfter: number | undefined
+    readonly retryAfter: number | undefined,
+    /** a query's problems (`invalid_query`, `compile_failed`), by position */
+    readonly problems: ReadonlyArray<QueryProblem> = []
   ) {
     super(message)
   }
@@ -54,7 +56,8 @@ const call = async <A>(method: string, path: string, body?: unknown, csrf?: stri
       res.status,
       parsed?.error?.code ?? "error",
       parsed?.error?.message ?? `The service answered ${res.status}.`,
-      Number.isFinite(retry) && retry > 0 ? retry : undefined
+      Number.isFinite(retry) && retry > 0 ? retry : undefined,
+      Array.isArray(parsed?.error?.errors) ? parsed.error.errors : []
     )
   }
   return parsed as A
@@ -100,3 +103,52 @@ export const createKey = (session: Session, mode: "test" | "live") =>
 
 export const revokeKey = (session: Session, keyId: string) =>
   call<{ ok: true }>("DELETE", `/dashboard/api/keys/${encodeURIComponent(keyId)}`, undefined, session.csrf_token)
+
+/** One problem of a `q` (`invalid_query`, `compile_failed`): where it is and what to try. */
+export interface QueryProblem {
+  readonly code: string
+  readonly message: string
+  /** character offset into the query */
+  readonly pos: number
+  readonly suggestion?: string
+}
+
+export type Cell = string | number | boolean | null
+
+export interface ScanAnswer {
+  readonly as_of: string
+  readonly query: { readonly order: string; readonly dir: "asc" | "desc"; readonly fields: ReadonlyArray<string> }
+  readonly count: number
+  readonly total: number
+  readonly next_cursor: string | null
+  readonly results: ReadonlyArray<Readonly<Record<string, Cell>>>
+}
+
+export interface ScanRequest {
+  readonly q: string
+  readonly universe?: string
+  readonly asof?: string
+  readonly order?: string
+  readonly dir?: "asc" | "desc"
+  readonly cursor?: string
+  readonly limit?: number
+}
+
+/** A screen, through the session's `/v2` (`/dashboard/v2/scan`). */
+export const scan = (session: Session, request: ScanRequest) =>
+  call<ScanAnswer>("POST", "/dashboard/v2/scan", request, session.csrf_token)
+
+export interface UniverseInfo {
+  readonly id: string
+  readonly name: string
+  readonly size: number
+}
+
+/** the system universes and the account's own (its first 100) */
+export const listUniverses = async (): Promise<ReadonlyArray<UniverseInfo>> => {
+  const [system, own] = await Promise.all([
+    call<{ readonly universes: ReadonlyArray<UniverseInfo> }>("GET", "/dashboard/v2/universes/system"),
+    call<{ readonly universes: ReadonlyArray<UniverseInfo> }>("GET", "/dashboard/v2/universes?limit=100")
+  ])
+  return [...system.universes, ...own.universes]
+}

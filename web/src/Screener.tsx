@@ -1,0 +1,217 @@
+import { type FormEvent, useEffect, useState } from "react"
+import {
+  ApiError,
+  type Cell,
+  listUniverses,
+  type QueryProblem,
+  type ScanAnswer,
+  type ScanRequest,
+  type Session,
+  scan,
+  type UniverseInfo
+} from "./api"
+
+const PAGE = 50
+
+/** A problem of the query shown at its place: the line, a caret under the position, the suggestion. */
+const Problem = ({ q, problem }: { readonly q: string; readonly problem: QueryProblem }) => {
+  const chars = Array.from(q)
+  const before = chars.slice(0, problem.pos).join("")
+  const lineStart = before.lastIndexOf("\n") + 1
+  const lineEnd = q.indexOf("\n", lineStart)
+  const line = q.slice(lineStart, lineEnd < 0 ? undefined : lineEnd)
+  const column = Array.from(before.slice(lineStart)).length
+  return (
+    <li>
+      <span>{problem.message}</span>
+      {problem.suggestion === undefined ? null : <span> Did you mean {problem.suggestion}?</span>}
+      <pre aria-hidden="true" className="caret">
+        {line}
+        {"\n"}
+        {`${" ".repeat(column)}^`}
+      </pre>
+    </li>
+  )
+}
+
+const shown = (v: Cell | undefined): string =>
+  v === null || v === undefined
+    ? "—"
+    : typeof v === "number"
+      ? Number.isInteger(v)
+        ? v.toLocaleString()
+        : v.toLocaleString(undefined, { maximumFractionDigits: 4 })
+      : String(v)
+
+/** The screener: a `q`, a universe and an optional date; the matches sortable by column and paged. */
+export const Screener = ({ session }: { readonly session: Session }) => {
+  const [q, setQ] = useState("price > 10 AND rsi_14 < 30")
+  const [universe, setUniverse] = useState("")
+  const [asof, setAsof] = useState("")
+  const [universes, setUniverses] = useState<ReadonlyArray<UniverseInfo>>([])
+  const [request, setRequest] = useState<ScanRequest | undefined>(undefined)
+  const [answer, setAnswer] = useState<ScanAnswer | undefined>(undefined)
+  const [pages, setPages] = useState<ReadonlyArray<string | undefined>>([undefined])
+  const [problems, setProblems] = useState<ReadonlyArray<QueryProblem>>([])
+  const [error, setError] = useState<string | undefined>(undefined)
+  const [busy, setBusy] = useState(false)
+
+  useEffect(() => {
+    listUniverses().then(setUniverses, () => setUniverses([]))
+  }, [])
+
+  const run = async (next: ScanRequest, trail: ReadonlyArray<string | undefined>) => {
+    setBusy(true)
+    setError(undefined)
+    setProblems([])
+    try {
+      const got = await scan(session, next)
+      setRequest(next)
+      setAnswer(got)
+      setPages(trail)
+    } catch (e) {
+      if (e instanceof ApiError && e.problems.length > 0) setProblems(e.problems)
+      else setError(e instanceof Error ? e.message : String(e))
+      setAnswer(undefined)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault()
+    const next: ScanRequest = {
+      q,
+      limit: PAGE,
+      ...(universe === "" ? {} : { universe }),
+      ...(asof === "" ? {} : { asof })
+    }
+    void run(next, [undefined])
+  }
+
+  const sortBy = (column: string) => {
+    if (request === undefined || answer === undefined) return
+    const dir = answer.query.order === column && answer.query.dir === "desc" ? "asc" : "desc"
+    const { cursor: _, ...rest } = request
+    void run({ ...rest, order: column, dir }, [undefined])
+  }
+
+  const page = (cursor: string | undefined, trail: ReadonlyArray<string | undefined>) => {
+    if (request === undefined) return
+    const { cursor: _, ...rest } = request
+    void run(cursor === undefined ? rest : { ...rest, cursor }, trail)
+  }
+
+  const columns = answer === undefined || answer.results.length === 0 ? [] : Object.keys(answer.results[0]!)
+  const first = pages.length === 1
+
+  return (
+    <section aria-labelledby="screener-title">
+      <h1 id="screener-title">Screener</h1>
+      <form onSubmit={submit} className="screen">
+        <label className="query">
+          Query
+          <textarea
+            value={q}
+            onChange={(e) => setQ(e.target.value)}
+            rows={3}
+            spellCheck={false}
+            aria-invalid={problems.length > 0}
+            aria-describedby={problems.length > 0 ? "query-problems" : undefined}
+          />
+        </label>
+        <div className="row">
+          <label>
+            Universe
+            <select value={universe} onChange={(e) => setUniverse(e.target.value)}>
+              <option value="">Whole market</option>
+              {universes.map((u) => (
+                <option key={u.id} value={u.id}>
+                  {u.name} ({u.size})
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            As of
+            <input type="date" value={asof} onChange={(e) => setAsof(e.target.value)} />
+          </label>
+          <button type="submit" disabled={busy}>
+            Run
+          </button>
+        </div>
+      </form>
+      {problems.length === 0 ? null : (
+        <ul id="query-problems" role="alert" className="error problems">
+          {problems.map((p) => (
+            <Problem key={`${p.pos}:${p.code}:${p.message}`} q={q} problem={p} />
+          ))}
+        </ul>
+      )}
+      {error === undefined ? null : (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+      {answer === undefined ? null : (
+        <>
+          <p className="muted" aria-live="polite">
+            {answer.total === 0
+              ? "No ticker matches."
+              : `${answer.count} of ${answer.total.toLocaleString()} matching tickers, as of `}
+            {answer.total === 0 ? null : <time dateTime={answer.as_of}>{new Date(answer.as_of).toLocaleString()}</time>}
+          </p>
+          {answer.results.length === 0 ? null : (
+            <table>
+              <thead>
+                <tr>
+                  {columns.map((c) => (
+                    <th
+                      key={c}
+                      scope="col"
+                      aria-sort={
+                        answer.query.order === c ? (answer.query.dir === "asc" ? "ascending" : "descending") : "none"
+                      }
+                    >
+                      <button type="button" className="sort" onClick={() => sortBy(c)}>
+                        {c}
+                        {answer.query.order === c ? (answer.query.dir === "asc" ? " ▲" : " ▼") : ""}
+                      </button>
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {answer.results.map((row) => (
+                  <tr key={String(row.ticker)}>
+                    {columns.map((c) => (
+                      <td key={c} className={typeof row[c] === "number" ? "num" : undefined}>
+                        {shown(row[c])}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          <div className="row">
+            <button
+              type="button"
+              disabled={busy || first}
+              onClick={() => page(pages[pages.length - 2], pages.slice(0, -1))}
+            >
+              Previous page
+            </button>
+            <button
+              type="button"
+              disabled={busy || answer.next_cursor === null}
+              onClick={() => page(answer.next_cursor ?? undefined, [...pages, answer.next_cursor ?? undefined])}
+            >
+              Next page
+            </button>
+          </div>
+        </>
+      )}
+    </section>
+  )
+}
