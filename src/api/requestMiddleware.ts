@@ -309,17 +309,19 @@ export const requestMiddleware = <E, R>(
     // whatever a /v2 request waits for (a database that stopped answering mid-query, above all: the pool has
     // no query timeout), it is answered by the deadline; the interrupted query is cancelled, a transaction rolled
     // back — in the background (`disconnect`): cancelling a query on a frozen server can itself take seconds
-    const deadlined = path.startsWith("/v2/")
-      ? answerWithin(guarded, REQUEST_DEADLINE, () =>
-          errorResponse(
-            new ServiceUnavailable({
-              message: `the request could not be answered within ${Duration.format(REQUEST_DEADLINE)}; retry later`
-            }),
-            requestId,
-            { "retry-after": "5" }
+    // (the dashboard's calls to /v2 too: /dashboard/v2/…)
+    const deadlined =
+      path.startsWith("/v2/") || path.startsWith("/dashboard/v2/")
+        ? answerWithin(guarded, REQUEST_DEADLINE, () =>
+            errorResponse(
+              new ServiceUnavailable({
+                message: `the request could not be answered within ${Duration.format(REQUEST_DEADLINE)}; retry later`
+              }),
+              requestId,
+              { "retry-after": "5" }
+            )
           )
-        )
-      : guarded
+        : guarded
     const response = yield* deadlined.pipe(
       limited ? HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)) : (e) => e,
       Effect.catchAllCause((cause) => {

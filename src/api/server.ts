@@ -14,6 +14,7 @@ import { AdminHttpLive } from "./admin/Http.js"
 import { answerClientError } from "./clientError.js"
 import { DashboardAuthLive } from "./dashboard/DashboardAuthLive.js"
 import { DashboardHttpLive } from "./dashboard/Http.js"
+import { DashboardInboxLive } from "./dashboard/inbox.js"
 import { withDashboardProxy } from "./dashboard/proxy.js"
 import { DashboardStaticLive } from "./dashboard/static.js"
 import { DevicesHttpLive } from "./devices/Http.js"
@@ -99,6 +100,7 @@ export const ServerLive = Effect.gen(function* () {
   Layer.unwrapScoped,
   // the dashboard's built files at / (issue 18)
   Layer.provide(DashboardStaticLive),
+  Layer.provide(DashboardInboxLive),
   Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
   HttpServer.withLogAddress,
   // the generated OpenAPI 3.1 document and an interactive reference (Scalar, served from the package, no CDN)

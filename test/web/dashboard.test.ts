@@ -165,4 +165,39 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard in Chromium (${NEEDS_CHROMIUM})`, 
     await expect.poll(() => page.locator("tbody tr").first().textContent()).toBe(firstRow)
     await context.close()
   }, 60_000)
+
+  it("shows an in-app alert in the open inbox without a reload, with the unread count, and marks it read", async () => {
+    const made = await admin(server, "POST", "/admin/users", { email: "max@example.com", plan: "pro" })
+    const key = (await admin(server, "POST", `/admin/accounts/${made.body.account_id}/keys`, {})).body.api_key
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    await page.goto(`${server.url}/`)
+    await page.getByLabel("Email").fill("max@example.com")
+    await page.getByLabel("Password").fill(made.body.password)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    const inboxLink = page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: /^Inbox/ })
+    await inboxLink.click()
+    await page.getByText("Nothing yet").waitFor()
+
+    // an in-app subscription (the default channel of a ticker's), then a refresh: the alert arrives live
+    const sub = await fetch(`${server.url}/v2/tickers/msft/subscribe`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ condition: "price > 0" })
+    })
+    expect(sub.status).toBe(200)
+    expect((await admin(server, "POST", "/admin/refresh")).status).toBe(200)
+    const list = page.getByRole("list", { name: "Notifications" })
+    await list.waitFor({ timeout: 20_000 })
+    expect(await list.textContent()).toContain("MSFT")
+    expect(await inboxLink.textContent()).toBe("Inbox 1 unread")
+
+    await page.getByRole("button", { name: /^Mark read/ }).click()
+    await expect.poll(() => inboxLink.textContent()).toBe("Inbox")
+    const unread = await fetch(`${server.url}/v2/notifications?unread=true`, {
+      headers: { authorization: `Bearer ${key}` }
+    })
+    expect(((await unread.json()) as any).count).toBe(0)
+    await context.close()
+  }, 60_000)
 })

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react"
 import { currentSession, type Session, signOut } from "./api"
+import { InboxPage, useInbox } from "./inbox"
 import { Keys } from "./Keys"
 import { Screener } from "./Screener"
 import { SignIn } from "./SignIn"
@@ -41,6 +42,7 @@ export const App = () => {
 /** the pages of the signed-in dashboard, by the URL's hash */
 const PAGES = [
   { hash: "#/screener", name: "Screener" },
+  { hash: "#/inbox", name: "Inbox" },
   { hash: "#/keys", name: "Keys" }
 ] as const
 
@@ -57,6 +59,7 @@ const useHash = () => {
 const Shell = ({ session, onSignedOut }: { readonly session: Session; readonly onSignedOut: () => void }) => {
   const [error, setError] = useState<string | undefined>(undefined)
   const hash = useHash()
+  const inbox = useInbox(session)
   const out = async () => {
     try {
       await signOut(session)
@@ -75,6 +78,13 @@ const Shell = ({ session, onSignedOut }: { readonly session: Session; readonly o
           {PAGES.map((p) => (
             <a key={p.hash} href={p.hash} aria-current={hash === p.hash ? "page" : undefined}>
               {p.name}
+              {p.hash === "#/inbox" && inbox.unread > 0 ? (
+                <span className="badge">
+                  {" "}
+                  {inbox.unread}
+                  <span className="sr-only"> unread</span>
+                </span>
+              ) : null}
             </a>
           ))}
         </nav>
@@ -95,6 +105,8 @@ const Shell = ({ session, onSignedOut }: { readonly session: Session; readonly o
           <Keys session={session} />
         ) : hash === "#/screener" ? (
           <Screener session={session} />
+        ) : hash === "#/inbox" ? (
+          <InboxPage inbox={inbox} />
         ) : (
           <Overview session={session} />
         )}

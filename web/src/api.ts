@@ -152,3 +152,32 @@ export const listUniverses = async (): Promise<ReadonlyArray<UniverseInfo>> => {
   ])
   return [...system.universes, ...own.universes]
 }
+
+export interface InboxItem {
+  readonly id: string
+  readonly webhook_id: string
+  readonly title: string
+  readonly body: string
+  readonly event: unknown
+  readonly read: boolean
+  readonly read_at: number | null
+  /** epoch seconds */
+  readonly created_at: number
+}
+
+export const listNotifications = () =>
+  call<{ readonly unread_count: number; readonly notifications: ReadonlyArray<InboxItem> }>(
+    "GET",
+    "/dashboard/v2/notifications?limit=50"
+  )
+
+export const markRead = (session: Session, ids?: ReadonlyArray<string>) =>
+  call<{ readonly marked: number }>(
+    "POST",
+    "/dashboard/v2/notifications/read",
+    ids === undefined ? {} : { ids },
+    session.csrf_token
+  )
+
+/** notifications as they arrive (server-sent events, by the session cookie) */
+export const INBOX_EVENTS = "/dashboard/api/inbox/events"

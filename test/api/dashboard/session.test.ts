@@ -186,4 +186,32 @@ describe("the dashboard's session", () => {
     expect(after.status).toBe(401)
     expect(((await after.json()) as any).error.message).toMatch(/sign in again/)
   })
+
+  it("streams the inbox as server-sent events for a session whose plan has webhooks", async () => {
+    const events = (headers: Record<string, string> = {}) =>
+      fetch(`${server.url}/dashboard/api/inbox/events`, { headers })
+    const none = await events()
+    expect(none.status).toBe(401)
+    expect(((await none.json()) as any).error.code).toBe("unauthenticated")
+
+    const free = await admin(server, "POST", "/admin/users", { email: "fay@example.com", plan: "free" })
+    const freeCookie = (await signIn("fay@example.com", free.body.password)).headers.get("set-cookie")!.split(";")[0]!
+    const refused = await events({ cookie: freeCookie })
+    expect(refused.status).toBe(403)
+    expect(((await refused.json()) as any).error.code).toBe("webhook_tier_required")
+
+    const pro = await admin(server, "POST", "/admin/users", { email: "gus@example.com", plan: "pro" })
+    const cookie = (await signIn("gus@example.com", pro.body.password)).headers.get("set-cookie")!.split(";")[0]!
+    const controller = new AbortController()
+    const open = await fetch(`${server.url}/dashboard/api/inbox/events`, {
+      headers: { cookie },
+      signal: controller.signal
+    })
+    expect(open.status).toBe(200)
+    expect(open.headers.get("content-type")).toMatch(/^text\/event-stream/)
+    const reader = open.body!.getReader()
+    const first = await reader.read()
+    expect(new TextDecoder().decode(first.value)).toBe(": open\n\n")
+    controller.abort()
+  })
 })

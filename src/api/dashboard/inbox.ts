@@ -1,0 +1,98 @@
+/**
+ * The dashboard's live inbox (issue 18, item 7): `GET /dashboard/api/inbox/events`, server-sent
+ * events for the signed-in session (its cookie: no key in the URL). Each notification of an
+ * `in_app` webhook that arrives after the stream opened is sent once as
+ * `event: notification` (the `/v2/notifications` item); a comment every 15 s keeps proxies from
+ * closing an idle stream. The account's inbox is read every second (whichever instance stored the
+ * notification: the store is shared); the stream ends when the session does.
+ */
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Duration, Effect, FiberRef, Option, Schedule, Stream } from "effect"
+import { DashboardSessions, SESSION_COOKIE } from "../../accounts/DashboardSessions.js"
+import { hasFeature, plansWith } from "../../accounts/plans.js"
+import { Deliveries, type Notification } from "../../store/deliveries.js"
+import { CurrentRequestId, envelopeResponse } from "../envelope.js"
+
+export const INBOX_EVENTS = "/dashboard/api/inbox/events"
+/** how often the inbox is read for new notifications */
+export const INBOX_POLL = Duration.seconds(1)
+/** how many of the newest notifications each read looks at */
+const NEWEST = 50
+const HEARTBEAT_EVERY = 15
+
+const encoder = new TextEncoder()
+
+export const itemOf = (n: Notification) => ({
+  id: n.id,
+  webhook_id: n.webhookId,
+  title: n.title,
+  body: n.body,
+  event: JSON.parse(n.payload) as unknown,
+  read: n.readAt !== null,
+  read_at: n.readAt,
+  created_at: n.createdAt
+})
+
+export const DashboardInboxLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function* () {
+    const sessions = yield* DashboardSessions
+    const store = yield* Deliveries
+    yield* router.get(
+      INBOX_EVENTS,
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const requestId = yield* FiberRef.get(CurrentRequestId)
+        const token = request.cookies[SESSION_COOKIE] ?? ""
+        const found = yield* Effect.option(sessions.find(token))
+        if (Option.isNone(found)) {
+          return envelopeResponse(503, "service_unavailable", "the session could not be read; retry shortly", requestId)
+        }
+        if (Option.isNone(found.value)) {
+          return envelopeResponse(
+            401,
+            "unauthenticated",
+            "not signed in, or the session ended: sign in again",
+            requestId
+          )
+        }
+        const session = found.value.value
+        if (!hasFeature(session.plan, "webhooks")) {
+          return envelopeResponse(
+            403,
+            "webhook_tier_required",
+            `in-app notifications come from webhooks, on the ${plansWith("webhooks").join(", ")} plans; this account is on ${session.plan}`,
+            requestId
+          )
+        }
+        const accountId = session.user.accountId
+        const newest = Effect.orElseSucceed(store.notifications(accountId, false, NEWEST), () => [])
+        // what is there when the stream opens is not news
+        const seen = new Set((yield* newest).map((n) => n.id))
+        let ticks = 0
+        const frames = Stream.fromSchedule(Schedule.spaced(INBOX_POLL)).pipe(
+          Stream.mapEffect(() =>
+            Effect.gen(function* () {
+              ticks++
+              const alive = yield* Effect.option(sessions.find(token))
+              if (Option.isSome(alive) && Option.isNone(alive.value)) return undefined
+              const fresh = (yield* newest).filter((n) => !seen.has(n.id)).reverse()
+              for (const n of fresh) seen.add(n.id)
+              if (seen.size > 10_000) for (const id of [...seen].slice(0, 5_000)) seen.delete(id)
+              const text =
+                fresh.map((n) => `event: notification\nid: ${n.id}\ndata: ${JSON.stringify(itemOf(n))}\n\n`).join("") +
+                (ticks % HEARTBEAT_EVERY === 0 ? ": still here\n\n" : "")
+              return text
+            })
+          ),
+          Stream.takeWhile((text): text is string => text !== undefined),
+          Stream.filter((text) => text.length > 0),
+          Stream.map((text) => encoder.encode(text))
+        )
+        return HttpServerResponse.stream(Stream.concat(Stream.make(encoder.encode(": open\n\n")), frames), {
+          contentType: "text/event-stream",
+          headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
+        })
+      })
+    )
+  })
+)
