@@ -7,6 +7,7 @@ import {
   BadRequest,
   groupErrors,
   NotFound,
+  RateLimited,
   ServiceUnavailable,
   SignInLocked,
   Unauthenticated,
@@ -46,10 +47,10 @@ export class DashboardApi extends HttpApiGroup.make("dashboard")
       .annotate(OpenApi.Summary, "Sign in to the dashboard")
       .setPayload(Schema.Struct({ email: Schema.String, password: Schema.String }))
       .addSuccess(SessionView)
-      .pipe(withErrors(BadRequest, Unauthenticated, SignInLocked))
+      .pipe(withErrors(BadRequest, Unauthenticated, SignInLocked, RateLimited))
       .annotate(
         OpenApi.Description,
-        "Checks a dashboard user's email and password and sets the session cookie (`HttpOnly`, `SameSite=Strict`, `Secure` behind https). Wrong email or password: 401, the same for both. After 5 wrong passwords in a row the email is locked out (429 with Retry-After), for 15 minutes, doubling with each further wrong one."
+        "Checks a dashboard user's email and password and sets the session cookie (`HttpOnly`, `SameSite=Strict`, `Secure` behind https). Wrong email or password: 401, the same for both. After 5 wrong passwords in a row the email is locked out (429 `sign_in_locked` with Retry-After), for 15 minutes, doubling with each further wrong one. At most 20 attempts a minute from one client address (429 `rate_limited` with Retry-After)."
       )
   )
   .add(

@@ -10,8 +10,11 @@ import { normalizeEmail } from "../../accounts/passwords.js"
 import type { Plan } from "../../accounts/plans.js"
 import { Users } from "../../accounts/Users.js"
 import { AppConfig } from "../../config/AppConfig.js"
+import { rateLimitKey, SIGN_IN_PER_MINUTE } from "../../ratelimit/policy.js"
+import { RateLimiter } from "../../ratelimit/RateLimiter.js"
 import type { RequestOf } from "../common/request.js"
-import { orUnavailable, SignInLocked, Unauthenticated } from "../errors.js"
+import { orUnavailable, RateLimited, SignInLocked, Unauthenticated } from "../errors.js"
+import { clientIp } from "../news/SandboxRateLimit.js"
 import type { DashboardApi } from "./Api.js"
 import { CurrentSession, sessionCookie } from "./DashboardAuth.js"
 
@@ -49,6 +52,16 @@ const view = (
 
 export const signIn = ({ payload }: RequestOf<typeof DashboardApi, "signIn">) =>
   Effect.gen(function* () {
+    // attempts per client address, whatever the email (the lockout below is per email)
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const decision = yield* (yield* RateLimiter).check(rateLimitKey.signIn(clientIp(request)), SIGN_IN_PER_MINUTE)
+    if (!decision.allowed) {
+      const retryAfter = decision.retryAfterSeconds ?? 1
+      return yield* new RateLimited({
+        message: `too many sign-in attempts from this address (${decision.limit} a minute): retry after ${retryAfter} s`,
+        details: { retry_after: retryAfter }
+      })
+    }
     const users = yield* Users
     const sessions = yield* DashboardSessions
     const email = normalizeEmail(payload.email)

@@ -214,4 +214,19 @@ describe("the dashboard's session", () => {
     expect(new TextDecoder().decode(first.value)).toBe(": open\n\n")
     controller.abort()
   })
+
+  // last: it spends the rest of this address's sign-in attempts for the minute
+  it("limits sign-in attempts per client address, whatever the email", async () => {
+    let answer: Response | undefined
+    for (let k = 0; k < 21; k++) {
+      answer = await signIn(`nobody${k}@example.com`, "not a password")
+      if (answer.status === 429) break
+      expect(answer.status).toBe(401)
+    }
+    expect(answer!.status).toBe(429)
+    expect(Number(answer!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+    const error = ((await answer!.json()) as any).error
+    expect(error.code).toBe("rate_limited")
+    expect(error.message).toMatch(/too many sign-in attempts from this address \(20 a minute\): retry after \d+ s/)
+  })
 })
