@@ -336,6 +336,12 @@ describe("the OpenAPI document, read as client generators read it", () => {
     const revokeUrl = `/dashboard/api/keys/${issued.key_id}`
     await replay("DELETE /dashboard/api/keys/{key_id}", revokeUrl, 200, { headers: csrf })
     await replay("DELETE /dashboard/api/keys/{key_id}", revokeUrl, 404, { headers: csrf })
+    await replay("GET /dashboard/api/tickers/{ticker}/bars", "/dashboard/api/tickers/AAPL/bars", 200, {
+      headers: { cookie }
+    })
+    await replay("GET /dashboard/api/tickers/{ticker}/bars", "/dashboard/api/tickers/AAPL/bars?interval=2d", 400, {
+      headers: { cookie }
+    })
     await replay(`DELETE ${SESSION}`, SESSION, 403, { headers: { cookie } })
     await replay(`DELETE ${SESSION}`, SESSION, 200, { headers: { cookie, "x-csrf-token": who.csrf_token } })
     for (let k = 0; k < 4; k++)

@@ -4,6 +4,7 @@ import { InboxPage, useInbox } from "./inbox"
 import { Keys } from "./Keys"
 import { Screener } from "./Screener"
 import { SignIn } from "./SignIn"
+import { Ticker } from "./Ticker"
 import { Time } from "./time"
 
 type State =
@@ -107,6 +108,8 @@ const Shell = ({ session, onSignedOut }: { readonly session: Session; readonly o
           <Screener session={session} />
         ) : hash === "#/inbox" ? (
           <InboxPage inbox={inbox} />
+        ) : hash.startsWith("#/tickers/") ? (
+          <Ticker ticker={decodeURIComponent(hash.slice("#/tickers/".length)).toUpperCase()} />
         ) : (
           <Overview session={session} />
         )}

@@ -186,7 +186,11 @@ export const Screener = ({ session }: { readonly session: Session }) => {
                   <tr key={String(row.ticker)}>
                     {columns.map((c) => (
                       <td key={c} className={typeof row[c] === "number" ? "num" : undefined}>
-                        {shown(row[c])}
+                        {c === "ticker" && typeof row[c] === "string" ? (
+                          <a href={`#/tickers/${encodeURIComponent(row[c])}`}>{row[c]}</a>
+                        ) : (
+                          shown(row[c])
+                        )}
                       </td>
                     ))}
                   </tr>

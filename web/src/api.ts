@@ -181,3 +181,21 @@ export const markRead = (session: Session, ids?: ReadonlyArray<string>) =>
 
 /** notifications as they arrive (server-sent events, by the session cookie) */
 export const INBOX_EVENTS = "/dashboard/api/inbox/events"
+
+export interface ChartBars {
+  readonly ticker: string
+  readonly name: string
+  readonly interval: "1d" | "1w"
+  readonly from: string | null
+  readonly to: string | null
+  readonly limited: boolean
+  readonly t: ReadonlyArray<number>
+  readonly o: ReadonlyArray<number>
+  readonly h: ReadonlyArray<number>
+  readonly l: ReadonlyArray<number>
+  readonly c: ReadonlyArray<number>
+  readonly v: ReadonlyArray<number>
+}
+
+export const chartBars = (ticker: string, interval: "1d" | "1w") =>
+  call<ChartBars>("GET", `/dashboard/api/tickers/${encodeURIComponent(ticker)}/bars?interval=${interval}`)

@@ -41,6 +41,25 @@ export const CreatedKeyView = Schema.Struct({
   created_at: Schema.String
 })
 
+const Numbers = Schema.Array(Schema.Number)
+
+export const ChartBars = Schema.Struct({
+  ticker: Schema.String,
+  name: Schema.String,
+  interval: Schema.Literal("1d", "1w"),
+  from: Schema.NullOr(Schema.String),
+  to: Schema.NullOr(Schema.String),
+  /** whether the plan's history window cut the ticker's history */
+  limited: Schema.Boolean,
+  /** bar times: epoch seconds at 00:00 UTC of each bar's day (of a week's last day, weekly) */
+  t: Numbers,
+  o: Numbers,
+  h: Numbers,
+  l: Numbers,
+  c: Numbers,
+  v: Numbers
+})
+
 export class DashboardApi extends HttpApiGroup.make("dashboard")
   .add(
     HttpApiEndpoint.post("signIn", "/dashboard/api/session")
@@ -94,6 +113,19 @@ export class DashboardApi extends HttpApiGroup.make("dashboard")
       .annotate(
         OpenApi.Description,
         "Refused from the very next request on, by every instance. Another account's key, or one already revoked: 404."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("bars", "/dashboard/api/tickers/:ticker/bars")
+      .annotate(OpenApi.Summary, "A ticker's bars for the chart")
+      .setPath(Schema.Struct({ ticker: Schema.String }))
+      .setUrlParams(Schema.Struct({ interval: Schema.optional(Schema.Literal("1d", "1w")) }))
+      .addSuccess(ChartBars)
+      .middleware(DashboardAuth)
+      .pipe(withErrors(BadRequest, NotFound))
+      .annotate(
+        OpenApi.Description,
+        "Daily (`1d`) or weekly (`1w`, Monday–Sunday) bars of the completed sessions over the plan's history window, columnar."
       )
   )
   .pipe(groupErrors(ServiceUnavailable))

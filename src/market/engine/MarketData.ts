@@ -31,6 +31,7 @@ import type { ParsedBar } from "../sources/csvBars.js"
 import type { FeedInputs, FeedMention, FundamentalsEntry } from "../sources/feedSource.js"
 import { membershipOn } from "../universes.js"
 import { dailySeries, rowAsOf, snapshotAsOf, weeklySeries } from "./asOf.js"
+import { dailyBars } from "./bars.js"
 import { type DailySnapshot, MarketCore, type MarketDataOptions } from "./core.js"
 import type { DeepGridReader } from "./deepAsOf.js"
 import { reachingBack } from "./deepWalk.js"
@@ -206,6 +207,9 @@ export class MarketData implements MarketReader {
   }
   rowAsOf(ticker: string, date: string) {
     return rowAsOf(this.core, ticker, date)
+  }
+  dailyBars(ticker: string, fromDay: number, toDay: number) {
+    return dailyBars(this.core, ticker, fromDay, toDay)
   }
   dailySeries(ticker: string, column: string, fromDay: number, toDay: number) {
     return dailySeries(this.core, ticker, column, fromDay, toDay)

@@ -4,6 +4,7 @@
  * the minute tier, coverage, universe memberships). Read-only: only `Market.ts`
  * refreshes the market or imports bars into it (`MarketData`).
  */
+
 import type { BarSeries } from "../history/barSeries.js"
 import type { DeepGridSpec } from "../history/deepGrid.js"
 import type { DeepTicker } from "../history/deepTicker.js"
@@ -13,6 +14,7 @@ import type { MarketSource } from "../sources/MarketSource.js"
 import type { TickerMeta } from "../tickers/index.js"
 import type { Membership } from "../universes.js"
 import type { SeriesPoint } from "./asOf.js"
+import type { Bars } from "./bars.js"
 import type { DailySnapshot, MarketDataOptions } from "./core.js"
 import type { DeepGridReader } from "./deepAsOf.js"
 import type { MinutePoint } from "./minutes.js"
@@ -44,6 +46,8 @@ export interface MarketReader {
   /** one ticker's daily row on the latest state on or before `date`, with that state's date */
   rowAsOf(ticker: string, date: string): { date: string; values: Record<string, number | boolean | null> } | undefined
   dailySeries(ticker: string, column: string, fromDay: number, toDay: number): Array<SeriesPoint>
+  /** one ticker's completed daily bars (no indicator replayed; `bars.ts`) */
+  dailyBars(ticker: string, fromDay: number, toDay: number): Bars
   weeklySeries(ticker: string, column: string, fromDay: number, toDay: number): Array<SeriesPoint>
   intradaySeries(
     ticker: string,

@@ -215,6 +215,36 @@ describe("the dashboard's session", () => {
     controller.abort()
   })
 
+  it("answers a ticker's chart bars over the plan's history window, daily or weekly", async () => {
+    const bars = async (email: string, plan: string, path: string) => {
+      const made = await admin(server, "POST", "/admin/users", { email, plan })
+      const cookie = (await signIn(email, made.body.password)).headers.get("set-cookie")!.split(";")[0]!
+      const res = await fetch(`${server.url}/dashboard/api/tickers/${path}`, { headers: { cookie } })
+      return { status: res.status, body: (await res.json()) as any }
+    }
+    const scale = await bars("sal@example.com", "scale", "msft/bars")
+    expect(scale.status).toBe(200)
+    expect(scale.body).toMatchObject({ ticker: "MSFT", interval: "1d", from: "2003-01-02", limited: false })
+    const n = scale.body.t.length
+    expect(n).toBeGreaterThan(5_800)
+    for (const k of ["o", "h", "l", "c", "v"]) expect(scale.body[k]).toHaveLength(n)
+    for (let i = 1; i < n; i++) expect(scale.body.t[i]).toBeGreaterThan(scale.body.t[i - 1])
+    for (let i = 0; i < n; i += 97) {
+      expect(scale.body.h[i]).toBeGreaterThanOrEqual(Math.max(scale.body.o[i], scale.body.c[i]))
+      expect(scale.body.l[i]).toBeLessThanOrEqual(Math.min(scale.body.o[i], scale.body.c[i]))
+    }
+    // Pro: five years; Hobby: the last session
+    const pro = await bars("pat@example.com", "pro", "MSFT/bars?interval=1w")
+    expect(pro.body).toMatchObject({ interval: "1w", limited: true })
+    expect(pro.body.t.length).toBeGreaterThan(250)
+    expect(pro.body.t.length).toBeLessThan(265)
+    const hobby = await bars("hal@example.com", "hobby", "MSFT/bars")
+    expect(hobby.body.t).toHaveLength(1)
+    expect(hobby.body.to).toBe(scale.body.to)
+    expect((await bars("nia@example.com", "pro", "ZZZZQX/bars")).status).toBe(404)
+    expect((await bars("ola@example.com", "pro", "MSFT/bars?interval=2d")).status).toBe(400)
+  })
+
   // last: it spends the rest of this address's sign-in attempts for the minute
   it("limits sign-in attempts per client address, whatever the email", async () => {
     let answer: Response | undefined
