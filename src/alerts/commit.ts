@@ -15,7 +15,8 @@
  * that tick, and their next holder evaluates it again — the states already
  * written are the ones it loads, so nothing fires twice.
  */
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
+import { AppConfig } from "../config/AppConfig.js"
 import { newEventId } from "../delivery/signing.js"
 import type { Snapshot } from "../market/snapshot.js"
 import type { NewDelivery } from "../store/deliveries.js"
@@ -76,7 +77,9 @@ export const commitOutcomes = <E, R>(
     let changed = 0
     let fires = 0
     let commitMs = 0
-    const renderer = new FireRenderer(input.snapshot, now)
+    // DASHBOARD_URL: each fired row links to its chart (read where it is configured: the service)
+    const dashboard = Option.flatMap(yield* Effect.serviceOption(AppConfig), (c) => c.dashboardUrl)
+    const renderer = new FireRenderer(input.snapshot, now, Option.getOrUndefined(Option.map(dashboard, (u) => u.href)))
     let next = 0
     do {
       /** a set in full, comma-separated: once per distinct array (members of a pair share theirs) */

@@ -7,7 +7,8 @@
  * One fire carries at most `MAX_FIRE_ROWS` rows, the largest companies first
  * (`market_cap` descending, nulls last, then ticker), with `match_count`
  * (how many tickers newly matched) and `truncated`, so a huge first fire or
- * re-enable stays one readable event.
+ * re-enable stays one readable event. With `DASHBOARD_URL` set, each row also carries
+ * `chart_url`: the ticker's chart in the dashboard at the fire's data time.
  */
 import type { AlertEvent, AlertEventType, RowValue } from "../delivery/event.js"
 import type { Snapshot } from "../market/snapshot.js"
@@ -22,6 +23,10 @@ const cell = (snapshot: Snapshot, name: string, r: number): RowValue => {
   if (col.valid[r] === 0) return null
   return col.kind === "boolean" ? col.values[r] === 1 : col.values[r]!
 }
+
+/** The dashboard's chart of `ticker` at `asOfIso` (`DASHBOARD_URL` is the base). */
+export const chartUrl = (base: string, ticker: string, asOfIso: string): string =>
+  `${base.replace(/\/+$/, "")}/#/tickers/${encodeURIComponent(ticker)}?at=${encodeURIComponent(asOfIso)}`
 
 /** The columns of a fired row: the standard ones, then `fields` not already among them. */
 export const eventColumns = (fields: ReadonlyArray<string>): ReadonlyArray<string> => {
@@ -54,14 +59,18 @@ export const firedRows = (
   snapshot: Snapshot,
   tickers: ReadonlyArray<string>,
   fields: ReadonlyArray<string>,
-  repeated?: ReadonlySet<string>
+  repeated?: ReadonlySet<string>,
+  /** `DASHBOARD_URL`: each row links to its chart */
+  chartBase?: string
 ): Array<Record<string, RowValue>> => {
   const columns = eventColumns(fields)
+  const asOf = new Date(snapshot.asOf).toISOString()
   const out: Array<Record<string, RowValue>> = []
   for (const t of fireOrder(snapshot, tickers).slice(0, MAX_FIRE_ROWS)) {
     const r = snapshot.index.get(t)
     const row: Record<string, RowValue> = {}
     for (const c of columns) row[c] = r === undefined ? (c === "ticker" ? t : null) : cell(snapshot, c, r)
+    if (chartBase !== undefined) row["chart_url"] = chartUrl(chartBase, t, asOf)
     if (repeated?.has(t)) row["repeat"] = true
     out.push(row)
   }
@@ -90,9 +99,11 @@ export const firedEvent = (args: {
   readonly now: number
   /** the event's type, sequence and data time (a test ping has none: a `webhook.fired` without them) */
   readonly place?: EventPlace | undefined
+  /** `DASHBOARD_URL`: each row links to its chart */
+  readonly chartBase?: string | undefined
 }): AlertEvent => {
   const place = args.place
-  const matches = firedRows(args.snapshot, args.added, args.fields, place?.repeated)
+  const matches = firedRows(args.snapshot, args.added, args.fields, place?.repeated, args.chartBase)
   return {
     type: place?.type ?? "webhook.fired",
     timestamp: new Date(args.now).toISOString(),
@@ -125,7 +136,9 @@ export class FireRenderer {
 
   constructor(
     private readonly snapshot: Snapshot,
-    private readonly now: number
+    private readonly now: number,
+    /** `DASHBOARD_URL`: each row links to its chart */
+    private readonly chartBase?: string | undefined
   ) {
     this.timestamp = JSON.stringify(new Date(now).toISOString())
     this.asOf = JSON.stringify(new Date(snapshot.asOf).toISOString())
@@ -159,7 +172,9 @@ export class FireRenderer {
       const r = s.index.get(t)
       if (r === undefined || s.tickers[r] !== t) {
         // a ticker the snapshot does not have: the general path
-        return JSON.stringify(firedEvent({ ...args, snapshot: s, test: false, now: this.now }))
+        return JSON.stringify(
+          firedEvent({ ...args, snapshot: s, test: false, now: this.now, chartBase: this.chartBase })
+        )
       }
       rowsOf.push(r)
     }
@@ -180,6 +195,9 @@ export class FireRenderer {
       if (json === undefined) {
         const row: Record<string, RowValue> = {}
         for (const c of columns) row[c] = cell(s, c, r)
+        if (this.chartBase !== undefined) {
+          row["chart_url"] = chartUrl(this.chartBase, s.tickers[r]!, new Date(s.asOf).toISOString())
+        }
         json = JSON.stringify(row)
         cache[r] = json
       }

@@ -156,6 +156,34 @@ describe("fire rendering", () => {
         JSON.stringify(firedEvent({ ...args, snapshot: s, test: false, now: 1_795_000_001_234 }))
       )
     }
+    // with DASHBOARD_URL: each row links to the ticker's chart at the fire's data time, both ways alike
+    const base = "https://vigil.example.com/app/"
+    const linked = new FireRenderer(s, 1_795_000_001_234, base)
+    const args = { webhookId: "wh_2", name: "n", q: "q", added: ["T3", "T1"], fields: [], place: undefined }
+    const text = linked.render({
+      ...args,
+      place: { type: "webhook.fired", sequence: 4, dataAsOf: 1, repeated: new Set(["T1"]) }
+    })
+    expect(text).toBe(
+      JSON.stringify(
+        firedEvent({
+          ...args,
+          snapshot: s,
+          test: false,
+          now: 1_795_000_001_234,
+          chartBase: base,
+          place: { type: "webhook.fired", sequence: 4, dataAsOf: 1, repeated: new Set(["T1"]) }
+        })
+      )
+    )
+    const rows = JSON.parse(text).data.matches
+    expect(rows.map((r: any) => r.chart_url)).toEqual(
+      rows.map(
+        (r: any) =>
+          `https://vigil.example.com/app/#/tickers/${r.ticker}?at=${encodeURIComponent(new Date(s.asOf).toISOString())}`
+      )
+    )
+    expect(rows.find((r: any) => r.ticker === "T1")).toMatchObject({ repeat: true })
     const many = snapshotOf(Array.from({ length: 150 }, (_, i) => ({ ticker: `X${i}`, market_cap: i % 7 ? i : null })))
     const all = many.tickers
     expect(new FireRenderer(many, 5).render({ webhookId: "w", name: "n", q: "q", added: all, fields: [] })).toBe(

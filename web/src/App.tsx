@@ -109,13 +109,20 @@ const Shell = ({ session, onSignedOut }: { readonly session: Session; readonly o
         ) : hash === "#/inbox" ? (
           <InboxPage inbox={inbox} />
         ) : hash.startsWith("#/tickers/") ? (
-          <Ticker ticker={decodeURIComponent(hash.slice("#/tickers/".length)).toUpperCase()} />
+          <TickerRoute hash={hash} />
         ) : (
           <Overview session={session} />
         )}
       </main>
     </>
   )
+}
+
+/** `#/tickers/<TICKER>[?at=<ISO time>]`: a ticker's chart, marked at a time (an alert's) */
+const TickerRoute = ({ hash }: { readonly hash: string }) => {
+  const [path, query] = hash.slice("#/tickers/".length).split("?")
+  const at = new URLSearchParams(query ?? "").get("at") ?? undefined
+  return <Ticker ticker={decodeURIComponent(path ?? "").toUpperCase()} at={at} />
 }
 
 const Overview = ({ session }: { readonly session: Session }) => (

@@ -1,9 +1,10 @@
 import { useEffect, useRef, useState } from "react"
 import { type ChartBars, chartBars } from "./api"
 import { drawChart, type Overlays } from "./chart"
+import { Time } from "./time"
 
 /** A ticker's page: its candlesticks with volume, daily or weekly, with moving averages to lay over them. */
-export const Ticker = ({ ticker }: { readonly ticker: string }) => {
+export const Ticker = ({ ticker, at }: { readonly ticker: string; readonly at?: string | undefined }) => {
   const [interval, setInterval] = useState<"1d" | "1w">("1d")
   const [overlays, setOverlays] = useState<Overlays>({ sma50: true, sma200: true, ema20: false })
   const [bars, setBars] = useState<ChartBars | undefined>(undefined)
@@ -22,7 +23,7 @@ export const Ticker = ({ ticker }: { readonly ticker: string }) => {
     if (bars === undefined || container === null || bars.t.length === 0) return
     let dispose: (() => void) | undefined
     let cancelled = false
-    drawChart(container, bars, overlays).then(
+    drawChart(container, bars, overlays, at).then(
       (drawn) => {
         if (cancelled) drawn.dispose()
         else {
@@ -36,7 +37,7 @@ export const Ticker = ({ ticker }: { readonly ticker: string }) => {
       cancelled = true
       dispose?.()
     }
-  }, [bars, overlays])
+  }, [bars, overlays, at])
 
   const toggle = (key: keyof Overlays) => setOverlays((o) => ({ ...o, [key]: !o[key] }))
 
@@ -65,6 +66,11 @@ export const Ticker = ({ ticker }: { readonly ticker: string }) => {
           <input type="checkbox" checked={overlays.ema20} onChange={() => toggle("ema20")} /> EMA 20
         </label>
       </fieldset>
+      {at === undefined ? null : (
+        <p>
+          Marked: the alert at <Time iso={at} />.
+        </p>
+      )}
       {error === undefined ? null : (
         <p role="alert" className="error">
           {error}

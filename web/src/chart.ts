@@ -38,7 +38,9 @@ const dark = () => window.matchMedia?.("(prefers-color-scheme: dark)").matches =
 export const drawChart = async (
   container: HTMLElement,
   bars: ChartBars,
-  overlays: Overlays
+  overlays: Overlays,
+  /** an alert's time (ISO), marked on the bar of its day */
+  at?: string
 ): Promise<{ readonly ms: number; readonly dispose: () => void }> => {
   const lw = await import("lightweight-charts")
   const started = performance.now()
@@ -84,6 +86,17 @@ export const drawChart = async (
   if (overlays.sma50) line(sma(bars.c, 50), "#1f6feb")
   if (overlays.sma200) line(sma(bars.c, 200), "#bf8700")
   if (overlays.ema20) line(ema(bars.c, 20), "#8250df")
+  if (at !== undefined) {
+    // the last bar on or before the alert's day
+    const day = Math.floor(Date.parse(at) / 86_400_000) * 86_400
+    let i = bars.t.length - 1
+    while (i > 0 && bars.t[i]! > day) i--
+    if (i >= 0 && Number.isFinite(day)) {
+      lw.createSeriesMarkers(candles, [
+        { time: time(i), position: "aboveBar", shape: "arrowDown", color: "#1f6feb", text: "alert" }
+      ])
+    }
+  }
   chart.timeScale().fitContent()
   // drawn: the next frame has painted the canvas
   await new Promise((resolve) => requestAnimationFrame(() => resolve(undefined)))

@@ -65,6 +65,26 @@ export const useInbox = (session: Session): Inbox => {
   return { items, unread, error, markOne, markAll }
 }
 
+/** Links to the chart of each ticker an alert carries, at the alert's data time. */
+const ChartLinks = ({ item }: { readonly item: InboxItem }) => {
+  const data = (item.event as { data?: { as_of?: string; matches?: Array<{ ticker?: unknown }> } }).data
+  const tickers = (data?.matches ?? []).flatMap((m) => (typeof m.ticker === "string" ? [m.ticker] : []))
+  if (tickers.length === 0 || data?.as_of === undefined) return null
+  const at = encodeURIComponent(data.as_of)
+  return (
+    <p className="links">
+      Charts:{" "}
+      {tickers.slice(0, 12).map((t, k) => (
+        <span key={t}>
+          {k === 0 ? "" : ", "}
+          <a href={`#/tickers/${encodeURIComponent(t)}?at=${at}`}>{t}</a>
+        </span>
+      ))}
+      {tickers.length > 12 ? ` and ${tickers.length - 12} more` : ""}
+    </p>
+  )
+}
+
 /** The inbox page: newest first, unread ones marked, each readable at once or all together. */
 export const InboxPage = ({ inbox }: { readonly inbox: Inbox }) => {
   const [error, setError] = useState<string | undefined>(undefined)
@@ -107,6 +127,7 @@ export const InboxPage = ({ inbox }: { readonly inbox: Inbox }) => {
                   </time>
                 </div>
                 <p>{n.body}</p>
+                <ChartLinks item={n} />
                 {n.read ? null : (
                   <button type="button" onClick={act(() => inbox.markOne(n.id))}>
                     Mark read <span className="sr-only">{n.title}</span>

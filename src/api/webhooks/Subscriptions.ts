@@ -10,13 +10,13 @@
  * its own — access (access.ts), explain (explain.ts), the event feed and snooze
  * (feed.ts), dry-runs (dryRun.ts).
  */
-import { Clock, Effect, Either } from "effect"
+import { Clock, Effect, Either, Option } from "effect"
 import type { AuthenticatedKey } from "../../accounts/Accounts.js"
 import { PLAN_LIMITS } from "../../accounts/plans.js"
 import { Alerts } from "../../alerts/Alerts.js"
 import { displayTarget, newId } from "../../alerts/ids.js"
 import { firedEvent } from "../../alerts/payload.js"
-import type { AppConfig } from "../../config/AppConfig.js"
+import { AppConfig } from "../../config/AppConfig.js"
 import { generateSigningSecret, newEventId } from "../../delivery/signing.js"
 import { DeliveryWake } from "../../delivery/wake.js"
 import type { DeepHistory } from "../../market/DeepHistory.js"
@@ -347,7 +347,8 @@ const test = (key: AuthenticatedKey, id: string) =>
         added: compiled.right.matches(snapshot, scope, scope),
         fields: w.fields,
         test: true,
-        now
+        now,
+        chartBase: Option.getOrUndefined(Option.map((yield* AppConfig).dashboardUrl, (u) => u.href))
       })
     )
     const deliveryId = newId("dlv")
