@@ -4,6 +4,7 @@ import { InboxPage, useInbox } from "./inbox"
 import { Keys } from "./Keys"
 import { Screener } from "./Screener"
 import { SignIn } from "./SignIn"
+import { Subscriptions } from "./Subscriptions"
 import { Ticker } from "./Ticker"
 import { Time } from "./time"
 
@@ -43,6 +44,7 @@ export const App = () => {
 /** the pages of the signed-in dashboard, by the URL's hash */
 const PAGES = [
   { hash: "#/screener", name: "Screener" },
+  { hash: "#/subscriptions", name: "Subscriptions" },
   { hash: "#/inbox", name: "Inbox" },
   { hash: "#/keys", name: "Keys" }
 ] as const
@@ -106,6 +108,8 @@ const Shell = ({ session, onSignedOut }: { readonly session: Session; readonly o
           <Keys session={session} />
         ) : hash === "#/screener" ? (
           <Screener session={session} />
+        ) : hash === "#/subscriptions" ? (
+          <Subscriptions session={session} />
         ) : hash === "#/inbox" ? (
           <InboxPage inbox={inbox} />
         ) : hash.startsWith("#/tickers/") ? (

@@ -10,6 +10,7 @@ import {
   scan,
   type UniverseInfo
 } from "./api"
+import { Subscribe } from "./Subscribe"
 
 const PAGE = 50
 
@@ -214,6 +215,14 @@ export const Screener = ({ session }: { readonly session: Session }) => {
               Next page
             </button>
           </div>
+          {request === undefined ? null : (
+            <Subscribe
+              key={`${request.q}|${request.universe ?? ""}`}
+              session={session}
+              q={request.q}
+              universe={request.universe}
+            />
+          )}
         </>
       )}
     </section>
