@@ -88,7 +88,7 @@ export const Keys = ({ session }: { readonly session: Session }) => {
       ) : keys.length === 0 ? (
         <p className="muted">No keys yet. Create one to call the API.</p>
       ) : (
-        <table>
+        <table className="data">
           <thead>
             <tr>
               <th scope="col">Key</th>

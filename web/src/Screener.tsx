@@ -163,7 +163,7 @@ export const Screener = ({ session }: { readonly session: Session }) => {
             {answer.total === 0 ? null : <time dateTime={answer.as_of}>{new Date(answer.as_of).toLocaleString()}</time>}
           </p>
           {answer.results.length === 0 ? null : (
-            <table>
+            <table className="data">
               <thead>
                 <tr>
                   {columns.map((c) => (
@@ -186,7 +186,11 @@ export const Screener = ({ session }: { readonly session: Session }) => {
                 {answer.results.map((row) => (
                   <tr key={String(row.ticker)}>
                     {columns.map((c) => (
-                      <td key={c} className={typeof row[c] === "number" ? "num" : undefined}>
+                      <td
+                        key={c}
+                        className={typeof row[c] === "number" ? "num" : undefined}
+                        title={typeof row[c] === "string" ? String(row[c]) : undefined}
+                      >
                         {c === "ticker" && typeof row[c] === "string" ? (
                           <a href={`#/tickers/${encodeURIComponent(row[c])}`}>{row[c]}</a>
                         ) : (

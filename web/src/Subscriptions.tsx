@@ -51,7 +51,7 @@ export const Subscriptions = ({ session }: { readonly session: Session }) => {
       ) : hooks.length === 0 ? (
         <p className="muted">No subscriptions yet.</p>
       ) : (
-        <table>
+        <table className="data">
           <thead>
             <tr>
               <th scope="col">Name</th>

@@ -10,6 +10,7 @@ export const Ticker = ({ ticker, at }: { readonly ticker: string; readonly at?: 
   const [bars, setBars] = useState<ChartBars | undefined>(undefined)
   const [error, setError] = useState<string | undefined>(undefined)
   const [renderMs, setRenderMs] = useState<number | undefined>(undefined)
+  const [draws, setDraws] = useState(0)
   const box = useRef<HTMLDivElement>(null)
 
   useEffect(() => {
@@ -29,6 +30,7 @@ export const Ticker = ({ ticker, at }: { readonly ticker: string; readonly at?: 
         else {
           dispose = drawn.dispose
           setRenderMs(drawn.ms)
+          setDraws((n) => n + 1)
         }
       },
       (e: unknown) => setError(e instanceof Error ? e.message : String(e))
@@ -93,6 +95,7 @@ export const Ticker = ({ ticker, at }: { readonly ticker: string; readonly at?: 
         aria-label={`${ticker} candlestick chart`}
         data-bars={bars?.t.length ?? 0}
         data-render-ms={renderMs === undefined ? undefined : renderMs.toFixed(1)}
+        data-draws={draws}
       />
       <p className="muted small">
         Charts by{" "}

@@ -51,7 +51,8 @@ export const drawChart = async (
     autoSize: true,
     layout: { background: { color: "transparent" }, textColor: fg, attributionLogo: true },
     grid: { vertLines: { color: grid }, horzLines: { color: grid } },
-    timeScale: { borderVisible: false },
+    // twenty years of daily bars fit the width when asked to (the default keeps half a pixel a bar)
+    timeScale: { borderVisible: false, minBarSpacing: 0.05 },
     rightPriceScale: { borderVisible: false }
   })
   const time = (i: number) => bars.t[i] as import("lightweight-charts").UTCTimestamp
