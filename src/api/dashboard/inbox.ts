@@ -10,8 +10,9 @@ import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/p
 import { Duration, Effect, FiberRef, Option, Schedule, Stream } from "effect"
 import { DashboardSessions, SESSION_COOKIE } from "../../accounts/DashboardSessions.js"
 import { hasFeature, plansWith } from "../../accounts/plans.js"
-import { Deliveries, type Notification } from "../../store/deliveries.js"
+import { Deliveries } from "../../store/deliveries.js"
 import { CurrentRequestId, envelopeResponse } from "../envelope.js"
+import { notificationDoc } from "../notifications/inbox.js"
 
 export const INBOX_EVENTS = "/dashboard/api/inbox/events"
 /** how often the inbox is read for new notifications */
@@ -21,17 +22,6 @@ const NEWEST = 50
 const HEARTBEAT_EVERY = 15
 
 const encoder = new TextEncoder()
-
-export const itemOf = (n: Notification) => ({
-  id: n.id,
-  webhook_id: n.webhookId,
-  title: n.title,
-  body: n.body,
-  event: JSON.parse(n.payload) as unknown,
-  read: n.readAt !== null,
-  read_at: n.readAt,
-  created_at: n.createdAt
-})
 
 export const DashboardInboxLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
@@ -79,8 +69,9 @@ export const DashboardInboxLive = HttpApiBuilder.Router.use((router) =>
               for (const n of fresh) seen.add(n.id)
               if (seen.size > 10_000) for (const id of [...seen].slice(0, 5_000)) seen.delete(id)
               const text =
-                fresh.map((n) => `event: notification\nid: ${n.id}\ndata: ${JSON.stringify(itemOf(n))}\n\n`).join("") +
-                (ticks % HEARTBEAT_EVERY === 0 ? ": still here\n\n" : "")
+                fresh
+                  .map((n) => `event: notification\nid: ${n.id}\ndata: ${JSON.stringify(notificationDoc(n))}\n\n`)
+                  .join("") + (ticks % HEARTBEAT_EVERY === 0 ? ": still here\n\n" : "")
               return text
             })
           ),

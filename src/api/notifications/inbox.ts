@@ -8,6 +8,18 @@ import { pageSize } from "../common/params.js"
 import { keysetPage, timeAndIdPosition } from "../cursor.js"
 import { BadRequest, orUnavailable } from "../errors.js"
 
+/** A notification as `/v2/notifications` lists it (and the dashboard's live inbox sends it). */
+export const notificationDoc = (n: Notification) => ({
+  id: n.id,
+  webhook_id: n.webhookId,
+  title: n.title,
+  body: n.body,
+  event: JSON.parse(n.payload) as unknown,
+  read: n.readAt !== null,
+  read_at: n.readAt,
+  created_at: n.createdAt
+})
+
 export const listNotifications = (
   key: AuthenticatedKey,
   urlParams: {
@@ -35,16 +47,7 @@ export const listNotifications = (
       count: page.rows.length,
       unread_count: unreadCount,
       next_cursor: page.next_cursor,
-      notifications: page.rows.map((n) => ({
-        id: n.id,
-        webhook_id: n.webhookId,
-        title: n.title,
-        body: n.body,
-        event: JSON.parse(n.payload) as unknown,
-        read: n.readAt !== null,
-        read_at: n.readAt,
-        created_at: n.createdAt
-      }))
+      notifications: page.rows.map(notificationDoc)
     }
   })
 
