@@ -1,4 +1,4 @@
-import { type FormEvent, useEffect, useState } from "react"
+import { type FormEvent, useEffect, useRef, useState } from "react"
 import {
   ApiError,
   type Cell,
@@ -12,7 +12,7 @@ import {
 } from "./api"
 import { Subscribe } from "./Subscribe"
 
-const PAGE = 50
+const PAGE_SIZES = [25, 50, 100] as const
 
 /** A problem of the query shown at its place: the line, a caret under the position, the suggestion. */
 const Problem = ({ q, problem }: { readonly q: string; readonly problem: QueryProblem }) => {
@@ -56,10 +56,26 @@ export const Screener = ({ session }: { readonly session: Session }) => {
   const [problems, setProblems] = useState<ReadonlyArray<QueryProblem>>([])
   const [error, setError] = useState<string | undefined>(undefined)
   const [busy, setBusy] = useState(false)
+  const [limit, setLimit] = useState<number>(50)
+  /** when the answer arrived (performance.now), and how long its rows took to show */
+  const received = useRef<number | undefined>(undefined)
+  const [renderMs, setRenderMs] = useState<number | undefined>(undefined)
+  const [renders, setRenders] = useState(0)
 
   useEffect(() => {
     listUniverses().then(setUniverses, () => setUniverses([]))
   }, [])
+
+  // the rows are on screen once the frame after their commit starts
+  useEffect(() => {
+    const since = received.current
+    if (answer === undefined || since === undefined) return
+    const frame = requestAnimationFrame(() => {
+      setRenderMs(performance.now() - since)
+      setRenders((n) => n + 1)
+    })
+    return () => cancelAnimationFrame(frame)
+  }, [answer])
 
   const run = async (next: ScanRequest, trail: ReadonlyArray<string | undefined>) => {
     setBusy(true)
@@ -67,6 +83,7 @@ export const Screener = ({ session }: { readonly session: Session }) => {
     setProblems([])
     try {
       const got = await scan(session, next)
+      received.current = performance.now()
       setRequest(next)
       setAnswer(got)
       setPages(trail)
@@ -83,7 +100,7 @@ export const Screener = ({ session }: { readonly session: Session }) => {
     event.preventDefault()
     const next: ScanRequest = {
       q,
-      limit: PAGE,
+      limit,
       ...(universe === "" ? {} : { universe }),
       ...(asof === "" ? {} : { asof })
     }
@@ -137,6 +154,16 @@ export const Screener = ({ session }: { readonly session: Session }) => {
             As of
             <input type="date" value={asof} onChange={(e) => setAsof(e.target.value)} />
           </label>
+          <label>
+            Rows
+            <select value={limit} onChange={(e) => setLimit(Number(e.target.value))}>
+              {PAGE_SIZES.map((n) => (
+                <option key={n} value={n}>
+                  {n}
+                </option>
+              ))}
+            </select>
+          </label>
           <button type="submit" disabled={busy}>
             Run
           </button>
@@ -163,7 +190,11 @@ export const Screener = ({ session }: { readonly session: Session }) => {
             {answer.total === 0 ? null : <time dateTime={answer.as_of}>{new Date(answer.as_of).toLocaleString()}</time>}
           </p>
           {answer.results.length === 0 ? null : (
-            <table className="data">
+            <table
+              className="data"
+              data-render-ms={renderMs === undefined ? undefined : renderMs.toFixed(1)}
+              data-renders={renders}
+            >
               <thead>
                 <tr>
                   {columns.map((c) => (
