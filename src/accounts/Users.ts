@@ -8,6 +8,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Data, Effect, Option } from "effect"
+import { isUniqueViolation } from "../store/importedBars.js"
 import { Accounts } from "./Accounts.js"
 import { randomId } from "./apiKeys.js"
 import { generatePassword, hashPassword, verifyPassword } from "./passwords.js"
@@ -39,9 +40,6 @@ interface UserRow {
   readonly failed_attempts: number
   readonly locked_until: number | string
 }
-
-/** PostgreSQL's unique_violation (23505), from either driver */
-const isUniqueViolation = (e: SqlError): boolean => (e.cause as { code?: unknown } | undefined)?.code === "23505"
 
 /** how long the `failures`-th wrong password in a row locks the email out (0: not yet) */
 export const lockoutMs = (failures: number): number =>

@@ -10,7 +10,7 @@
  * (clientError.ts) use `envelopeText`.
  */
 import { HttpServerResponse } from "@effect/platform"
-import { FiberRef } from "effect"
+import { Effect, FiberRef } from "effect"
 
 /** The id of the request being answered (requestMiddleware.ts sets it around the API). */
 export const CurrentRequestId: FiberRef.FiberRef<string> = FiberRef.unsafeMake("")
@@ -38,6 +38,10 @@ export const envelopeResponse = (
   headers?: Readonly<Record<string, string>>
 ): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.unsafeJson(envelopeBody(code, message, requestId), { status, headers: headers ?? {} })
+
+/** The envelope as a response to the request being answered (its id from `CurrentRequestId`). */
+export const refusal = (status: number, code: string, message: string) =>
+  Effect.map(FiberRef.get(CurrentRequestId), (id) => envelopeResponse(status, code, message, id))
 
 /** The envelope as JSON text (for answers written straight to a socket). */
 export const envelopeText = (code: string, message: string, requestId: string): string =>

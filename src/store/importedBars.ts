@@ -125,7 +125,7 @@ export const binaryRows = (
 }
 
 /** PostgreSQL's unique_violation (23505), from either driver */
-const isUniqueViolation = (e: SqlError): boolean => (e.cause as { code?: unknown } | undefined)?.code === "23505"
+export const isUniqueViolation = (e: SqlError): boolean => (e.cause as { code?: unknown } | undefined)?.code === "23505"
 
 export class ImportedBars extends Effect.Service<ImportedBars>()("vigil/ImportedBars", {
   effect: Effect.gen(function* () {

@@ -7,11 +7,11 @@
  * notification: the store is shared); the stream ends when the session does.
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Duration, Effect, FiberRef, Option, Schedule, Stream } from "effect"
+import { Duration, Effect, Option, Schedule, Stream } from "effect"
 import { DashboardSessions, SESSION_COOKIE } from "../../accounts/DashboardSessions.js"
 import { hasFeature, plansWith } from "../../accounts/plans.js"
 import { Deliveries } from "../../store/deliveries.js"
-import { CurrentRequestId, envelopeResponse } from "../envelope.js"
+import { refusal } from "../envelope.js"
 import { notificationDoc } from "../notifications/inbox.js"
 
 export const INBOX_EVENTS = "/dashboard/api/inbox/events"
@@ -31,27 +31,20 @@ export const DashboardInboxLive = HttpApiBuilder.Router.use((router) =>
       INBOX_EVENTS,
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const requestId = yield* FiberRef.get(CurrentRequestId)
         const token = request.cookies[SESSION_COOKIE] ?? ""
         const found = yield* Effect.option(sessions.find(token))
         if (Option.isNone(found)) {
-          return envelopeResponse(503, "service_unavailable", "the session could not be read; retry shortly", requestId)
+          return yield* refusal(503, "service_unavailable", "the session could not be read; retry shortly")
         }
         if (Option.isNone(found.value)) {
-          return envelopeResponse(
-            401,
-            "unauthenticated",
-            "not signed in, or the session ended: sign in again",
-            requestId
-          )
+          return yield* refusal(401, "unauthenticated", "not signed in, or the session ended: sign in again")
         }
         const session = found.value.value
         if (!hasFeature(session.plan, "webhooks")) {
-          return envelopeResponse(
+          return yield* refusal(
             403,
             "webhook_tier_required",
-            `in-app notifications come from webhooks, on the ${plansWith("webhooks").join(", ")} plans; this account is on ${session.plan}`,
-            requestId
+            `in-app notifications come from webhooks, on the ${plansWith("webhooks").join(", ")} plans; this account is on ${session.plan}`
           )
         }
         const accountId = session.user.accountId

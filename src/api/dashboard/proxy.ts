@@ -7,9 +7,9 @@
  * without the session's CSRF token: 403. The browser's cookie is not passed on.
  */
 import { Headers, type HttpApp, HttpServerRequest } from "@effect/platform"
-import { Effect, FiberRef, Option } from "effect"
+import { Effect, Option } from "effect"
 import { DashboardSessions, SESSION_COOKIE } from "../../accounts/DashboardSessions.js"
-import { CurrentRequestId, envelopeResponse } from "../envelope.js"
+import { refusal } from "../envelope.js"
 
 export const DASHBOARD_V2 = "/dashboard/v2/"
 
@@ -42,24 +42,22 @@ export const withDashboardProxy = <E, R>(app: HttpApp.Default<E, R>) =>
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
         if (!request.url.startsWith(DASHBOARD_V2)) return app
         return Effect.gen(function* () {
-          const refuse = (status: number, code: string, message: string) =>
-            Effect.map(FiberRef.get(CurrentRequestId), (id) => envelopeResponse(status, code, message, id))
           const token = request.cookies[SESSION_COOKIE] ?? ""
           const found = yield* Effect.option(sessions.find(token))
           if (Option.isNone(found)) {
-            return yield* refuse(503, "service_unavailable", "the session could not be read; retry shortly")
+            return yield* refusal(503, "service_unavailable", "the session could not be read; retry shortly")
           }
           if (Option.isNone(found.value)) {
-            return yield* refuse(401, "unauthenticated", "not signed in, or the session ended: sign in again")
+            return yield* refusal(401, "unauthenticated", "not signed in, or the session ended: sign in again")
           }
           if (!SAFE.has(request.method)) {
             const matches = yield* Effect.option(sessions.csrfMatches(token, request.headers["x-csrf-token"]))
             if (Option.isNone(matches) || !matches.value) {
-              return yield* refuse(403, "forbidden", "a change needs the session's x-csrf-token header")
+              return yield* refusal(403, "forbidden", "a change needs the session's x-csrf-token header")
             }
           }
           const key = yield* Effect.option(sessions.keyOf(token))
-          if (Option.isNone(key)) return yield* refuse(503, "service_unavailable", "retry shortly")
+          if (Option.isNone(key)) return yield* refusal(503, "service_unavailable", "retry shortly")
           const headers = Headers.set(
             Headers.remove(Headers.remove(request.headers, "cookie"), "x-csrf-token"),
             "authorization",

@@ -7,8 +7,8 @@
 import { readFile } from "node:fs/promises"
 import { fileURLToPath } from "node:url"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, FiberRef } from "effect"
-import { CurrentRequestId, envelopeResponse } from "../envelope.js"
+import { Effect } from "effect"
+import { refusal } from "../envelope.js"
 
 const DIST = fileURLToPath(new URL("../../../dist/web/", import.meta.url))
 
@@ -30,9 +30,6 @@ const SECURITY = {
   "x-frame-options": "DENY"
 }
 
-const refuse = (status: number, code: string, message: string) =>
-  Effect.map(FiberRef.get(CurrentRequestId), (id) => envelopeResponse(status, code, message, id))
-
 /** files read once (a rebuild needs a restart) */
 const files = new Map<string, Uint8Array>()
 
@@ -51,12 +48,12 @@ const serve = (name: string, cache: string) =>
     const bytes = yield* read(name)
     if (bytes._tag === "None") {
       return name === "index.html"
-        ? yield* refuse(
+        ? yield* refusal(
             503,
             "service_unavailable",
             "the dashboard is not built: run `npm run build:web` (npm install does)"
           )
-        : yield* refuse(404, "not_found", `no dashboard file ${name}`)
+        : yield* refusal(404, "not_found", `no dashboard file ${name}`)
     }
     const type = TYPES[name.slice(name.lastIndexOf(".") + 1)] ?? "application/octet-stream"
     return HttpServerResponse.uint8Array(bytes.value, {
@@ -78,7 +75,7 @@ export const DashboardStaticLive = HttpApiBuilder.Router.use((router) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
         const file = decodeURIComponent(request.url.split("?")[0]!.slice("/assets/".length))
-        if (!ASSET.test(file)) return yield* refuse(404, "not_found", `no dashboard file ${file}`)
+        if (!ASSET.test(file)) return yield* refusal(404, "not_found", `no dashboard file ${file}`)
         return yield* serve(`assets/${file}`, "public, max-age=31536000, immutable")
       })
     )

@@ -4,6 +4,7 @@
  * page); weekly bars aggregate them Monday–Sunday.
  */
 import { type BarSeries, barInto, newBar } from "../history/barSeries.js"
+import { weekdayOfDay } from "../indicators/days.js"
 import type { MarketCore } from "./core.js"
 import { deepOf } from "./history.js"
 
@@ -56,7 +57,7 @@ export const weeklyBars = (daily: Bars): Bars => {
   let week = Number.NaN
   for (let j = 0; j < daily.days.length; j++) {
     const day = daily.days[j]!
-    const monday = day - ((((day + 3) % 7) + 7) % 7)
+    const monday = day - weekdayOfDay(day)
     const last = out.days.length - 1
     if (monday !== week) {
       week = monday

@@ -15,7 +15,7 @@
  *   (`indicators/news.ts`), and the news scan lists both (`newsArchive.ts`).
  */
 
-import { epochDay } from "../indicators/days.js"
+import { epochDay, weekdayOfDay } from "../indicators/days.js"
 import { type NewsMention, newsColumns } from "../indicators/news.js"
 import type { DayBars, FundamentalColumns, IntradaySession, SessionKind } from "../sim/index.js"
 import type { SimLevels } from "../sim/levels.js"
@@ -196,7 +196,7 @@ export class FeedSource implements MarketSource {
     const next = value[FEED_FIELDS.length - 1]
     if (next === undefined) return
     // the feed's calendar: E counts down, holds in its week, then is unknown until the next date
-    const monday = day - ((((day + 3) % 7) + 7) % 7)
+    const monday = day - weekdayOfDay(day)
     const known = !Number.isNaN(next) && next >= monday
     f.nextEarningsDay[at] = known && next >= day ? next : Number.NaN
     f.lastEarningsDay[at] = known && next <= day ? next : Number.NaN
