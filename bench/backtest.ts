@@ -21,6 +21,7 @@
 import { systemMembership } from "../src/api/universes/resolve.js"
 import { walkStretchesOf } from "../src/market/engine/deepWalk.js"
 import { MarketData } from "../src/market/engine/MarketData.js"
+import { walkHelperReady, walkSharing } from "../src/market/history/walkHelper.js"
 import { DAY_MS, epochDay, isoDate } from "../src/market/indicators/days.js"
 import { familiesOf } from "../src/market/indicators/index.js"
 import { loadTickers } from "../src/market/tickers/index.js"
@@ -63,6 +64,8 @@ const compile = compileOn(md)
  * the window (~20 years).
  */
 const gridDir = adoptGridFromArgs(md, 20260526)
+// the service starts the walk helper once its market is ready (App.ts); so does the bench
+await walkHelperReady()
 
 let end = 0
 for (const s of md.series) if (s.length > 0) end = Math.max(end, s.days[s.length - 1]!)
@@ -144,7 +147,7 @@ for (const c of cases) {
   for (const d of days) for (const slot of c.scope(d) ?? md.index.values()) walked.add(slot)
   const slots = [...walked].sort((a, b) => a - b)
   const tail = exitTail(days, exits)
-  const run = timed(() => {
+  const walkAll = () => {
     const periods: Array<BacktestPeriod> = []
     const families = familiesOf(backtestColumns(c.q, c.pick.order))
     // without the grid: the window's history alone, one stretch over the market
@@ -155,7 +158,15 @@ for (const c of cases) {
     const spec = { slots, q: c.q, pick: c.pick, days, exits, scope: c.scope, benchmark: spy }
     for (const p of backtestStretches(stretches, spec)) if (p !== undefined) periods.push(p)
     return { periods, stretches: stretches.length }
-  })
+  }
+  // walked by this thread alone (the walk helper off), then as the service walks it
+  walkSharing.enabled = false
+  const alone = timed(walkAll)
+  walkSharing.enabled = true
+  const run = timed(walkAll)
+  if (JSON.stringify(alone.value.periods) !== JSON.stringify(run.value.periods)) {
+    throw new Error(`${c.name}: the walk shared with the helper and the walk alone disagree`)
+  }
   const summary = summarize(run.value.periods)
   // the as-of route over a sample of the same rebalances, spread over the range (checked equal)
   const picks = Array.from({ length: SAMPLE }, (_, i) => Math.floor(((i + 0.5) * days.length) / SAMPLE))
@@ -176,7 +187,7 @@ for (const c of cases) {
   const perYear = run.ms / ((days[days.length - 1]! - days[0]!) / 365.25 || years)
   const twenty = perYear * 20
   console.log(
-    `${c.name}: ${days.length} rebalances over ${slots.length} tickers (${run.value.stretches} stretches): ${fmt(run.ms)} wall (${fmt(run.cpuMs)} CPU), ` +
+    `${c.name}: ${days.length} rebalances over ${slots.length} tickers (${run.value.stretches} stretches): ${fmt(run.ms)} wall (${fmt(run.cpuMs)} CPU; one thread alone ${fmt(alone.ms)}), ` +
       `${fmt(perYear)} per year of history → ${fmt(twenty)} for 20 years (goal ${fmt(c.goalMs)}); ` +
       `as-of route ${fmt(perRebalance)} per rebalance → ${fmt(baselineMs)} (× ${(run.ms / baselineMs).toFixed(3)}), ` +
       `${fmt(perRebalance * c.perTwentyYears)} for 20 years; mean_count ${summary.mean_count?.toFixed(1)}, ` +

@@ -13,6 +13,9 @@
  *   year before it, and 2004 to it (issue 17 item 4: one year ≤ 1 s, twenty
  *   ≤ 10 s).
  *
+ * The whole market's year is walked twice: by this thread alone, then shared with
+ * the walk helper's thread (`walkHelper.ts`), as the service walks it.
+ *
  *   npm run bench:dry-run [-- --grid-dir=/tmp/deepgrid]
  */
 
@@ -24,6 +27,7 @@ import { minuteTier } from "../src/api/signals/history.js"
 import { systemMembership } from "../src/api/universes/resolve.js"
 import { walkStretchesOf } from "../src/market/engine/deepWalk.js"
 import { MarketData } from "../src/market/engine/MarketData.js"
+import { walkHelperReady, walkSharing } from "../src/market/history/walkHelper.js"
 import { DAY_MS, epochDay, isoDate } from "../src/market/indicators/days.js"
 import { familiesOf } from "../src/market/indicators/index.js"
 import { loadTickers } from "../src/market/tickers/index.js"
@@ -91,15 +95,23 @@ const scopes: Array<{
   { name: "top_100", slots: [...top100Union].sort((a, b) => a - b), scope: (d: number) => top100(d) },
   { name: "one ticker (AAPL)", slots: [md.index.get("AAPL")!], scope: () => undefined }
 ]
+// the service starts the walk helper once its market is ready (App.ts); so does the bench
+await walkHelperReady()
 for (const s of scopes) {
-  const run = timed(() =>
-    replayAll(dailyEvaluations(md, { slots: s.slots, q: s.q ?? q, clear: undefined, fromDay, toDay, scope: s.scope }))
-  )
-  const ratio = (run.ms / (perDay * yearDays)).toFixed(3)
-  console.log(
-    `1d, one year, ${s.name}: ${fmt(run.ms)} wall, ${fmt(run.cpuMs)} CPU; ${run.value.evaluations} evaluations, ${run.value.events} events, ${run.value.signals} 5d returns; × ${ratio} of the as-of route`
-  )
-  rows.push([`1d, 365 days, ${s.name} (${s.slots.length} tickers walked)`, fmt(run.ms), fmt(perDay * yearDays), ratio])
+  // the whole market walked by this thread alone too (the walk helper off): the helper's share in the same run
+  for (const alone of s.slots === all && s.q === undefined ? [true, false] : [false]) {
+    walkSharing.enabled = !alone
+    const run = timed(() =>
+      replayAll(dailyEvaluations(md, { slots: s.slots, q: s.q ?? q, clear: undefined, fromDay, toDay, scope: s.scope }))
+    )
+    walkSharing.enabled = true
+    const ratio = (run.ms / (perDay * yearDays)).toFixed(3)
+    const name = `${s.name}${alone ? ", one thread alone" : ""}`
+    console.log(
+      `1d, one year, ${name}: ${fmt(run.ms)} wall, ${fmt(run.cpuMs)} CPU; ${run.value.evaluations} evaluations, ${run.value.events} events, ${run.value.signals} 5d returns; × ${ratio} of the as-of route`
+    )
+    rows.push([`1d, 365 days, ${name} (${s.slots.length} tickers walked)`, fmt(run.ms), fmt(perDay * yearDays), ratio])
+  }
 }
 
 // five sessions at 1m, top_100 ∩ the minute tier
@@ -131,20 +143,24 @@ rows.push([`1m, 5 sessions, top_100 (${minuteSlots.length} tickers)`, fmt(minute
 // built into D unless it is there): the year before the window, and 2004 to the window (~20 years)
 if (adoptGridFromArgs(md, 20260526) !== undefined) {
   const last = md.wholeMarketFrom - 1
-  for (const [name, first] of [
-    ["the year before the window", last - 364],
-    ["2004 to the window", epochDay("2004-01-02")]
+  for (const [name, first, alone] of [
+    ["the year before the window", last - 364, true],
+    ["the year before the window", last - 364, false],
+    ["2004 to the window", epochDay("2004-01-02"), false]
   ] as const) {
+    walkSharing.enabled = !alone
     const run = timed(() => {
       const stretches = walkStretchesOf(md, all, first, last, FORWARD_DAYS, familiesOf(keptColumns(q, undefined)))
       const out = replayAll(dailyStretches(stretches, { slots: all, q, clear: undefined, scope: () => undefined }))
       return { ...out, stretches: stretches.length }
     })
+    walkSharing.enabled = true
     const years = (last - first + 1) / 365.25
+    const label = `${name}${alone ? ", one thread alone" : ""}`
     console.log(
-      `1d, ${name}, whole market: ${fmt(run.ms)} wall, ${fmt(run.cpuMs)} CPU (${run.value.stretches} stretches, ${fmt(run.ms / years)} a year); ${run.value.evaluations} evaluations, ${run.value.events} events, ${run.value.signals} 5d returns; RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`
+      `1d, ${label}, whole market: ${fmt(run.ms)} wall, ${fmt(run.cpuMs)} CPU (${run.value.stretches} stretches, ${fmt(run.ms / years)} a year); ${run.value.evaluations} evaluations, ${run.value.events} events, ${run.value.signals} 5d returns; RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`
     )
-    rows.push([`1d, ${name} (${years.toFixed(1)} years), whole market`, fmt(run.ms), "", ""])
+    rows.push([`1d, ${label} (${years.toFixed(1)} years), whole market`, fmt(run.ms), "", ""])
   }
 }
 

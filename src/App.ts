@@ -25,6 +25,7 @@ import { DeliveryWake } from "./delivery/wake.js"
 import { DeliveryWorker } from "./delivery/worker.js"
 import { Fatal } from "./Fatal.js"
 import { DeepHistory } from "./market/DeepHistory.js"
+import { walkHelperReady } from "./market/history/walkHelper.js"
 import { Market } from "./market/Market.js"
 import { type Tickers, TickersLive } from "./market/tickers/index.js"
 import { jsonLinesLogger } from "./observability/logSink.js"
@@ -158,7 +159,26 @@ export const appOver = (tickers: Layer.Layer<Tickers>) =>
     Effect.map(AppConfig, (config) => roleLayer(config.role, Option.isSome(config.databaseUrl), tickers))
   )
 
-export const AppLive = appOver(TickersLive)
+/**
+ * Where requests are served, the walk helper (`market/history/walkHelper.ts`) loads once the market is
+ * ready: the first whole-market dry-run or backtest then shares its walk with it from its start.
+ */
+const WalkHelperLive = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const readiness = yield* Readiness
+    if (config.role === "runner") return
+    yield* readiness.await("market_snapshot").pipe(
+      Effect.zipRight(Effect.promise(() => walkHelperReady())),
+      Effect.tap((ready) =>
+        ready ? Effect.void : Effect.logWarning("the walk helper thread did not start: walks go on alone")
+      ),
+      Effect.forkScoped
+    )
+  })
+)
+
+export const AppLive = WalkHelperLive.pipe(Layer.provideMerge(appOver(TickersLive)))
 
 const levels = { debug: LogLevel.Debug, info: LogLevel.Info, warning: LogLevel.Warning, error: LogLevel.Error }
 

@@ -25,6 +25,7 @@
 import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { Context, type Effect, Layer } from "effect"
 import { VigilApi } from "./api/Api.js"
+import { type RetryPolicy, withRetries } from "./sdk/retries.js"
 
 export { VigilApi } from "./api/Api.js"
 export {
@@ -64,16 +65,36 @@ export {
   WebhookLimitReached,
   WebhookTierRequired
 } from "./api/errors.js"
+export {
+  feedReader,
+  makeReceiver,
+  type Received,
+  type ReceiverOptions,
+  type VigilEvent,
+  WebhookVerificationError
+} from "./sdk/receiver.js"
+export { type RetryPolicy, retryAfterSeconds, retryDelayMs, withRetries } from "./sdk/retries.js"
+export { walk, walkAsync } from "./sdk/walk.js"
 
 /**
  * A client for the Vigil API at `baseUrl` (e.g. `http://127.0.0.1:8080`),
  * sending `Authorization: Bearer <apiKey>` on every request. Needs an
  * `HttpClient` (`FetchHttpClient.layer`, or `NodeHttpClient.layerUndici`).
  */
-export const makeVigilClient = (baseUrl: string | URL, apiKey: string) =>
+export const makeVigilClient = (
+  baseUrl: string | URL,
+  apiKey: string,
+  options: {
+    /** the spec's retries (client/retries.ts): on by default; `false` answers the first response as it is */
+    readonly retries?: RetryPolicy | false
+  } = {}
+) =>
   HttpApiClient.make(VigilApi, {
     baseUrl,
-    transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(apiKey))
+    transformClient: (client) => {
+      const keyed = HttpClient.mapRequest(client, HttpClientRequest.bearerToken(apiKey))
+      return options.retries === false ? keyed : withRetries(options.retries)(keyed)
+    }
   })
 
 /** The client's type: `client.<group>.<endpoint>(request)`. */

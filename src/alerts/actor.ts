@@ -23,7 +23,7 @@
  */
 import { Metric } from "effect"
 import type { Cadence, Channel, FiringOptions } from "../store/webhooks.js"
-import { type Memory, type NumberedEvent, nextWake, numberEvents, stepFiring } from "./firing/machine.js"
+import { type Memory, type NumberedEvent, nextWake, numberEvents, plainDiff, stepFiring } from "./firing/machine.js"
 import { firesOnExit, needsMemory } from "./firing/options.js"
 import type { Pair } from "./pairs.js"
 import { addedIds, EMPTY } from "./tickerIds.js"
@@ -116,9 +116,7 @@ export const diff = (id: string, config: ActorConfig, state: ActorState, message
   const matched = message.matched
   const suppressed = config.snoozedUntil !== null && now < config.snoozedUntil
   if (config.plain || (config.firing.clearQ === null && !needsMemoryOf(config, state))) {
-    const added = addedIds(state.lastSet, matched)
-    const changed = added.length > 0 || matched.length !== state.lastSet.length
-    const removed = changed ? addedIds(matched, state.lastSet) : EMPTY
+    const { added, removed, changed } = plainDiff(state.lastSet, matched)
     const fired = config.firing.fireOn === "exit" ? EMPTY : added
     const cleared = firesOnExit(config.firing) ? removed : EMPTY
     const events =

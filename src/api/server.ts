@@ -21,6 +21,7 @@ import { DevicesHttpLive } from "./devices/Http.js"
 import { DirectLane, DirectLaneLive } from "./direct/lane.js"
 import { makeIdempotency } from "./idempotency.js"
 import { MarketHttpLive } from "./market/Http.js"
+import { McpHttpLive } from "./mcp/http.js"
 import { AdminAuthLive } from "./middleware/AdminAuthLive.js"
 import { makeAuthenticate } from "./middleware/Authentication.js"
 import { AuthenticationLive } from "./middleware/AuthenticationLive.js"
@@ -101,6 +102,8 @@ export const ServerLive = Effect.gen(function* () {
   // the dashboard's built files at / (issue 18)
   Layer.provide(DashboardStaticLive),
   Layer.provide(DashboardInboxLive),
+  // MCP over streamable HTTP (issue 19)
+  Layer.provide(McpHttpLive),
   Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
   HttpServer.withLogAddress,
   // the generated OpenAPI 3.1 document and an interactive reference (Scalar, served from the package, no CDN)

@@ -39,6 +39,8 @@ export interface AppConfigShape {
   readonly eventRetention: Duration.Duration
   /** DASHBOARD_URL: the dashboard's public base (https: its session cookie is `Secure`; events carry `chart_url`) */
   readonly dashboardUrl: Option.Option<URL>
+  /** MCP_TOOLS: the tools `/mcp` and `vigil-mcp` offer: `all` (default) or `read` (only those that change nothing) */
+  readonly mcpTools: "all" | "read"
   readonly replay: Option.Option<{ readonly file: string; readonly ticker: string | undefined; readonly start: string }>
 }
 
@@ -173,6 +175,13 @@ const fields = Config.all({
       }
     })
   ),
+  mcpTools: Config.withDefault(
+    withForm("MCP_TOOLS", "all or read", (raw) => {
+      const v = raw.trim().toLowerCase()
+      return v === "all" || v === "read" ? Option.some(v as "all" | "read") : Option.none()
+    }),
+    "all" as const
+  ),
   replay: Config.option(
     Config.all({
       file: withForm("REPLAY_FILE", "the path of a daily bar CSV file", (raw) => Option.some(raw.trim())),
@@ -252,6 +261,7 @@ export class AppConfig extends Context.Tag("vigil/AppConfig")<AppConfig, AppConf
     pushGatewayUrl: Option.none(),
     eventRetention: Duration.days(30),
     dashboardUrl: Option.none(),
+    mcpTools: "all",
     replay: Option.none(),
     ...overrides
   })

@@ -366,6 +366,47 @@ export const CATALOG: ReadonlyArray<ColumnDef> = [
   )
 ]
 
+/** The families a person reads a row in (the dashboard's ticker page and query completion). */
+export type ColumnGroup =
+  | "identity"
+  | "price"
+  | "volume"
+  | "trend"
+  | "momentum"
+  | "volatility"
+  | "fundamentals"
+  | "news"
+
+/** each section of CATALOG above by its first column, in order: a column belongs to the last start before it */
+const GROUP_STARTS: ReadonlyArray<readonly [string, ColumnGroup]> = [
+  ["ticker", "identity"],
+  ["price", "price"],
+  ["volume_today", "volume"],
+  [smaColumns[0]!.name, "trend"],
+  ["rsi_14", "momentum"],
+  ["atr_14", "volatility"],
+  ["high_52w", "price"],
+  ["return_1w", "momentum"],
+  ["shares_outstanding", "fundamentals"],
+  ["news_volume", "news"]
+]
+
+/** Each column's group (every column has one). */
+export const columnGroup: ReadonlyMap<string, ColumnGroup> = (() => {
+  const starts = new Map(GROUP_STARTS)
+  const out = new Map<string, ColumnGroup>()
+  let group: ColumnGroup | undefined
+  for (const c of CATALOG) {
+    group = starts.get(c.name) ?? group
+    if (group === undefined) throw new Error(`the catalog's first column ${c.name} starts no group`)
+    out.set(c.name, group)
+  }
+  for (const [name] of GROUP_STARTS) {
+    if (!out.has(name)) throw new Error(`the group start ${name} is not in the catalog`)
+  }
+  return out
+})()
+
 /** Catalog entries by name. */
 export const columnByName: ReadonlyMap<string, ColumnDef> = new Map(CATALOG.map((c) => [c.name, c]))
 

@@ -5,7 +5,8 @@
  * `EvaluatorState.commitTick`), read back in sequence order by the pull feed,
  * and pruned after `EVENT_RETENTION`. A body is stored once: a delivered
  * event's is its delivery's payload (deliveries live as long as their
- * webhook), a suppressed event's is kept with the event.
+ * webhook), a suppressed event's is kept with the event. `forTicker` reads an account's events
+ * naming one ticker across all its webhooks (the dashboard's chart markers).
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -21,6 +22,15 @@ export interface StoredEvent {
   readonly suppressed: boolean
   /** the body, byte for byte what was (or would have been) sent */
   readonly body: string
+}
+
+/** An event naming one ticker, with its webhook (`forTicker`). */
+export interface TickerEvent {
+  readonly webhookId: string
+  readonly webhookName: string
+  readonly type: "webhook.fired" | "webhook.cleared"
+  /** epoch ms of the market data evaluated */
+  readonly dataAsOf: number
 }
 
 /** events deleted per statement when pruning (a long backlog goes in several) */
@@ -60,6 +70,40 @@ export class WebhookEvents extends Effect.Service<WebhookEvents>()("vigil/Webhoo
         }
       })
 
+    /**
+     * The newest `limit` events (fired and cleared, suppressed ones too) of account `accountId`'s
+     * webhooks whose rows carry `ticker` (canonical), newest data first. A body's text is searched
+     * for the ticker's row before it is parsed, so only the candidates are.
+     */
+    const forTicker = (accountId: string, ticker: string, limit: number) =>
+      Effect.gen(function* () {
+        const needle = `"ticker":${JSON.stringify(ticker)}`
+        const contains = JSON.stringify([{ ticker }])
+        const rows = yield* sql<{
+          webhook_id: string
+          name: string
+          type: string
+          data_as_of: number | string
+        }>`SELECT e.webhook_id, w.name, e.type, e.data_as_of
+          FROM webhooks w
+            JOIN webhook_events e ON e.webhook_id = w.id
+            LEFT JOIN deliveries d ON d.id = e.delivery_id
+          WHERE w.account_id = ${accountId}
+            AND e.type IN ('webhook.fired', 'webhook.cleared')
+            AND strpos(coalesce(e.body, d.payload), ${needle}) > 0
+            AND (coalesce(e.body, d.payload))::jsonb -> 'data' -> 'matches' @> ${contains}::jsonb
+          ORDER BY e.data_as_of DESC, e.created_at DESC, e.webhook_id, e.sequence DESC
+          LIMIT ${limit}`
+        return rows.map(
+          (r): TickerEvent => ({
+            webhookId: r.webhook_id,
+            webhookName: r.name,
+            type: r.type as TickerEvent["type"],
+            dataAsOf: Number(r.data_as_of)
+          })
+        )
+      })
+
     /** Deletes the events written before `before` (epoch ms); how many went. */
     const prune = (before: number) =>
       Effect.gen(function* () {
@@ -75,6 +119,6 @@ export class WebhookEvents extends Effect.Service<WebhookEvents>()("vigil/Webhoo
         }
       })
 
-    return { page, prune } as const
+    return { page, forTicker, prune } as const
   })
 }) {}

@@ -6,6 +6,7 @@ import {
   CATALOG,
   type ColumnType,
   columnByName,
+  columnGroup,
   FLAGS,
   isAvailableAt,
   MINUTE_TIER,
@@ -153,6 +154,34 @@ describe("column catalog", () => {
     }
     expect(columnByName.get("gap_up")!.description).toContain(String(THRESHOLDS.gapPct))
     expect(columnByName.get("rsi_14")!.description).toMatch(/Wilder/)
+  })
+
+  it("puts every column in the group a person reads it in, each group in one run of the catalog", () => {
+    expect(CATALOG.every((c) => columnGroup.has(c.name))).toBe(true)
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["ticker", "identity"],
+      ["sector", "identity"],
+      ["price", "price"],
+      ["gap_up", "price"],
+      ["high_52w", "price"],
+      ["volume_today", "volume"],
+      ["relative_volume", "volume"],
+      ["sma_50", "trend"],
+      ["golden_cross", "trend"],
+      ["rsi_14", "momentum"],
+      ["macd_line", "momentum"],
+      ["return_1y", "momentum"],
+      ["atr_14", "volatility"],
+      ["bb_width", "volatility"],
+      ["market_cap", "fundamentals"],
+      ["pe_ratio", "fundamentals"],
+      ["news_volume", "news"]
+    ]
+    for (const [name, group] of cases) expect([name, columnGroup.get(name)]).toEqual([name, group])
+    const groups = new Set(columnGroup.values())
+    expect([...groups].sort()).toEqual(
+      ["fundamentals", "identity", "momentum", "news", "price", "trend", "volatility", "volume"].sort()
+    )
   })
 
   it("lists built-ins in the GET /v2/signals shape", () => {

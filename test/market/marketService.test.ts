@@ -22,6 +22,20 @@ const subset = makeTickerDirectory(
 /** Friday 2026-11-20, 10:00 New York */
 const START = Date.UTC(2026, 10, 20, 15, 0)
 
+/**
+ * `check` retried in real time until it passes (up to 20 s): what a refresh does after a TestClock step
+ * (its store reads and writes) finishes on its own fiber, after `TestClock.adjust` has returned.
+ */
+const eventually = <A, E, R>(check: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.gen(function* () {
+    for (let k = 0; k < 4_000; k++) {
+      const attempt = yield* Effect.either(Effect.sandbox(check))
+      if (attempt._tag === "Right") return attempt.right
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+    }
+    return yield* check
+  })
+
 /** the count of feed events of `kind` with `outcome` so far, and a wait for `n` more */
 const eventsCounted = (kind: string, outcome: string) =>
   Effect.gen(function* () {
@@ -31,16 +45,23 @@ const eventsCounted = (kind: string, outcome: string) =>
     return {
       /** yields until `n` more were counted (the ingest applies them on its own fiber) */
       reached: (n: number) =>
-        Effect.gen(function* () {
-          // real time (the store's I/O), not the TestClock's: up to 20 s
-          for (let k = 0; k < 4_000; k++) {
-            if ((yield* count) >= from + n) return
-            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
-          }
-          throw new Error(`${n} feed events (${kind}, ${outcome}) never applied`)
-        })
+        eventually(
+          Effect.map(count, (c) => {
+            if (c < from + n) throw new Error(`${n} feed events (${kind}, ${outcome}) never applied`)
+          })
+        )
     }
   })
+/** the market's live snapshot once a refresh has made it as of `asOf` */
+const refreshedTo = (market: Market, asOf: number) =>
+  eventually(
+    Effect.gen(function* () {
+      const live = yield* market.latest
+      expect(live.asOf).toBe(asOf)
+      return live
+    })
+  )
+
 const quotesCounted = (outcome: string) =>
   Effect.map(Metric.value(feedQuotesTotal.pipe(Metric.tagged("outcome", outcome))), (s) => s.count)
 
@@ -50,16 +71,18 @@ const num = (s: Snapshot, ticker: string, column: string): number => {
   return col.values[s.index.get(ticker)!]
 }
 
-/** the market loaded at START, with the bars it stores */
-const readyAtStart = Effect.gen(function* () {
-  yield* TestClock.setTime(START)
-  const readiness = yield* Readiness
-  yield* readiness.markReady("migrations")
-  const market = yield* Market
-  const stored = yield* MarketBars
-  yield* readiness.await("market_snapshot")
-  return { market, stored }
-})
+/** the market loaded at `at` (START unless told), with the bars it stores */
+const readyAt = (at: number) =>
+  Effect.gen(function* () {
+    yield* TestClock.setTime(at)
+    const readiness = yield* Readiness
+    yield* readiness.markReady("migrations")
+    const market = yield* Market
+    const stored = yield* MarketBars
+    yield* readiness.await("market_snapshot")
+    return { market, stored }
+  })
+const readyAtStart = readyAt(START)
 
 const MarketTest = Layer.unwrapEffect(
   Effect.gen(function* () {
@@ -90,7 +113,17 @@ describe("Market service", () => {
       expect(first.asOf).toBe(START)
       expect(first.size).toBe(subset.size)
 
-      const seen = yield* market.changes.pipe(Stream.drop(1), Stream.take(2), Stream.runCollect, Effect.fork)
+      // subscribed before the Clock moves: the stream's first element is the snapshot it found (a fork that
+      // subscribed after the first refresh would drop that one and wait for a third)
+      const subscribed = yield* Deferred.make<void>()
+      const seen = yield* market.changes.pipe(
+        Stream.tap(() => Deferred.succeed(subscribed, undefined)),
+        Stream.drop(1),
+        Stream.take(2),
+        Stream.runCollect,
+        Effect.fork
+      )
+      yield* Deferred.await(subscribed)
       yield* TestClock.adjust("60 seconds")
       yield* TestClock.adjust("60 seconds")
       const published = [...(yield* Fiber.join(seen))]
@@ -129,8 +162,7 @@ describe("Market service", () => {
       yield* quotes.reached(1)
       expect(yield* quotesCounted("accepted")).toBeGreaterThanOrEqual(2)
       yield* TestClock.adjust("60 seconds")
-      const live = yield* market.latest
-      expect(live.asOf).toBe(START + 60_000)
+      const live = yield* refreshedTo(market, START + 60_000)
       expect(num(live, "AAPL", "price")).toBe(252.5)
       expect(num(live, "AAPL", "volume_today")).toBe(400)
 
@@ -170,15 +202,18 @@ describe("Market service", () => {
       yield* paused.reached(1)
       yield* market.setFeedPaused(false)
       yield* TestClock.adjust("60 seconds")
-      expect(num(yield* market.latest, "AAPL", "price")).toBe(252.5)
+      expect(num(yield* refreshedTo(market, START + 120_000), "AAPL", "price")).toBe(252.5)
     }).pipe(Effect.provide(MarketTest))
   )
 
   it.scoped("stores a session its trades made once the next one began, as the bar a restart reads", () =>
     Effect.gen(function* () {
-      const { market, stored } = yield* readyAtStart
-      const quotes = yield* eventsCounted("quotes", "applied")
+      // loaded ten minutes before the UTC day closes: the Clock step to the close runs ten refreshes, not the
+      // ~540 a step from START would (which CI under load could not finish within the test's timeout)
       const day = Date.UTC(2026, 10, 20)
+      const lateStart = day + 86_400_000 - 10 * 60_000
+      const { market, stored } = yield* readyAt(lateStart)
+      const quotes = yield* eventsCounted("quotes", "applied")
       yield* market.push(
         MarketEvent.Quotes({
           quotes: [
@@ -189,10 +224,13 @@ describe("Market service", () => {
         })
       )
       yield* quotes.reached(1)
-      // the UTC day closes at midnight; the first refresh after it rolls the session and stores the bar
-      yield* TestClock.adjust(Duration.millis(day + 86_400_000 + 60_000 - START))
+      // the UTC day closes at midnight; the first refresh from then on rolls the session and stores the bar
+      yield* TestClock.adjust(Duration.millis(day + 86_400_000 - lateStart))
+      yield* refreshedTo(market, day + 86_400_000)
       const bar = { ticker: "BTC-USD", date: "2026-11-20", open: 90_000, high: 93_000.12, low: 90_000, close: 91_500 }
-      expect((yield* stored.load(["BTC-USD"])).get("BTC-USD")).toEqual([{ ...bar, volume: 4 }])
+      yield* eventually(
+        Effect.map(stored.load(["BTC-USD"]), (s) => expect(s.get("BTC-USD")).toEqual([{ ...bar, volume: 4 }]))
+      )
       const md = yield* market.data
       expect(md.rowAsOf("BTC-USD", "2026-11-20")?.values.price).toBe(91_500)
       // the day's minutes are not simulated: its bar is a real one
@@ -219,7 +257,7 @@ describe("Market service", () => {
       yield* news.reached(1)
       expect((yield* told.load(["AAPL"])).mentions).toMatchObject([{ ticker: "AAPL", at: START - 60_000, seq: 1 }])
       yield* TestClock.adjust("60 seconds")
-      const live = yield* market.latest
+      const live = yield* refreshedTo(market, START + 60_000)
       expect(num(live, "AAPL", "eps")).toBe(8)
       expect(num(live, "AAPL", "pe_ratio")).toBeCloseTo(num(live, "AAPL", "price") / 8, 12)
       expect(num(live, "AAPL", "analyst_target_price")).toBe(500)

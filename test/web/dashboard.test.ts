@@ -5,9 +5,9 @@
  * localStorage), and sign-out.
  */
 
-import type { Browser } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { HAS_CHROMIUM, launchChromium, NEEDS_CHROMIUM } from "../support/browser.js"
+import { describe, expect, it } from "vitest"
+import { HAS_CHROMIUM, NEEDS_CHROMIUM } from "../support/browser.js"
+import { chromiumForSuite } from "../support/chromiumSuite.js"
 import { admin } from "../support/server.js"
 import { serveForSuite } from "../support/suiteServer.js"
 
@@ -41,17 +41,11 @@ describe("the dashboard's files", () => {
 
 describe.skipIf(!HAS_CHROMIUM)(`the dashboard in Chromium (${NEEDS_CHROMIUM})`, () => {
   const server = serveForSuite()
-  let browser: Browser
-  beforeAll(async () => {
-    browser = await launchChromium()
-  }, 60_000)
-  afterAll(async () => {
-    await browser?.close()
-  })
+  const chromium = chromiumForSuite()
 
   it("signs in (after a wrong password), keeps the session over a reload, and signs out", async () => {
     const made = await admin(server, "POST", "/admin/users", { email: "ann@example.com", plan: "pro" })
-    const context = await browser.newContext()
+    const context = await chromium().newContext()
     const page = await context.newPage()
     await page.goto(`${server.url}/`)
     await page.getByLabel("Email").fill("ann@example.com")
@@ -81,7 +75,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard in Chromium (${NEEDS_CHROMIUM})`, 
 
   it("issues a key shown once, lists it, and revokes it: /v2 refuses it on the very next request", async () => {
     const made = await admin(server, "POST", "/admin/users", { email: "kim@example.com", plan: "pro" })
-    const context = await browser.newContext()
+    const context = await chromium().newContext()
     const page = await context.newPage()
     await page.goto(`${server.url}/`)
     await page.getByLabel("Email").fill("kim@example.com")
@@ -118,7 +112,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard in Chromium (${NEEDS_CHROMIUM})`, 
 
   it("screens: an error shown at its place with a suggestion, then results sorted by a column and paged", async () => {
     const made = await admin(server, "POST", "/admin/users", { email: "lee@example.com", plan: "pro" })
-    const context = await browser.newContext()
+    const context = await chromium().newContext()
     const page = await context.newPage()
     await page.goto(`${server.url}/`)
     await page.getByLabel("Email").fill("lee@example.com")
@@ -131,7 +125,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard in Chromium (${NEEDS_CHROMIUM})`, 
     await page.getByRole("button", { name: "Run" }).click()
     const alert = page.getByRole("alert")
     await alert.waitFor()
-    expect(await alert.textContent()).toMatch(/unknown column.*pric.*Did you mean price\?/i)
+    expect(await alert.textContent()).toMatch(/unknown column.*pric.*did you mean 'price'\?/i)
     expect(await page.getByLabel("Query").getAttribute("aria-invalid")).toBe("true")
 
     await page.getByLabel("Query").fill("price > 10")
@@ -169,7 +163,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard in Chromium (${NEEDS_CHROMIUM})`, 
   it("shows an in-app alert in the open inbox without a reload, with the unread count, and marks it read", async () => {
     const made = await admin(server, "POST", "/admin/users", { email: "max@example.com", plan: "pro" })
     const key = (await admin(server, "POST", `/admin/accounts/${made.body.account_id}/keys`, {})).body.api_key
-    const context = await browser.newContext()
+    const context = await chromium().newContext()
     const page = await context.newPage()
     await page.goto(`${server.url}/`)
     await page.getByLabel("Email").fill("max@example.com")
@@ -190,7 +184,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard in Chromium (${NEEDS_CHROMIUM})`, 
     const list = page.getByRole("list", { name: "Notifications" })
     await list.waitFor({ timeout: 20_000 })
     expect(await list.textContent()).toContain("MSFT")
-    expect(await inboxLink.textContent()).toBe("Inbox 1 unread")
+    await expect.poll(() => inboxLink.textContent(), { timeout: 10_000 }).toBe("Inbox 1 unread")
 
     await page.getByRole("button", { name: /^Mark read/ }).click()
     await expect.poll(() => inboxLink.textContent()).toBe("Inbox")
@@ -203,7 +197,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard in Chromium (${NEEDS_CHROMIUM})`, 
 
   it("charts a ticker's twenty years of daily candles within 300 ms, weekly too, from the screener's link", async () => {
     const made = await admin(server, "POST", "/admin/users", { email: "ned@example.com", plan: "scale" })
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    const context = await chromium().newContext({ viewport: { width: 1280, height: 900 } })
     const page = await context.newPage()
     await page.goto(`${server.url}/`)
     await page.getByLabel("Email").fill("ned@example.com")
@@ -247,7 +241,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard in Chromium (${NEEDS_CHROMIUM})`, 
 
   it("subscribes from the screener after its dry-run, then snoozes, disables and deletes the subscription", async () => {
     const made = await admin(server, "POST", "/admin/users", { email: "ora@example.com", plan: "pro" })
-    const context = await browser.newContext()
+    const context = await chromium().newContext()
     const page = await context.newPage()
     await page.goto(`${server.url}/`)
     await page.getByLabel("Email").fill("ora@example.com")
@@ -259,7 +253,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard in Chromium (${NEEDS_CHROMIUM})`, 
     await page.getByRole("button", { name: "Run" }).click()
     await page.getByRole("heading", { name: "Subscribe to this screen" }).waitFor()
     expect(await page.getByRole("button", { name: "Create subscription" }).isDisabled()).toBe(true)
-    await page.getByLabel("Name").fill("oversold")
+    await page.getByLabel("Name", { exact: true }).fill("oversold")
     await page.getByRole("button", { name: "Preview" }).click()
     const preview = page.getByRole("status").filter({ hasText: "would have sent" })
     await preview.waitFor({ timeout: 30_000 })
@@ -285,7 +279,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard in Chromium (${NEEDS_CHROMIUM})`, 
 
   it("shows 100 result rows within 100 ms of the answer", async () => {
     const made = await admin(server, "POST", "/admin/users", { email: "ray@example.com", plan: "pro" })
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    const context = await chromium().newContext({ viewport: { width: 1280, height: 900 } })
     const page = await context.newPage()
     await page.goto(`${server.url}/#/screener`)
     await page.getByLabel("Email").fill("ray@example.com")

@@ -3,10 +3,13 @@ import { currentSession, type Session, signOut } from "./api"
 import { InboxPage, useInbox } from "./inbox"
 import { Keys } from "./Keys"
 import { Screener } from "./Screener"
+import { Signals } from "./Signals"
 import { SignIn } from "./SignIn"
-import { Subscriptions } from "./Subscriptions"
+import { SubscriptionsRoute } from "./Subscriptions"
 import { Ticker } from "./Ticker"
+import { type ThemeChoice, useTheme } from "./theme"
 import { Time } from "./time"
+import { Universes } from "./Universes"
 
 type State =
   | { readonly _tag: "loading" }
@@ -44,6 +47,8 @@ export const App = () => {
 /** the pages of the signed-in dashboard, by the URL's hash */
 const PAGES = [
   { hash: "#/screener", name: "Screener" },
+  { hash: "#/signals", name: "Signals" },
+  { hash: "#/universes", name: "Universes" },
   { hash: "#/subscriptions", name: "Subscriptions" },
   { hash: "#/inbox", name: "Inbox" },
   { hash: "#/keys", name: "Keys" }
@@ -79,7 +84,11 @@ const Shell = ({ session, onSignedOut }: { readonly session: Session; readonly o
         </a>
         <nav aria-label="Main">
           {PAGES.map((p) => (
-            <a key={p.hash} href={p.hash} aria-current={hash === p.hash ? "page" : undefined}>
+            <a
+              key={p.hash}
+              href={p.hash}
+              aria-current={hash === p.hash || hash.startsWith(`${p.hash}/`) ? "page" : undefined}
+            >
               {p.name}
               {p.hash === "#/inbox" && inbox.unread > 0 ? (
                 <span className="badge">
@@ -94,6 +103,7 @@ const Shell = ({ session, onSignedOut }: { readonly session: Session; readonly o
         <span className="who">
           <span>{session.user.email}</span> <span className="plan">{session.user.plan}</span>
         </span>
+        <ThemePicker />
         <button type="button" onClick={out}>
           Sign out
         </button>
@@ -108,8 +118,12 @@ const Shell = ({ session, onSignedOut }: { readonly session: Session; readonly o
           <Keys session={session} />
         ) : hash === "#/screener" ? (
           <Screener session={session} />
-        ) : hash === "#/subscriptions" ? (
-          <Subscriptions session={session} />
+        ) : hash === "#/signals" ? (
+          <Signals session={session} />
+        ) : hash === "#/universes" ? (
+          <Universes session={session} />
+        ) : hash.startsWith("#/subscriptions") ? (
+          <SubscriptionsRoute session={session} hash={hash} />
         ) : hash === "#/inbox" ? (
           <InboxPage inbox={inbox} />
         ) : hash.startsWith("#/tickers/") ? (
@@ -142,3 +156,17 @@ const Overview = ({ session }: { readonly session: Session }) => (
     </p>
   </section>
 )
+
+const ThemePicker = () => {
+  const [choice, setChoice] = useTheme()
+  return (
+    <label className="theme">
+      <span className="sr-only">Theme</span>
+      <select value={choice} onChange={(e) => setChoice(e.target.value as ThemeChoice)}>
+        <option value="system">System theme</option>
+        <option value="light">Light</option>
+        <option value="dark">Dark</option>
+      </select>
+    </label>
+  )
+}

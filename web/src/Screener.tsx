@@ -10,30 +10,16 @@ import {
   scan,
   type UniverseInfo
 } from "./api"
+import { Backtest } from "./Backtest"
+import { ColumnPicker } from "./ColumnPicker"
+import { ErrorNote, Problem } from "./errors"
+import { QueryEditor } from "./QueryEditor"
 import { Subscribe } from "./Subscribe"
+import { listRules, type SavedRule, saveRule } from "./screenerApi"
+import { Time } from "./time"
+import { useVocabulary } from "./vocabulary"
 
 const PAGE_SIZES = [25, 50, 100] as const
-
-/** A problem of the query shown at its place: the line, a caret under the position, the suggestion. */
-const Problem = ({ q, problem }: { readonly q: string; readonly problem: QueryProblem }) => {
-  const chars = Array.from(q)
-  const before = chars.slice(0, problem.pos).join("")
-  const lineStart = before.lastIndexOf("\n") + 1
-  const lineEnd = q.indexOf("\n", lineStart)
-  const line = q.slice(lineStart, lineEnd < 0 ? undefined : lineEnd)
-  const column = Array.from(before.slice(lineStart)).length
-  return (
-    <li>
-      <span>{problem.message}</span>
-      {problem.suggestion === undefined ? null : <span> Did you mean {problem.suggestion}?</span>}
-      <pre aria-hidden="true" className="caret">
-        {line}
-        {"\n"}
-        {`${" ".repeat(column)}^`}
-      </pre>
-    </li>
-  )
-}
 
 const shown = (v: Cell | undefined): string =>
   v === null || v === undefined
@@ -57,6 +43,8 @@ export const Screener = ({ session }: { readonly session: Session }) => {
   const [error, setError] = useState<string | undefined>(undefined)
   const [busy, setBusy] = useState(false)
   const [limit, setLimit] = useState<number>(50)
+  const [fields, setFields] = useState<ReadonlyArray<string>>([])
+  const vocabulary = useVocabulary()
   /** when the answer arrived (performance.now), and how long its rows took to show */
   const received = useRef<number | undefined>(undefined)
   const [renderMs, setRenderMs] = useState<number | undefined>(undefined)
@@ -102,7 +90,9 @@ export const Screener = ({ session }: { readonly session: Session }) => {
       q,
       limit,
       ...(universe === "" ? {} : { universe }),
-      ...(asof === "" ? {} : { asof })
+      ...(asof === "" ? {} : { asof }),
+      ...(fields.length === 0 ? {} : { fields: fields.join(",") }),
+      ...(request?.q === q && request.order !== undefined ? { order: request.order, dir: request.dir } : {})
     }
     void run(next, [undefined])
   }
@@ -127,17 +117,24 @@ export const Screener = ({ session }: { readonly session: Session }) => {
     <section aria-labelledby="screener-title">
       <h1 id="screener-title">Screener</h1>
       <form onSubmit={submit} className="screen">
-        <label className="query">
-          Query
-          <textarea
+        <div className="query">
+          <label htmlFor="screen-q">Query</label>
+          <QueryEditor
+            id="screen-q"
             value={q}
-            onChange={(e) => setQ(e.target.value)}
-            rows={3}
-            spellCheck={false}
-            aria-invalid={problems.length > 0}
-            aria-describedby={problems.length > 0 ? "query-problems" : undefined}
+            onChange={setQ}
+            vocabulary={vocabulary}
+            invalid={problems.length > 0}
+            describedBy={problems.length > 0 ? "query-problems" : undefined}
           />
-        </label>
+        </div>
+        <Rules
+          onLoad={(rule) => {
+            setQ(rule.q)
+            setUniverse(rule.universe ?? "")
+            setFields(rule.fields)
+          }}
+        />
         <div className="row">
           <label>
             Universe
@@ -164,6 +161,7 @@ export const Screener = ({ session }: { readonly session: Session }) => {
               ))}
             </select>
           </label>
+          <ColumnPicker vocabulary={vocabulary} chosen={fields} onChange={setFields} />
           <button type="submit" disabled={busy}>
             Run
           </button>
@@ -187,7 +185,7 @@ export const Screener = ({ session }: { readonly session: Session }) => {
             {answer.total === 0
               ? "No ticker matches."
               : `${answer.count} of ${answer.total.toLocaleString()} matching tickers, as of `}
-            {answer.total === 0 ? null : <time dateTime={answer.as_of}>{new Date(answer.as_of).toLocaleString()}</time>}
+            {answer.total === 0 ? null : <Time iso={answer.as_of} />}
           </p>
           {answer.results.length === 0 ? null : (
             <table
@@ -251,15 +249,91 @@ export const Screener = ({ session }: { readonly session: Session }) => {
             </button>
           </div>
           {request === undefined ? null : (
-            <Subscribe
-              key={`${request.q}|${request.universe ?? ""}`}
-              session={session}
-              q={request.q}
-              universe={request.universe}
-            />
+            <>
+              <SaveRule key={`rule|${request.q}`} session={session} request={request} />
+              <Subscribe
+                key={`${request.q}|${request.universe ?? ""}`}
+                session={session}
+                q={request.q}
+                universe={request.universe}
+              />
+              <Backtest
+                key={`backtest|${request.q}|${request.universe ?? ""}`}
+                session={session}
+                q={request.q}
+                universe={request.universe}
+                order={request.order}
+                dir={request.dir}
+              />
+            </>
           )}
         </>
       )}
     </section>
+  )
+}
+
+/** the account's saved rules, one loaded into the screen */
+const Rules = ({ onLoad }: { readonly onLoad: (rule: SavedRule) => void }) => {
+  const [rules, setRules] = useState<ReadonlyArray<SavedRule>>([])
+  useEffect(() => {
+    listRules().then(
+      (r) => setRules(r.rules),
+      () => setRules([])
+    )
+  }, [])
+  if (rules.length === 0) return null
+  return (
+    <label className="rules">
+      Saved rules
+      <select
+        value=""
+        onChange={(e) => {
+          const rule = rules.find((r) => r.id === e.target.value)
+          if (rule !== undefined) onLoad(rule)
+        }}
+      >
+        <option value="">Load a saved rule…</option>
+        {rules.map((r) => (
+          <option key={r.id} value={r.id}>
+            {r.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  )
+}
+
+/** the screen as run (query, universe, order, columns) saved as a named rule */
+const SaveRule = ({ session, request }: { readonly session: Session; readonly request: ScanRequest }) => {
+  const [name, setName] = useState("")
+  const [saved, setSaved] = useState<SavedRule | undefined>(undefined)
+  const [error, setError] = useState<unknown>(undefined)
+  const save = (event: FormEvent) => {
+    event.preventDefault()
+    setError(undefined)
+    saveRule(session, {
+      name: name.trim(),
+      q: request.q,
+      ...(request.universe === undefined ? {} : { universe: request.universe }),
+      ...(request.order === undefined ? {} : { order: request.order }),
+      ...(request.dir === undefined ? {} : { dir: request.dir }),
+      fields: request.fields === undefined ? [] : request.fields.split(",")
+    }).then(setSaved, setError)
+  }
+  return (
+    <form onSubmit={save} className="row save-rule" aria-label="Save as rule">
+      <label>
+        Rule name
+        <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={80} />
+      </label>
+      <button type="submit">Save as rule</button>
+      {saved === undefined ? null : (
+        <p role="status">
+          Saved as {saved.name} (<code>{saved.id}</code>): scan it with <code>rule={saved.id}</code>.
+        </p>
+      )}
+      <ErrorNote error={error} q={request.q} />
+    </form>
   )
 }

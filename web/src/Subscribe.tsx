@@ -1,7 +1,7 @@
 import { useState } from "react"
-import { createWebhook, type DryRun, dryRun, type Session } from "./api"
-
-const percent = (x: number | null) => (x === null ? "—" : `${(x * 100).toFixed(2)}%`)
+import type { Session } from "./api"
+import { DryRunResult } from "./DryRunResult"
+import { createWebhook, type DryRun, dryRun, type Rule } from "./subscriptionsApi"
 
 /** Subscribing to a screen: its dry-run over the last 90 days first, then the in-app subscription. */
 export const Subscribe = ({
@@ -31,23 +31,35 @@ export const Subscribe = ({
     }
   }
   const from = new Date(Date.now() - 90 * 86_400_000).toISOString().slice(0, 10)
+  const rule: Rule = {
+    q,
+    ...(universe === undefined ? {} : { universe }),
+    cadence: "realtime",
+    fire_on: "enter",
+    pending_for: "0s",
+    clear_q: null,
+    cooldown: "0s",
+    repeat_interval: null
+  }
+  const more = new URLSearchParams({ q, ...(universe === undefined ? {} : { universe }) })
 
   return (
     <section aria-labelledby="subscribe-title" className="panel">
       <h2 id="subscribe-title">Subscribe to this screen</h2>
       <p className="muted">
         An in-app subscription: tickers that newly match arrive in your inbox, evaluated on every refresh. See first
-        what it would have sent.
+        what it would have sent, or{" "}
+        <a href={`#/subscriptions/new?${more.toString()}`}>choose the channel, cadence and firing options</a>.
       </p>
       <div className="row">
         <label>
           Name
-          <input value={name} onChange={(e) => setName(e.target.value)} maxLength={200} />
+          <input value={name} onChange={(e) => setName(e.target.value)} maxLength={80} />
         </label>
         <button
           type="button"
           disabled={busy}
-          onClick={() => run(async () => setPreview(await dryRun(session, q, universe, from)))}
+          onClick={() => run(async () => setPreview(await dryRun(session, rule, { from })))}
         >
           Preview
         </button>
@@ -56,7 +68,8 @@ export const Subscribe = ({
           disabled={busy || preview === undefined || created !== undefined}
           onClick={() =>
             run(async () => {
-              const w = await createWebhook(session, q, name.trim() === "" ? q.slice(0, 80) : name.trim(), universe)
+              const label = name.trim() === "" ? q.slice(0, 80) : name.trim()
+              const w = await createWebhook(session, rule, { channel: "in_app", name: label, fields: [] })
               setCreated(w.name)
             })
           }
@@ -64,24 +77,7 @@ export const Subscribe = ({
           Create subscription
         </button>
       </div>
-      {preview === undefined ? null : (
-        <div role="status" className="preview">
-          <p>
-            From {preview.from.slice(0, 10)} to {preview.to.slice(0, 10)} ({preview.evaluations} evaluations) it would
-            have sent <strong>{preview.event_count}</strong> alert{preview.event_count === 1 ? "" : "s"}
-            {preview.per_ticker.length === 0
-              ? "."
-              : `, most for ${preview.per_ticker
-                  .slice(0, 5)
-                  .map((t) => `${t.ticker} (${t.fires})`)
-                  .join(", ")}.`}
-          </p>
-          <p className="muted">
-            Mean return after a fire: 1 day {percent(preview.forward_returns["1d"].mean)}, 5 days{" "}
-            {percent(preview.forward_returns["5d"].mean)}, 20 days {percent(preview.forward_returns["20d"].mean)}.
-          </p>
-        </div>
-      )}
+      {preview === undefined ? null : <DryRunResult run={preview} />}
       {created === undefined ? null : (
         <p role="status">
           Subscribed: {created}. <a href="#/subscriptions">See your subscriptions</a>.

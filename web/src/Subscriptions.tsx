@@ -1,51 +1,134 @@
 import { useCallback, useEffect, useState } from "react"
-import { deleteWebhook, listWebhooks, type Session, snoozeWebhook, type Webhook, webhookAction } from "./api"
+import { useActions } from "./actions"
+import type { Session } from "./api"
+import { ErrorNote } from "./errors"
+import { isSnoozed, Subscription, seconds } from "./Subscription"
+import { SubscriptionForm } from "./SubscriptionForm"
+import {
+  deleteWebhook,
+  getWebhook,
+  listWebhooks,
+  snoozeWebhook,
+  testWebhook,
+  type Webhook,
+  webhookAction
+} from "./subscriptionsApi"
 import { Time } from "./time"
 
-const seconds = (s: number) => new Date(s * 1000).toISOString()
+/**
+ * `#/subscriptions` (the list), `#/subscriptions/new[?q=…&universe=…]` (the form, from a screen),
+ * `#/subscriptions/<id>` (one) and `#/subscriptions/<id>/edit`.
+ */
+export const SubscriptionsRoute = ({ session, hash }: { readonly session: Session; readonly hash: string }) => {
+  const [path, query] = hash.slice("#/subscriptions".length).split("?")
+  const parts = (path ?? "").split("/").filter((p) => p !== "")
+  const open = (w: Webhook) => {
+    window.location.hash = `#/subscriptions/${encodeURIComponent(w.id)}`
+  }
+  if (parts.length === 0) return <Subscriptions session={session} />
+  if (parts[0] === "new") {
+    const params = new URLSearchParams(query ?? "")
+    return <NewSubscription session={session} q={params.get("q") ?? ""} universe={params.get("universe") ?? ""} />
+  }
+  const id = decodeURIComponent(parts[0]!)
+  return parts[1] === "edit" ? (
+    <EditSubscription session={session} id={id} onSaved={open} />
+  ) : (
+    <Subscription session={session} id={id} />
+  )
+}
+
+/** the form; once created, a webhook's signing secret shown this once, else straight to the subscription */
+const NewSubscription = ({
+  session,
+  q,
+  universe
+}: {
+  readonly session: Session
+  readonly q: string
+  readonly universe: string
+}) => {
+  const [created, setCreated] = useState<Webhook | undefined>(undefined)
+  const open = (w: Webhook) => {
+    window.location.hash = `#/subscriptions/${encodeURIComponent(w.id)}`
+  }
+  return (
+    <section aria-labelledby="new-sub-title">
+      <h1 id="new-sub-title">New subscription</h1>
+      {created?.signing_secret === undefined ? (
+        <SubscriptionForm
+          session={session}
+          prefill={{ q, universe }}
+          onSaved={(w) => (w.signing_secret === undefined ? open(w) : setCreated(w))}
+        />
+      ) : (
+        <div className="panel once" role="status">
+          <p>
+            Subscribed: <strong>{created.name}</strong>. Its deliveries are signed (Standard Webhooks): verify them with
+            this secret.
+          </p>
+          <label>
+            Signing secret
+            <input readOnly value={created.signing_secret} onFocus={(e) => e.target.select()} />
+          </label>
+          <p className="muted small">Shown only now: copy it to your receiver. You can rotate it later.</p>
+          <a className="button" href={`#/subscriptions/${encodeURIComponent(created.id)}`}>
+            Open {created.name}
+          </a>
+        </div>
+      )}
+    </section>
+  )
+}
+
+const EditSubscription = ({
+  session,
+  id,
+  onSaved
+}: {
+  readonly session: Session
+  readonly id: string
+  readonly onSaved: (w: Webhook) => void
+}) => {
+  const [hook, setHook] = useState<Webhook | undefined>(undefined)
+  const [error, setError] = useState<unknown>(undefined)
+  useEffect(() => {
+    getWebhook(id).then(setHook, setError)
+  }, [id])
+  return (
+    <section aria-labelledby="edit-sub-title">
+      <h1 id="edit-sub-title">Edit {hook?.name ?? "subscription"}</h1>
+      <ErrorNote error={error} />
+      {hook === undefined ? null : <SubscriptionForm session={session} existing={hook} onSaved={onSaved} />}
+    </section>
+  )
+}
 
 /** The account's subscriptions: status, channel, cadence, last fired, matches now, snooze; and what to do with each. */
-export const Subscriptions = ({ session }: { readonly session: Session }) => {
+const Subscriptions = ({ session }: { readonly session: Session }) => {
   const [hooks, setHooks] = useState<ReadonlyArray<Webhook> | undefined>(undefined)
-  const [error, setError] = useState<string | undefined>(undefined)
-  const [notice, setNotice] = useState<string | undefined>(undefined)
-
+  const [loadError, setLoadError] = useState<unknown>(undefined)
   const load = useCallback(() => {
     listWebhooks().then(
       (r) => setHooks(r.webhooks),
       (e: unknown) => {
         setHooks([])
-        setError(e instanceof Error ? e.message : String(e))
+        setLoadError(e)
       }
     )
   }, [])
   useEffect(load, [load])
-
-  const act = (work: () => Promise<unknown>, done: string) => () => {
-    setError(undefined)
-    setNotice(undefined)
-    work().then(
-      () => {
-        setNotice(done)
-        load()
-      },
-      (e: unknown) => setError(e instanceof Error ? e.message : String(e))
-    )
-  }
+  const { act, error, notice } = useActions(load)
 
   return (
     <section aria-labelledby="subs-title">
       <h1 id="subs-title">Subscriptions</h1>
       <p className="muted">
         Conditions evaluated on every refresh; an in-app one delivers to your <a href="#/inbox">inbox</a>. Subscribe
-        from the <a href="#/screener">screener</a>.
+        from the <a href="#/screener">screener</a>, or <a href="#/subscriptions/new">make a new subscription</a>.
       </p>
       {notice === undefined ? null : <p role="status">{notice}</p>}
-      {error === undefined ? null : (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorNote error={error ?? loadError} />
       {hooks === undefined ? (
         <p className="muted">Loading…</p>
       ) : hooks.length === 0 ? (
@@ -66,10 +149,12 @@ export const Subscriptions = ({ session }: { readonly session: Session }) => {
           </thead>
           <tbody>
             {hooks.map((w) => {
-              const snoozed = w.snoozed_until !== null && w.snoozed_until * 1000 > Date.now()
+              const snoozed = isSnoozed(w)
               return (
                 <tr key={w.id}>
-                  <td>{w.name}</td>
+                  <td>
+                    <a href={`#/subscriptions/${encodeURIComponent(w.id)}`}>{w.name}</a>
+                  </td>
                   <td>
                     <code>{w.q}</code>
                   </td>
@@ -102,10 +187,7 @@ export const Subscriptions = ({ session }: { readonly session: Session }) => {
                         Enable <span className="sr-only">{w.name}</span>
                       </button>
                     )}
-                    <button
-                      type="button"
-                      onClick={act(() => webhookAction(session, w.id, "test"), `Test sent for ${w.name}.`)}
-                    >
+                    <button type="button" onClick={act(() => testWebhook(session, w.id), `Test sent for ${w.name}.`)}>
                       Test <span className="sr-only">{w.name}</span>
                     </button>
                     <button

@@ -31,7 +31,8 @@ export class ApiError extends Error {
   }
 }
 
-const call = async <A>(method: string, path: string, body?: unknown, csrf?: string): Promise<A> => {
+/** One call to the service by the session cookie (a change carries `csrf`); a failure is an `ApiError`. */
+export const call = async <A>(method: string, path: string, body?: unknown, csrf?: string): Promise<A> => {
   const headers: Record<string, string> = { accept: "application/json" }
   if (body !== undefined) headers["content-type"] = "application/json"
   if (csrf !== undefined) headers["x-csrf-token"] = csrf
@@ -132,6 +133,8 @@ export interface ScanRequest {
   readonly dir?: "asc" | "desc"
   readonly cursor?: string
   readonly limit?: number
+  /** extra columns, comma-separated */
+  readonly fields?: string
 }
 
 /** A screen, through the session's `/v2` (`/dashboard/v2/scan`). */
@@ -181,82 +184,3 @@ export const markRead = (session: Session, ids?: ReadonlyArray<string>) =>
 
 /** notifications as they arrive (server-sent events, by the session cookie) */
 export const INBOX_EVENTS = "/dashboard/api/inbox/events"
-
-export interface ChartBars {
-  readonly ticker: string
-  readonly name: string
-  readonly interval: "1d" | "1w"
-  readonly from: string | null
-  readonly to: string | null
-  readonly limited: boolean
-  readonly t: ReadonlyArray<number>
-  readonly o: ReadonlyArray<number>
-  readonly h: ReadonlyArray<number>
-  readonly l: ReadonlyArray<number>
-  readonly c: ReadonlyArray<number>
-  readonly v: ReadonlyArray<number>
-}
-
-export const chartBars = (ticker: string, interval: "1d" | "1w") =>
-  call<ChartBars>("GET", `/dashboard/api/tickers/${encodeURIComponent(ticker)}/bars?interval=${interval}`)
-
-export interface Webhook {
-  readonly id: string
-  readonly name: string
-  readonly q: string
-  readonly universe_id: string | null
-  readonly cadence: string
-  readonly channel: "webhook" | "chat" | "in_app" | "mobile_push"
-  readonly status: "active" | "disabled"
-  readonly disabled_reason: string | null
-  readonly last_match_set: ReadonlyArray<string>
-  /** epoch seconds */
-  readonly last_fired: number | null
-  readonly snoozed_until: number | null
-}
-
-export const listWebhooks = () =>
-  call<{ readonly webhooks: ReadonlyArray<Webhook> }>("GET", "/dashboard/v2/webhooks?limit=100")
-
-export interface DryRun {
-  readonly from: string
-  readonly to: string
-  readonly evaluations: number
-  readonly event_count: number
-  readonly per_ticker: ReadonlyArray<{ readonly ticker: string; readonly fires: number }>
-  readonly forward_returns: Readonly<
-    Record<"1d" | "5d" | "20d", { readonly n: number; readonly mean: number | null; readonly hit_rate: number | null }>
-  >
-}
-
-/** What an in-app subscription of `q` would have sent over the window (nothing stored or sent). */
-export const dryRun = (session: Session, q: string, universe: string | undefined, from: string) =>
-  call<DryRun>(
-    "POST",
-    "/dashboard/v2/webhooks/dry-run",
-    { q, from, ...(universe === undefined ? {} : { universe }) },
-    session.csrf_token
-  )
-
-/** An in-app subscription of `q` (the dashboard's inbox is where it delivers). */
-export const createWebhook = (session: Session, q: string, name: string, universe: string | undefined) =>
-  call<Webhook>(
-    "POST",
-    "/dashboard/v2/webhooks",
-    { q, name, channel: "in_app", ...(universe === undefined ? {} : { universe }) },
-    session.csrf_token
-  )
-
-export const webhookAction = (session: Session, id: string, action: "enable" | "disable" | "test") =>
-  call<unknown>("POST", `/dashboard/v2/webhooks/${encodeURIComponent(id)}/${action}`, {}, session.csrf_token)
-
-export const deleteWebhook = (session: Session, id: string) =>
-  call<unknown>("DELETE", `/dashboard/v2/webhooks/${encodeURIComponent(id)}`, undefined, session.csrf_token)
-
-export const snoozeWebhook = (session: Session, id: string, until: Date) =>
-  call<unknown>(
-    "POST",
-    `/dashboard/v2/webhooks/${encodeURIComponent(id)}/snooze`,
-    { until: until.toISOString() },
-    session.csrf_token
-  )

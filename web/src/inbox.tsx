@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from "react"
 import { ApiError, INBOX_EVENTS, type InboxItem, listNotifications, markRead, type Session } from "./api"
+import { Time } from "./time"
 
 export interface Inbox {
   readonly items: ReadonlyArray<InboxItem> | undefined
@@ -122,9 +123,9 @@ export const InboxPage = ({ inbox }: { readonly inbox: Inbox }) => {
                     </span>
                   )}
                   <strong>{n.title}</strong>{" "}
-                  <time className="muted" dateTime={new Date(n.created_at * 1000).toISOString()}>
-                    {new Date(n.created_at * 1000).toLocaleString()}
-                  </time>
+                  <span className="muted">
+                    <Time iso={new Date(n.created_at * 1000).toISOString()} />
+                  </span>
                 </div>
                 <p>{n.body}</p>
                 <ChartLinks item={n} />

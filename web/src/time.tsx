@@ -5,7 +5,12 @@ const market = new Intl.DateTimeFormat("en-US", {
   timeStyle: "short"
 })
 
+/** `iso`: an instant (shown with its time) or a day `YYYY-MM-DD` (shown as the date, no zone to convert) */
 export const Time = ({ iso }: { readonly iso: string }) => {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(iso)) {
+    const day = new Date(`${iso}T12:00:00Z`)
+    return <time dateTime={iso}>{day.toLocaleDateString(undefined, { dateStyle: "medium", timeZone: "UTC" })}</time>
+  }
   const d = new Date(iso)
   return (
     <time dateTime={iso} title={`${market.format(d)} New York`}>

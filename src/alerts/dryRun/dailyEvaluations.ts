@@ -10,7 +10,9 @@
  * bar once; only the columns the conditions read are kept (and `price`, for
  * the forward returns). Then, day by day, the kept values are laid out as a
  * snapshot of that day and `q` (and `clear_q`) evaluated over it by the
- * compiled query, exactly as a live tick evaluates them.
+ * compiled query, exactly as a live tick evaluates them — or, when neither
+ * condition reads beyond its own row, each condition is evaluated once over
+ * every kept bar and a day's matches read off its rows (`BarMatches`).
  *
  * A generator: it yields `undefined` every few thousand bars (so a caller
  * can let other work run) and each evaluation as it is made.
@@ -21,6 +23,7 @@ import { CARRY_FORWARD_DAYS, type MarketReader } from "../../market/engine/Marke
 import { stateInstant } from "../../market/history/dailyWalk.js"
 import { barsInRange, KeptRows } from "../../market/history/keptRows.js"
 import type { CompiledQuery } from "../../query/index.js"
+import { BarMatches, rowLocal } from "./barMatches.js"
 import { DaySnapshot, STRING_COLUMN_NAMES } from "./daySnapshot.js"
 import type { Evaluation } from "./replay.js"
 
@@ -34,6 +37,12 @@ export interface DailySpec {
   readonly toDay: number
   /** the slots in scope on `day` (undefined: every walked slot) */
   readonly scope: (day: number) => ReadonlySet<number> | undefined
+  /**
+   * how a day's matches are found: by laying out each day's rows as a snapshot (`DaySnapshot`, what a
+   * ranked or cross-ticker condition needs), or — the default when both conditions are row-local —
+   * off each kept bar's own evaluation (`BarMatches`); tests compare the two
+   */
+  readonly layout?: "days" | "bars" | undefined
 }
 
 /** The computed columns the conditions read, and `price`. */
@@ -61,9 +70,17 @@ export function* dailyEvaluations(md: MarketReader, spec: DailySpec): Generator<
   const rows = new KeptRows(md, slots, keptColumns(spec.q, spec.clear), barsInRange(lo, toDay))
   for (const _ of rows.walk()) yield undefined
 
-  const layout = new DaySnapshot(md, slots, rows.columns)
+  if (spec.layout !== "days" && rowLocal(spec.q) && (spec.clear === undefined || rowLocal(spec.clear))) {
+    // each condition evaluated once over every kept bar, each day's matches listed from them
+    const byBar = new BarMatches(md, slots, rows, spec.q, spec.clear, fromDay, toDay)
+    yield undefined
+    for (let day = fromDay; day <= toDay; day++)
+      if (seen[day - fromDay] === 1) yield byBar.evaluate(day, dayInstant(day), scopes[day - fromDay])
+    return
+  }
   const positions = new Int32Array(n)
   const bars = new Int32Array(n)
+  const layout = new DaySnapshot(md, slots, rows.columns)
   for (let day = fromDay; day <= toDay; day++) {
     rows.on(day, positions, bars)
     if (seen[day - fromDay] !== 1) continue

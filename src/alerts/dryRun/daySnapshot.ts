@@ -13,6 +13,14 @@ import type { Column, Snapshot } from "../../market/snapshot.js"
 import type { CompiledQuery } from "../../query/index.js"
 import type { Evaluation } from "./replay.js"
 
+/** An evaluation's `closeAt` over the market it read: bar `bar`'s close of slot `id`'s daily series (undefined: none yet). */
+export const closeAtOf =
+  (md: MarketReader): Evaluation["closeAt"] =>
+  (id, bar) => {
+    const s = md.series[id]!
+    return bar < s.length ? s.close[bar] : undefined
+  }
+
 export const STRING_COLUMN_NAMES: ReadonlySet<string> = new Set(STRING_COLUMNS)
 
 export class DaySnapshot {
@@ -110,10 +118,7 @@ export class DaySnapshot {
         const k = this.positionOf(id)
         return k < 0 ? -1 : bars[k]!
       },
-      closeAt: (id, bar) => {
-        const s = this.md.series[id]!
-        return bar < s.length ? s.close[bar] : undefined
-      }
+      closeAt: closeAtOf(this.md)
     }
   }
 

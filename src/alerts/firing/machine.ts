@@ -25,7 +25,7 @@
  * the set of tickers matching now, `fired` the ones that newly match.
  */
 import type { FiringOptions } from "../../store/webhooks.js"
-import { EMPTY } from "../tickerIds.js"
+import { addedIds, EMPTY } from "../tickerIds.js"
 import { firesOnEnter, firesOnExit, needsMemory } from "./options.js"
 
 /** What one ticker remembers beyond being inside or not (stored only when it differs from `NONE`). */
@@ -184,6 +184,7 @@ export const stepFiring = (
   clearSet: Int32Array | undefined,
   now: number
 ): FiringStep => {
+  if (clearSet === undefined && s.memory.size === 0 && !needsMemory(o)) return plainStep(o, s, matched)
   const inside: Array<number> = []
   const fired: Array<number> = []
   const repeated: Array<number> = []
@@ -236,6 +237,32 @@ export const stepFiring = (
     fired: fired.length === 0 ? EMPTY : Int32Array.from(fired),
     repeated: repeated.length === 0 ? EMPTY : Int32Array.from(repeated),
     cleared: cleared.length === 0 ? EMPTY : Int32Array.from(cleared),
+    changed
+  }
+}
+
+/** Two sorted id sets compared: the ids newly in `next`, those no longer, and whether they differ at all. */
+export const plainDiff = (
+  previous: Int32Array,
+  next: Int32Array
+): { readonly added: Int32Array; readonly removed: Int32Array; readonly changed: boolean } => {
+  const added = addedIds(previous, next)
+  const changed = added.length > 0 || next.length !== previous.length
+  return { added, removed: changed ? addedIds(next, previous) : EMPTY, changed }
+}
+
+/**
+ * `stepFiring` when nothing is remembered and nothing is asked to be (no `pending_for`, `cooldown`,
+ * `repeat_interval` or `clear_q`): a ticker enters as it matches and leaves as it stops, so the step
+ * is the diff of the two sorted sets — what `stepTicker` gives each ticker then, without a visit each.
+ */
+const plainStep = (o: FiringOptions, s: FiringState, matched: Int32Array): FiringStep => {
+  const { added, removed, changed } = plainDiff(s.inside, matched)
+  return {
+    state: changed ? { inside: matched.slice(), memory: new Map() } : s,
+    fired: firesOnEnter(o) ? added : EMPTY,
+    repeated: EMPTY,
+    cleared: firesOnExit(o) ? removed : EMPTY,
     changed
   }
 }

@@ -19,5 +19,10 @@ export const drive = <T>(steps: Generator<T | undefined, void>, visit: (t: T) =>
       now > deadline ? Effect.succeed(false) : Effect.zipRight(Effect.yieldNow(), loop)
     )
   })
-  return loop
+  // given up (past the deadline, interrupted, failed): the reader's `finally`s run (a walk shared with
+  // the walk helper's thread tells it to stop)
+  return Effect.ensuring(
+    loop,
+    Effect.sync(() => steps.return(undefined))
+  )
 }

@@ -1,4 +1,7 @@
-/** The dashboard's own endpoints (issue 18): its session (sign in, who is signed in, sign out) and the account's keys. */
+/**
+ * The dashboard's own endpoints (issue 18): its session (sign in, who is signed in, sign out), the
+ * account's keys, and a ticker's chart (its bars, and the markers of the account's alerts).
+ */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Plan } from "../../accounts/plans.js"
@@ -10,9 +13,11 @@ import {
   RateLimited,
   ServiceUnavailable,
   SignInLocked,
+  TickerNotInMinuteTier,
   Unauthenticated,
   withErrors
 } from "../errors.js"
+import { QueryCatalog } from "./catalog.js"
 import { DashboardAuth } from "./DashboardAuth.js"
 
 export const SessionView = Schema.Struct({
@@ -43,21 +48,35 @@ export const CreatedKeyView = Schema.Struct({
 
 const Numbers = Schema.Array(Schema.Number)
 
+/** the chart's intervals: minutes and hours (the minute tier's tickers), days, weeks */
+export const ChartInterval = Schema.Literal("1m", "1h", "1d", "1w")
+
 export const ChartBars = Schema.Struct({
   ticker: Schema.String,
   name: Schema.String,
-  interval: Schema.Literal("1d", "1w"),
+  interval: ChartInterval,
   from: Schema.NullOr(Schema.String),
   to: Schema.NullOr(Schema.String),
   /** whether the plan's history window cut the ticker's history */
   limited: Schema.Boolean,
-  /** bar times: epoch seconds at 00:00 UTC of each bar's day (of a week's last day, weekly) */
+  /**
+   * bar times, epoch seconds: of each bar's start (`1m`, `1h`: its first minute), at 00:00 UTC of
+   * its day (`1d`; of a week's last day, `1w`)
+   */
   t: Numbers,
   o: Numbers,
   h: Numbers,
   l: Numbers,
   c: Numbers,
   v: Numbers
+})
+
+export const ChartMarker = Schema.Struct({
+  /** the market data time the event was evaluated at (ISO 8601) */
+  time: Schema.String,
+  kind: Schema.Literal("fired", "cleared"),
+  webhook_id: Schema.String,
+  webhook_name: Schema.String
 })
 
 export class DashboardApi extends HttpApiGroup.make("dashboard")
@@ -119,13 +138,36 @@ export class DashboardApi extends HttpApiGroup.make("dashboard")
     HttpApiEndpoint.get("bars", "/dashboard/api/tickers/:ticker/bars")
       .annotate(OpenApi.Summary, "A ticker's bars for the chart")
       .setPath(Schema.Struct({ ticker: Schema.String }))
-      .setUrlParams(Schema.Struct({ interval: Schema.optional(Schema.Literal("1d", "1w")) }))
+      // exact: a bad interval's 400 names the intervals ("expected one of …"), undefined not among them
+      .setUrlParams(Schema.Struct({ interval: Schema.optionalWith(ChartInterval, { exact: true }) }))
       .addSuccess(ChartBars)
+      .middleware(DashboardAuth)
+      .pipe(withErrors(BadRequest, TickerNotInMinuteTier, NotFound))
+      .annotate(
+        OpenApi.Description,
+        "Daily (`1d`, the default) or weekly (`1w`, Monday–Sunday) bars of the completed sessions, or minute (`1m`: the newest 5 sessions) or hourly (`1h`: the newest 260, a year of equity sessions) bars of the sessions with minute data, the open one to the latest refresh, each within the plan's history window; columnar. `1m`/`1h` of a ticker outside the minute tier: 400 `ticker_not_in_minute_tier`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("markers", "/dashboard/api/tickers/:ticker/markers")
+      .annotate(OpenApi.Summary, "Where the account's alerts fired or cleared for a ticker")
+      .setPath(Schema.Struct({ ticker: Schema.String }))
+      .addSuccess(Schema.Struct({ markers: Schema.Array(ChartMarker) }))
       .middleware(DashboardAuth)
       .pipe(withErrors(BadRequest, NotFound))
       .annotate(
         OpenApi.Description,
-        "Daily (`1d`) or weekly (`1w`, Monday–Sunday) bars of the completed sessions over the plan's history window, columnar."
+        "The newest 500 events (`webhook.fired`: `fired`, `webhook.cleared`: `cleared`) of the signed-in account's webhooks whose rows carry the ticker, newest first, at their data time, while the event feed keeps them."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("catalog", "/dashboard/api/catalog")
+      .annotate(OpenApi.Summary, "The q language's columns and functions, described")
+      .addSuccess(QueryCatalog)
+      .middleware(DashboardAuth)
+      .annotate(
+        OpenApi.Description,
+        "Every column with its type, unit, description and group (identity, price, volume, trend, momentum, volatility, fundamentals, news) and every function with its signature: the screener's completion and column picker, the ticker page's grouped row. The account's custom signals are in `GET /v2/signals`."
       )
   )
   .pipe(groupErrors(ServiceUnavailable))

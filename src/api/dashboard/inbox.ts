@@ -7,12 +7,13 @@
  * notification: the store is shared); the stream ends when the session does.
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Duration, Effect, Option, Schedule, Stream } from "effect"
-import { DashboardSessions, SESSION_COOKIE } from "../../accounts/DashboardSessions.js"
+import { Duration, Effect, Either, Option, Schedule, Stream } from "effect"
+import { DashboardSessions } from "../../accounts/DashboardSessions.js"
 import { hasFeature, plansWith } from "../../accounts/plans.js"
 import { Deliveries } from "../../store/deliveries.js"
 import { refusal } from "../envelope.js"
 import { notificationDoc } from "../notifications/inbox.js"
+import { cookieSession, tokenOf } from "./cookieSession.js"
 
 export const INBOX_EVENTS = "/dashboard/api/inbox/events"
 /** how often the inbox is read for new notifications */
@@ -31,15 +32,10 @@ export const DashboardInboxLive = HttpApiBuilder.Router.use((router) =>
       INBOX_EVENTS,
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const token = request.cookies[SESSION_COOKIE] ?? ""
-        const found = yield* Effect.option(sessions.find(token))
-        if (Option.isNone(found)) {
-          return yield* refusal(503, "service_unavailable", "the session could not be read; retry shortly")
-        }
-        if (Option.isNone(found.value)) {
-          return yield* refusal(401, "unauthenticated", "not signed in, or the session ended: sign in again")
-        }
-        const session = found.value.value
+        const found = yield* cookieSession(sessions, request)
+        if (Either.isLeft(found)) return found.left
+        const session = found.right
+        const token = tokenOf(request)
         if (!hasFeature(session.plan, "webhooks")) {
           return yield* refusal(
             403,

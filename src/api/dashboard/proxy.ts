@@ -7,9 +7,10 @@
  * without the session's CSRF token: 403. The browser's cookie is not passed on.
  */
 import { Headers, type HttpApp, HttpServerRequest } from "@effect/platform"
-import { Effect, Option } from "effect"
-import { DashboardSessions, SESSION_COOKIE } from "../../accounts/DashboardSessions.js"
+import { Effect, Either, Option } from "effect"
+import { DashboardSessions } from "../../accounts/DashboardSessions.js"
 import { refusal } from "../envelope.js"
+import { cookieSession, tokenOf } from "./cookieSession.js"
 
 export const DASHBOARD_V2 = "/dashboard/v2/"
 
@@ -42,14 +43,9 @@ export const withDashboardProxy = <E, R>(app: HttpApp.Default<E, R>) =>
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
         if (!request.url.startsWith(DASHBOARD_V2)) return app
         return Effect.gen(function* () {
-          const token = request.cookies[SESSION_COOKIE] ?? ""
-          const found = yield* Effect.option(sessions.find(token))
-          if (Option.isNone(found)) {
-            return yield* refusal(503, "service_unavailable", "the session could not be read; retry shortly")
-          }
-          if (Option.isNone(found.value)) {
-            return yield* refusal(401, "unauthenticated", "not signed in, or the session ended: sign in again")
-          }
+          const found = yield* cookieSession(sessions, request)
+          if (Either.isLeft(found)) return found.left
+          const token = tokenOf(request)
           if (!SAFE.has(request.method)) {
             const matches = yield* Effect.option(sessions.csrfMatches(token, request.headers["x-csrf-token"]))
             if (Option.isNone(matches) || !matches.value) {

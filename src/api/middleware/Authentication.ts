@@ -3,6 +3,7 @@
  * malformed, unknown or revoked key; 402 `subscription_required` for an
  * account on plan `none`; 503 when the database cannot answer.
  */
+import { randomBytes, timingSafeEqual } from "node:crypto"
 import {
   HttpApiMiddleware,
   HttpApiSecurity,
@@ -40,15 +41,28 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("vig
 
 export const BEARER = /^Bearer[ ]+(\S+)\s*$/i
 
+/**
+ * The header (and its value, a secret of this process, never sent out of it) marking a `/v2` call
+ * the service makes to itself on behalf of a request it already counted against the key's rate
+ * limit: `/mcp`'s tools (api/mcp/http.ts). A caller outside the process cannot know the value.
+ */
+export const INTERNAL_CALL_HEADER = "x-vigil-internal-call"
+const INTERNAL_CALL_TOKEN = randomBytes(32).toString("base64url")
+export const internalCallHeaders: Readonly<Record<string, string>> = { [INTERNAL_CALL_HEADER]: INTERNAL_CALL_TOKEN }
+const isInternalCall = (value: string | undefined) =>
+  value !== undefined &&
+  value.length === INTERNAL_CALL_TOKEN.length &&
+  timingSafeEqual(Buffer.from(value), Buffer.from(INTERNAL_CALL_TOKEN))
+
 export type AuthenticationFailure = Unauthenticated | SubscriptionRequired | RateLimited | ServiceUnavailable
 
 /**
- * Authenticates a request's key and counts it against the key's rate limit
- * (requestPolicy.ts); the `X-RateLimit-*` headers go on whatever answers the request.
+ * Identifies a request's key (the Authorization header, the key's lookup, the plan's admission)
+ * without counting it: `makeAuthenticate` counts it too; `/mcp` counts each tool's API call
+ * instead (src/mcp/http.ts).
  */
-export const makeAuthenticate = Effect.gen(function* () {
+export const makeIdentify = Effect.gen(function* () {
   const accounts = yield* Accounts
-  const limiter = yield* RateLimiter
   return (request: HttpServerRequest.HttpServerRequest): Effect.Effect<AuthenticatedKey, AuthenticationFailure> =>
     Effect.gen(function* () {
       const header = request.headers.authorization
@@ -77,6 +91,22 @@ export const makeAuthenticate = Effect.gen(function* () {
       const key = found.value
       const refused = admissionFailure(key)
       if (refused !== undefined) return yield* refused
+      return key
+    })
+})
+
+/**
+ * Authenticates a request's key and counts it against the key's rate limit
+ * (requestPolicy.ts); the `X-RateLimit-*` headers go on whatever answers the request.
+ */
+export const makeAuthenticate = Effect.gen(function* () {
+  const identify = yield* makeIdentify
+  const limiter = yield* RateLimiter
+  return (request: HttpServerRequest.HttpServerRequest): Effect.Effect<AuthenticatedKey, AuthenticationFailure> =>
+    Effect.gen(function* () {
+      const key = yield* identify(request)
+      // a call this process makes for a request it already counted (an /mcp tool's): not counted twice
+      if (isInternalCall(request.headers[INTERNAL_CALL_HEADER])) return key
       const scope = rateScopeOf(request.url.split("?")[0])
       const decision = yield* limiter.check(...rateLimitOf(key, scope))
       const headers = rateLimitHeaders(decision)

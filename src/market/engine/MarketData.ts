@@ -226,6 +226,10 @@ export class MarketData implements MarketReader {
   stateAt(i: number, j: number, into?: DailyState, families?: number) {
     return stateAt(this.core, i, j, into, families)
   }
+  startAt(i: number, j: number, out: Float64Array, at: number): boolean {
+    this.core.checkpoints.startBefore(i, j, out, at)
+    return true
+  }
   windowDayOf(i: number): number {
     return this.core.windowDayOf(i)
   }

@@ -63,6 +63,11 @@ export interface MarketReader {
    * the ticker's config, where given; only the parts `families` names: a walk's, state.ts `F`)
    */
   stateAt(i: number, j: number, into?: DailyState, families?: number): DailyState
+  /**
+   * the recipe `stateAt(i, j, …, families)` follows (`history/walkStart.ts`), written into `out` at `at`, for
+   * another thread reading the same series; false when only this thread can build that state
+   */
+  startAt(i: number, j: number, out: Float64Array, at: number, families?: number): boolean
   /** the first day of ticker `i`'s history kept in memory */
   windowDayOf(i: number): number
   /** ticker `i`'s history before the window (built on demand, cached) */

@@ -17,28 +17,11 @@
  * (every 8 bars throughout: 13 KB, 170 MB).
  */
 import type { BarSeries } from "../history/barSeries.js"
-import {
-  ALL_FAMILIES,
-  commit,
-  configForAssetType,
-  copyRecursiveScalars,
-  type DailyState,
-  makeState,
-  restoreFromBars,
-  SC_COUNT
-} from "../indicators/index.js"
+import { followStart, freshStart, restoredStart, START_SIZE } from "../history/walkStart.js"
+import { ALL_FAMILIES, copyRecursiveScalars, type DailyState, SC_COUNT } from "../indicators/index.js"
 
 export const CHECKPOINT_EVERY = 8
 export const SPARSE_EVERY = 64
-
-const barOf = (s: BarSeries, j: number) => ({
-  day: s.days[j],
-  open: s.openAt(j),
-  high: s.highAt(j),
-  low: s.lowAt(j),
-  close: s.close[j],
-  volume: s.volume[j]
-})
 
 /** sparse positions (multiples of SPARSE_EVERY, from SPARSE_EVERY) below `bars` */
 const sparseBelow = (bars: number): number => Math.max(0, Math.floor((bars - 1) / SPARSE_EVERY))
@@ -120,6 +103,23 @@ export class HistoryCheckpoints {
   }
 
   /**
+   * The recipe of ticker `i`'s state with bars [0, j) committed (`walkStart.ts`), into `out` at `at`:
+   * a restore off the last checkpoint at or before bar `j`, or a fresh state, then the bars up to `j`.
+   */
+  startBefore(i: number, j: number, out: Float64Array, at: number): void {
+    // the last checkpoint at or before min(j, committed): slots below that bar + 1, of those written
+    const limit = Math.min(j, this.committedCount[i])
+    const available = Math.min(slotsBelow(this.dense[i], limit + 1), this.count[i])
+    if (available < 1) {
+      freshStart(out, at, 0, false)
+      return
+    }
+    const from = this.positionOf(i, available - 1)
+    const scalars = this.saved[i].subarray((available - 1) * SC_COUNT, available * SC_COUNT)
+    restoredStart(out, at, scalars, from, from, undefined, false)
+  }
+
+  /**
    * A state of ticker `i` with bars [0, j) committed: fresh, or rebuilt into
    * `into` (a state of the same asset type the caller owns and reuses).
    */
@@ -132,21 +132,10 @@ export class HistoryCheckpoints {
     /** only these parts of the state (a walk's: state.ts `F`) */
     families: number = ALL_FAMILIES
   ): DailyState {
-    const config = configForAssetType(assetType)
-    // the last checkpoint at or before min(j, committed): slots below that bar + 1, of those written
-    const limit = Math.min(j, this.committedCount[i])
-    const available = Math.min(slotsBelow(this.dense[i], limit + 1), this.count[i])
-    let st: DailyState
-    let from: number
-    if (available >= 1) {
-      from = this.positionOf(i, available - 1)
-      const scalars = this.saved[i].subarray((available - 1) * SC_COUNT, available * SC_COUNT)
-      st = restoreFromBars(config, scalars, from, series, from, into, undefined, families)
-    } else {
-      st = makeState(config)
-      from = 0
-    }
-    for (let k = from; k < j; k++) commit(st, barOf(series, k), families)
-    return st
+    this.startBefore(i, j, recipe, 0)
+    return followStart(recipe, 0, assetType, series, j, into, families)
   }
 }
+
+/** the recipe `stateBefore` follows (used at once: one is enough) */
+const recipe = new Float64Array(START_SIZE)

@@ -18,6 +18,7 @@ import type { DeepGridMeta } from "../history/deepGrid.js"
 import { deepStateBefore } from "../history/deepTicker.js"
 import { generateBars } from "../history/generateBars.js"
 import { GRID_LONG_SUM, GRID_SLOT } from "../history/gridStates.js"
+import { freshStart, restoredStart, restoreStart, START_SIZE } from "../history/walkStart.js"
 import {
   ALL_FAMILIES,
   allocateColumns,
@@ -27,9 +28,7 @@ import {
   configForAssetType,
   type DailyState,
   finishCommits,
-  makeState,
   preview,
-  restoreFromBars,
   restoreNeeds,
   SC_COUNT
 } from "../indicators/index.js"
@@ -177,18 +176,40 @@ export const stateAtGridDay = (
   into?: DailyState,
   families?: number
 ): { readonly state: DailyState; readonly e: number } | undefined => {
+  const e = startAtGridDay(block, i, assetType, bars, n, gridDay, recipe, 0, families)
+  return e === undefined ? undefined : { state: restoreStart(recipe, 0, assetType, bars, into, families), e }
+}
+
+/** the recipe `stateAtGridDay` restores from (used at once: one is enough) */
+const recipe = new Float64Array(START_SIZE)
+
+/**
+ * `stateAtGridDay` as a recipe (`walkStart.ts`) into `out` at `at`, its bars from the grid day on committed in
+ * one deferred run: another thread reading the same bars follows it. Answers `e` (undefined: too few bars).
+ */
+export const startAtGridDay = (
+  block: Float64Array,
+  i: number,
+  assetType: string,
+  bars: BarArrays,
+  n: number,
+  gridDay: number,
+  out: Float64Array,
+  outAt: number,
+  families?: number
+): number | undefined => {
   let e = 0
   while (e < n && bars.days[e]! < gridDay) e++
   const at = i * GRID_SLOT
   const count = block[at + SC_COUNT]
-  const config = configForAssetType(assetType)
-  if (count === 0 && e === 0) return { state: makeState(config), e }
-  if (count > 0 && e >= Math.min(count, restoreNeeds(config, families))) {
+  const restores = count > 0 && e >= Math.min(count, restoreNeeds(configForAssetType(assetType), families))
+  if (!restores && !(count === 0 && e === 0)) return undefined
+  if (count === 0) freshStart(out, outAt, e, true)
+  else {
     const longSum = block.subarray(at + GRID_LONG_SUM, at + GRID_LONG_SUM + 2)
-    const scalars = block.subarray(at, at + SC_COUNT)
-    return { state: restoreFromBars(config, scalars, count, bars, e, into, longSum, families), e }
+    restoredStart(out, outAt, block.subarray(at, at + SC_COUNT), count, e, longSum, true)
   }
-  return undefined
+  return e
 }
 
 /** The bars of `slots` (a group from `slots[0]`) from `from` to `to`, regenerated (`generateBars`), into `out`. */

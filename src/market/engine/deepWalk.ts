@@ -11,15 +11,16 @@
  *
  * Everything else reads through to the market (`Object.create`: a view, nothing copied).
  */
-import { BarSeries, barInto, newBar, SeriesArena } from "../history/barSeries.js"
+import { BarSeries, SeriesArena } from "../history/barSeries.js"
 import { appendStored } from "../history/deepBarsReader.js"
 import { DEEP_GRID_EVERY } from "../history/deepGrid.js"
 import { deepStateBefore } from "../history/deepTicker.js"
 import { generateBars } from "../history/generateBars.js"
-import { ALL_FAMILIES, commitDeferred, type DailyState, finishCommits } from "../indicators/index.js"
+import { followStart, START_SIZE } from "../history/walkStart.js"
+import { ALL_FAMILIES, type DailyState } from "../indicators/index.js"
 import type { MarketCore } from "./core.js"
 import { CARRY_FORWARD_DAYS } from "./core.js"
-import { gridIndexFor, LOOKBACK_DAYS, lookbackDays, stateAtGridDay } from "./deepAsOf.js"
+import { gridIndexFor, LOOKBACK_DAYS, lookbackDays, startAtGridDay } from "./deepAsOf.js"
 import { deepOf } from "./history.js"
 import type { MarketReader } from "./MarketReader.js"
 
@@ -183,29 +184,36 @@ export const reachingBack = (
     series[i] = s
     extended.add(i)
   }
-  const bar = newBar()
+  /**
+   * the recipe of extended series `i`'s state before its bar `j` (of the parts `families` names) off the grid
+   * day; false when the grid cannot give it
+   */
+  const startAt = (i: number, j: number, out: Float64Array, at: number, families?: number): boolean => {
+    if (!extended.has(i)) return md.startAt(i, j, out, at, families)
+    const s = series[i]
+    const e = startAtGridDay(block, i, core.tickers[i].asset_type, s, s.length, gridDay, out, at, families)
+    return e !== undefined && j >= e
+  }
+  const recipe = new Float64Array(START_SIZE)
 
   /** the state of extended series `i` before its bar `j`: off the grid day, or the ticker's own history */
   const stateAt = (i: number, j: number, into?: DailyState, families?: number): DailyState => {
     if (!extended.has(i)) return md.stateAt(i, j, into, families)
     const s = series[i]
-    const restored = stateAtGridDay(block, i, core.tickers[i].asset_type, s, s.length, gridDay, into, families)
-    if (restored === undefined || j < restored.e) {
-      // too few bars before the grid day (a sparse import), or a bar before it: the ticker's own history
-      const deep = deepOf(core, i)
-      const jd = deep === undefined ? -1 : deep.series.indexAtOrBefore(s.days[j] - 1) + 1
-      if (deep === undefined || jd >= deep.series.length || deep.series.days[jd] !== s.days[j])
-        throw new Error(`no state of ${core.tickers[i].ticker} before ${s.days[j]}`)
-      return deepStateBefore(deep, jd)
+    if (startAt(i, j, recipe, 0, families)) {
+      return followStart(recipe, 0, core.tickers[i].asset_type, s, j, into, families ?? ALL_FAMILIES)
     }
-    const { state: st, e } = restored
-    for (let b = e; b < j; b++) commitDeferred(st, barInto(s, b, bar), families)
-    if (j > e) finishCommits(st, families)
-    return st
+    // too few bars before the grid day (a sparse import), or a bar before it: the ticker's own history
+    const deep = deepOf(core, i)
+    const jd = deep === undefined ? -1 : deep.series.indexAtOrBefore(s.days[j] - 1) + 1
+    if (deep === undefined || jd >= deep.series.length || deep.series.days[jd] !== s.days[j])
+      throw new Error(`no state of ${core.tickers[i].ticker} before ${s.days[j]}`)
+    return deepStateBefore(deep, jd)
   }
 
   const view = Object.create(md) as MarketReader & { series: ReadonlyArray<BarSeries> }
   Object.defineProperty(view, "series", { value: series })
   Object.defineProperty(view, "stateAt", { value: stateAt })
+  Object.defineProperty(view, "startAt", { value: startAt })
   return view
 }

@@ -108,6 +108,8 @@ export class DailyWalk {
   private readonly families: number
   /** the bar being walked (a commit or preview keeps no reference to it) */
   private readonly bar = newBar()
+  /** a state per config, refilled for each ticker walked without inputs (kept from run to run) */
+  private readonly pool = new Map<IndicatorConfig, DailyState>()
 
   constructor(
     private readonly md: WalkMarket,
@@ -129,20 +131,25 @@ export class DailyWalk {
     this.series = new Array(spec.slots.length)
   }
 
-  *run(visit: BarVisitor): Generator<void, void> {
+  /**
+   * Walks the tickers at positions `from` … `to - 1` of `spec.slots` (default: all of them); a walk may be
+   * run over parts of its tickers one after another (each ticker once), as a walk shared with another
+   * thread takes its tickers a run at a time (`keptWalk.ts`).
+   */
+  *run(visit: BarVisitor, from = 0, to = this.spec.slots.length): Generator<void, void> {
     const { md, spec } = this
     const slots = spec.slots
     const n = slots.length
     const next = new Int32Array(n)
     const end = new Int32Array(n)
-    for (let k = 0; k < n; k++) {
+    for (let k = from; k < to; k++) {
       const s = md.series[slots[k]]
       this.series[k] = s
       end[k] = s.length
       next[k] = Math.max(0, spec.start(slots[k], s))
     }
-    if (spec.inputs === "none") yield* this.tickerByTicker(visit, next, end)
-    else yield* this.chunked(visit, next, end)
+    if (spec.inputs === "none") yield* this.tickerByTicker(visit, next, end, from, to)
+    else yield* this.chunked(visit, next, end, from, to)
   }
 
   /**
@@ -150,10 +157,16 @@ export class DailyWalk {
    * before the next, in one state per config refilled for each (13,000 states at once are ~180 MB
    * of new memory to touch).
    */
-  private *tickerByTicker(visit: BarVisitor, next: Int32Array, end: Int32Array): Generator<void, void> {
+  private *tickerByTicker(
+    visit: BarVisitor,
+    next: Int32Array,
+    end: Int32Array,
+    from: number,
+    to: number
+  ): Generator<void, void> {
     const { md, spec } = this
-    const pool = new Map<IndicatorConfig, DailyState>()
-    for (let k = 0; k < spec.slots.length; k++) {
+    const pool = this.pool
+    for (let k = from; k < to; k++) {
       const i = spec.slots[k]
       const config = configForAssetType(md.tickers[i].asset_type)
       let st: DailyState
@@ -176,13 +189,18 @@ export class DailyWalk {
    * chunk the walk goes ticker by ticker (a ticker's state stays in the CPU cache while its bars are
    * walked); every ticker's state is kept from chunk to chunk.
    */
-  private *chunked(visit: BarVisitor, next: Int32Array, end: Int32Array): Generator<void, void> {
+  private *chunked(
+    visit: BarVisitor,
+    next: Int32Array,
+    end: Int32Array,
+    from: number,
+    to: number
+  ): Generator<void, void> {
     const { md, spec } = this
     const slots = spec.slots
-    const n = slots.length
-    const states: Array<DailyState> = new Array(n)
+    const states: Array<DailyState> = new Array(slots.length)
     let first = Number.POSITIVE_INFINITY
-    for (let k = 0; k < n; k++) {
+    for (let k = from; k < to; k++) {
       const i = slots[k]
       const s = this.series[k]
       const j = next[k]
@@ -198,7 +216,7 @@ export class DailyWalk {
       const c1 = Math.min(c0 + CHUNK_DAYS - 1, spec.toDay)
       inputs.moveTo(c0)
       let work = 0
-      for (let k = 0; k < n; k++) {
+      for (let k = from; k < to; k++) {
         const from = next[k]
         let j = from
         for (let to = this.walkTicker(visit, k, states[k], j, end[k], c1, inputs); to > j; ) {

@@ -11,9 +11,11 @@
  */
 import { INPUT_COLUMNS } from "../engine/inputs.js"
 import { CARRY_FORWARD_DAYS, type MarketReader } from "../engine/MarketData.js"
-import type { Column } from "../snapshot.js"
+import { familiesOf } from "../indicators/index.js"
 import type { BarSeries } from "./barSeries.js"
-import { DailyWalk, type WalkInputs } from "./dailyWalk.js"
+import type { WalkInputs } from "./dailyWalk.js"
+import { type KeptPlan, keptWalker } from "./keptWalk.js"
+import { SHARE_FROM_BARS, sharedWalk, type WalkShare } from "./walkHelper.js"
 
 /** A kept column: one value per kept row (booleans as 0/1), and its validity. */
 export interface KeptColumn {
@@ -69,6 +71,8 @@ export class KeptRows {
   private readonly barOf: Int32Array
   /** position → its bar's day */
   private readonly dayOf: Int32Array
+  /** how the last walk was shared with the walk helper's thread (undefined: walked here alone) */
+  shared: WalkShare | undefined
   /** k → the position `on` reached (-1 before its first) */
   private readonly at: Int32Array
 
@@ -84,7 +88,8 @@ export class KeptRows {
     this.offset = new Int32Array(n + 1)
     for (let k = 0; k < n; k++) this.offset[k + 1] = this.offset[k]! + lists[k]!.length
     const total = this.offset[n]!
-    this.barOf = new Int32Array(total)
+    // the walk helper's thread writes the columns and reads the bars' indexes too: shared memory
+    this.barOf = new Int32Array(new SharedArrayBuffer(4 * total))
     this.dayOf = new Int32Array(total)
     for (let k = 0; k < n; k++) {
       const list = lists[k]!
@@ -93,46 +98,127 @@ export class KeptRows {
       this.barOf.set(list, at)
       for (let b = 0; b < list.length; b++) this.dayOf[at + b] = days[list[b]!]!
     }
-    this.columns = names.map((name) => ({ name, values: new Float64Array(total), valid: new Uint8Array(total) }))
+    this.columns = names.map((name) => ({
+      name,
+      values: new Float64Array(new SharedArrayBuffer(8 * total)),
+      valid: new Uint8Array(new SharedArrayBuffer(total))
+    }))
     this.at = Int32Array.from({ length: n }, (_, k) => this.offset[k]! - 1)
   }
 
-  /** Walks the kept bars' rows into the columns; yields every few hundred bars. */
-  *walk(): Generator<void, void> {
+  /** how many bars are kept, over every ticker: the positions are 0 .. size - 1 */
+  get size(): number {
+    return this.offset[this.slots.length]!
+  }
+
+  /** one value per kept position: ticker `k`'s value at each of its positions */
+  spread<A>(valueAt: (k: number) => A): Array<A> {
+    const out = new Array<A>(this.size)
+    for (let k = 0; k < this.slots.length; k++) out.fill(valueAt(k), this.offset[k]!, this.offset[k + 1]!)
+    return out
+  }
+
+  /**
+   * Walks the kept bars' rows into the columns; yields every few hundred bars. A walk of at least
+   * `shareFrom` bars whose columns read only the bars is shared with the walk helper's thread
+   * (`walkHelper.ts`; `helperFailsAfter`: tests make it fail after that many runs).
+   */
+  *walk(
+    options: {
+      readonly shareFrom?: number
+      /** bars in a run of tickers either thread takes (`keptWalk.ts` RUN_BARS) */
+      readonly runBars?: number
+      readonly helperFailsAfter?: number | undefined
+    } = {}
+  ): Generator<void, void> {
     const { md, offset, barOf } = this
     // only the tickers with a kept bar, from their first one to the last kept day
     const walked: Array<number> = []
     let toDay = Number.NEGATIVE_INFINITY
+    let bars = 0
     for (let k = 0; k < this.slots.length; k++) {
       if (offset[k + 1]! === offset[k]!) continue
       walked.push(k)
       const s = md.series[this.slots[k]!]!
       toDay = Math.max(toDay, s.days[barOf[offset[k + 1]! - 1]!]!)
+      bars += barOf[offset[k + 1]! - 1]! - barOf[offset[k]!]! + 1
     }
     if (walked.length === 0) return
     const names = this.columns.map((c) => c.name)
-    const next = Int32Array.from(walked, (k) => offset[k]!)
-    const firstBar = new Map(walked.map((k) => [this.slots[k]!, barOf[offset[k]!]!]))
-    const walk = new DailyWalk(md, {
+    // the walked tickers' positions: each one's follow the previous one's (a ticker without any holds none)
+    const walkedOffset = new Int32Array(new SharedArrayBuffer(4 * (walked.length + 1)))
+    for (let w = 0; w < walked.length; w++) walkedOffset[w] = offset[walked[w]!]!
+    walkedOffset[walked.length] = offset[walked[walked.length - 1]! + 1]!
+    const plan: KeptPlan = {
       slots: walked.map((k) => this.slots[k]!),
-      start: (slot) => firstBar.get(slot)!,
-      fresh: false,
+      offset: walkedOffset,
+      barOf,
       toDay,
-      inputs: inputsFor(names),
-      columns: names,
-      wanted: (w, j) => next[w]! < offset[walked[w]! + 1]! && barOf[next[w]!] === j
+      names,
+      values: this.columns.map((c) => c.values),
+      valid: this.columns.map((c) => c.valid)
+    }
+    const inputs = inputsFor(names)
+    const walkRun = keptWalker(md, plan, inputs)
+    if (inputs !== "none" || bars < (options.shareFrom ?? SHARE_FROM_BARS)) return yield* walkRun(0, walked.length)
+    this.shared = yield* sharedWalk(md, plan, familiesOf(names), walkRun, {
+      runBars: options.runBars,
+      failAfter: options.helperFailsAfter
     })
-    const sources = this.columns.map((c) => walk.row.get(c.name) as Extract<Column, { kind: "numeric" | "boolean" }>)
-    const kept = this.columns
-    yield* walk.run((w) => {
-      const p = next[w]!++
-      for (let c = 0; c < kept.length; c++) {
-        const src = sources[c]!
-        const dst = kept[c]!
-        dst.valid[p] = src.valid[0]!
-        dst.values[p] = src.values[0]!
+  }
+
+  /**
+   * Per day of `fromDay … toDay`, the walked tickers (positions `k`, ascending) whose row on that day
+   * (as `on` finds it) is a kept bar with `bits[position] === 1`: the tickers of day `d` are
+   * `ks[start[d - fromDay]] … ks[start[d - fromDay + 1] - 1]`. One pass over each ticker's kept bars
+   * in turn (no pass over every ticker each day); the lists hold only the bits set.
+   */
+  daysWhere(bits: Uint8Array, fromDay: number, toDay: number): { readonly start: Int32Array; readonly ks: Int32Array } {
+    const span = Math.max(0, toDay - fromDay + 1)
+    const start = new Int32Array(span + 1)
+    // each set bit's days: from its bar's day to the day before the next bar, at most the carry-forward
+    const each = (visit: (k: number, d0: number, d1: number) => void) => {
+      const { offset, dayOf } = this
+      for (let k = 0; k < this.slots.length; k++) {
+        const last = offset[k + 1]! - 1
+        for (let p = offset[k]!; p <= last; p++) {
+          if (bits[p] !== 1) continue
+          const d0 = Math.max(dayOf[p]!, fromDay)
+          const until = p < last ? dayOf[p + 1]! - 1 : Number.POSITIVE_INFINITY
+          const d1 = Math.min(until, dayOf[p]! + CARRY_FORWARD_DAYS, toDay)
+          if (d0 <= d1) visit(k, d0 - fromDay, d1 - fromDay)
+        }
       }
+    }
+    each((_, a, b) => {
+      for (let d = a; d <= b; d++) start[d + 1]!++
     })
+    for (let d = 0; d < span; d++) start[d + 1]! += start[d]!
+    const ks = new Int32Array(start[span]!)
+    const fill = start.slice(0, span)
+    each((k, a, b) => {
+      for (let d = a; d <= b; d++) ks[fill[d]!++] = k
+    })
+    return { start, ks }
+  }
+
+  /** ticker `k`'s row on `day`: the position of its latest kept bar within the carry-forward (-1: none) */
+  positionOn(k: number, day: number): number {
+    const { offset, dayOf } = this
+    let lo = offset[k]!
+    let hi = offset[k + 1]!
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (dayOf[mid]! <= day) lo = mid + 1
+      else hi = mid
+    }
+    const p = lo - 1
+    return p >= offset[k]! && day - dayOf[p]! <= CARRY_FORWARD_DAYS ? p : -1
+  }
+
+  /** the index in its ticker's series of the bar kept at `position` */
+  barAt(position: number): number {
+    return this.barOf[position]!
   }
 
   /**

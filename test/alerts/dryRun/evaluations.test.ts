@@ -47,6 +47,7 @@ const QUERIES = [
   (x: number) => `price > SPY.price * ${x}`,
   (x: number) => `pe_ratio < ${x * 40} OR news_volume > 0`,
   (x: number) => `market_cap > ${x * 1e11} AND rsi_14 < 60`,
+  (x: number) => `(above_sma_20 AND NOT gap_down) OR (industry IS NULL AND rsi_14 > ${x * 100})`,
   // ranked within each sector: the partition's text column is laid out for the rank
   (x: number) => `pct_rank(rsi_14, sector) > ${x} AND zscore(volatility_20d, exchange) < ${x * 2}`
 ]
@@ -110,6 +111,46 @@ describe("dry-run history readers", () => {
       ),
       { numRuns: 25 }
     )
+  }, 120_000)
+
+  it("finds a row-local rule's matches off its kept bars exactly as off each day's laid-out rows", () => {
+    const all = [...Array(md.size).keys()]
+    let evaluations = 0
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: QUERIES.length - 1 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.integer({ min: 1, max: 50 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.option(fc.subarray(all, { minLength: 1 }), { nil: undefined }),
+        fc.boolean(),
+        (which, x, back, span, subset, withClear) => {
+          const q = compile(QUERIES[which]!(x))
+          const clear = withClear ? compile(`above_sma_50 OR sector = 'Energy' OR rsi_14 > ${x * 100}`) : undefined
+          const toDay = TODAY - back
+          const scopeSet = subset === undefined ? undefined : new Set(subset)
+          const spec = { slots: all, q, clear, fromDay: toDay - span, toDay, scope: () => scopeSet }
+          const read = (layout: "days" | "bars") => {
+            const out: Array<{ at: number; matched: string; clear: string; rows: string }> = []
+            drain(dailyEvaluations(md, { ...spec, layout }), (e) =>
+              out.push({
+                at: e.at,
+                matched: Array.from(e.matched).join(),
+                clear: e.clear === undefined ? "-" : Array.from(e.clear).join(),
+                // every walked ticker's price and bar as the evaluation reads them (NaN / -1: no row)
+                rows: all.map((id) => `${e.price(id)}@${e.bar(id)}`).join()
+              })
+            )
+            return out
+          }
+          const bars = read("bars")
+          expect(bars).toEqual(read("days"))
+          evaluations += bars.length
+        }
+      ),
+      { numRuns: 40 }
+    )
+    expect(evaluations).toBeGreaterThan(100)
   }, 120_000)
 
   it("replays the evaluator's state machine over the evaluations, and measures forward returns from the closes", () => {

@@ -235,26 +235,34 @@ describe("the alert state machine", () => {
     )
   })
 
-  it("with the default options is the plain diff: fired = newly matching, inside = matching, no memory", () => {
+  it("without pending, cooldown, repeat or clear_q is the plain diff: fired = newly matching, cleared = no longer, inside = matching, no memory", () => {
     fc.assert(
-      fc.property(fc.array(fc.subarray(TICKERS), { minLength: 1, maxLength: 30 }), (sets) => {
-        const ids = new TickerIds()
-        for (const t of TICKERS) ids.idOf(t)
-        let state = EMPTY_FIRING
-        let previous: ReadonlyArray<string> = []
-        let now = 0
-        for (const set of sets) {
-          now += MIN
-          const step = stepFiring(DEFAULT_FIRING, state, ids.sortedIds(set), undefined, now)
-          expect(ids.namesOf(step.fired)).toEqual(set.filter((t) => !previous.includes(t)).sort())
-          expect(step.cleared.length + step.repeated.length).toBe(0)
-          expect(ids.namesOf(step.state.inside)).toEqual([...set].sort())
-          expect(step.state.memory.size).toBe(0)
-          expect(step.changed).toBe(set.length !== previous.length || set.some((t) => !previous.includes(t)))
-          state = step.state
-          previous = set
+      fc.property(
+        fc.constantFrom("enter" as const, "exit" as const, "both" as const),
+        fc.array(fc.subarray(TICKERS), { minLength: 1, maxLength: 30 }),
+        (fireOn, sets) => {
+          const o = { ...DEFAULT_FIRING, fireOn }
+          const ids = new TickerIds()
+          for (const t of TICKERS) ids.idOf(t)
+          let state = EMPTY_FIRING
+          let previous: ReadonlyArray<string> = []
+          let now = 0
+          for (const set of sets) {
+            now += MIN
+            const step = stepFiring(o, state, ids.sortedIds(set), undefined, now)
+            const entered = set.filter((t) => !previous.includes(t)).sort()
+            const left = previous.filter((t) => !set.includes(t)).sort()
+            expect(ids.namesOf(step.fired)).toEqual(fireOn === "exit" ? [] : entered)
+            expect(ids.namesOf(step.cleared)).toEqual(fireOn === "enter" ? [] : left)
+            expect(step.repeated.length).toBe(0)
+            expect(ids.namesOf(step.state.inside)).toEqual([...set].sort())
+            expect(step.state.memory.size).toBe(0)
+            expect(step.changed).toBe(set.length !== previous.length || set.some((t) => !previous.includes(t)))
+            state = step.state
+            previous = set
+          }
         }
-      })
+      )
     )
   })
 

@@ -12,6 +12,8 @@ const json = { "content-type": "application/json" }
 
 describe("the dashboard's session", () => {
   const server = serveForSuite()
+  /** a session kept for a later test (one address signs in only 20 times a minute) */
+  let keptCookie: string | undefined
 
   const signIn = (email: string, password: string, headers: Record<string, string> = {}) =>
     fetch(`${server.url}/dashboard/api/session`, {
@@ -219,6 +221,7 @@ describe("the dashboard's session", () => {
     const bars = async (email: string, plan: string, path: string) => {
       const made = await admin(server, "POST", "/admin/users", { email, plan })
       const cookie = (await signIn(email, made.body.password)).headers.get("set-cookie")!.split(";")[0]!
+      keptCookie = cookie
       const res = await fetch(`${server.url}/dashboard/api/tickers/${path}`, { headers: { cookie } })
       return { status: res.status, body: (await res.json()) as any }
     }
@@ -243,6 +246,28 @@ describe("the dashboard's session", () => {
     expect(hobby.body.to).toBe(scale.body.to)
     expect((await bars("nia@example.com", "pro", "ZZZZQX/bars")).status).toBe(404)
     expect((await bars("ola@example.com", "pro", "MSFT/bars?interval=2d")).status).toBe(400)
+  })
+
+  it("answers the q language's columns and functions, described and grouped, to a session only", async () => {
+    expect((await fetch(`${server.url}/dashboard/api/catalog`)).status).toBe(401)
+    const res = await fetch(`${server.url}/dashboard/api/catalog`, { headers: { cookie: keptCookie! } })
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as any
+    const { CATALOG } = await import("../../../src/market/catalog.js")
+    expect(body.columns.map((c: any) => c.name)).toEqual(CATALOG.map((c) => c.name))
+    expect(body.columns.find((c: any) => c.name === "rsi_14")).toEqual({
+      name: "rsi_14",
+      type: "numeric",
+      unit: "index",
+      description: expect.stringMatching(/Wilder/),
+      group: "momentum",
+      minute_tier: expect.any(Boolean)
+    })
+    expect(body.functions.find((f: any) => f.name === "PCT_RANK")).toEqual({
+      name: "PCT_RANK",
+      signature: "PCT_RANK(numeric [, partition]) → numeric",
+      description: expect.stringMatching(/percent rank/)
+    })
   })
 
   // last: it spends the rest of this address's sign-in attempts for the minute
