@@ -41,7 +41,7 @@ const both = (md: MarketData, slots: ReadonlyArray<number>, kept: KeptBars, fail
   for (const _ of alone.walk({ shareFrom: Number.POSITIVE_INFINITY })) {
   }
   const shared = new KeptRows(md, slots, COLUMNS, kept)
-  for (const _ of shared.walk({ shareFrom: 0, runBars: 64, helperFailsAfter: failAfter })) {
+  for (const _ of shared.walk({ shareFrom: 0, runBars: 64, helperFailsAfter: failAfter, helperFirst: true })) {
   }
   return { alone, shared }
 }

@@ -121,7 +121,8 @@ export class KeptRows {
   /**
    * Walks the kept bars' rows into the columns; yields every few hundred bars. A walk of at least
    * `shareFrom` bars whose columns read only the bars is shared with the walk helper's thread
-   * (`walkHelper.ts`; `helperFailsAfter`: tests make it fail after that many runs).
+   * (`walkHelper.ts`; `helperFailsAfter`: tests make it fail after that many runs; `helperFirst`: tests
+   * make this thread wait until the helper has taken a run, so that it walks some on a busy machine).
    */
   *walk(
     options: {
@@ -129,6 +130,7 @@ export class KeptRows {
       /** bars in a run of tickers either thread takes (`keptWalk.ts` RUN_BARS) */
       readonly runBars?: number
       readonly helperFailsAfter?: number | undefined
+      readonly helperFirst?: boolean | undefined
     } = {}
   ): Generator<void, void> {
     const { md, offset, barOf } = this
@@ -163,7 +165,8 @@ export class KeptRows {
     if (inputs !== "none" || bars < (options.shareFrom ?? SHARE_FROM_BARS)) return yield* walkRun(0, walked.length)
     this.shared = yield* sharedWalk(md, plan, familiesOf(names), walkRun, {
       runBars: options.runBars,
-      failAfter: options.helperFailsAfter
+      failAfter: options.helperFailsAfter,
+      helperFirst: options.helperFirst
     })
   }
 

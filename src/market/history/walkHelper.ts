@@ -167,7 +167,12 @@ export function* sharedWalk(
   plan: KeptPlan,
   families: number,
   walkRun: (from: number, to: number) => Generator<void, void>,
-  options: { readonly runBars?: number | undefined; readonly failAfter?: number | undefined } = {}
+  options: {
+    readonly runBars?: number | undefined
+    readonly failAfter?: number | undefined
+    /** tests: this thread takes no run until the helper has taken one (or failed, or is stuck) */
+    readonly helperFirst?: boolean | undefined
+  } = {}
 ): Generator<void, WalkShare> {
   const n = plan.slots.length
   const alone = function* () {
@@ -200,6 +205,11 @@ export function* sharedWalk(
     failAfter: options.failAfter
   })
   try {
+    if (options.helperFirst === true) {
+      const since = performance.now()
+      while (Atomics.load(claims.counter, 0) === 0 && !posted.failed && performance.now() - since < STUCK_MS)
+        Atomics.wait(claims.counter, 0, 0, 2)
+    }
     yield* takeRuns(claims, OWN, walkRun)
     // the runs the helper still walks: wait (a run is a few milliseconds), or walk those it left
     const runs = claims.starts.length - 1
