@@ -12,7 +12,9 @@
  * A cross-sectional pair (PCT_RANK, RANK, ZSCORE) ranks among its scope's rows (the same array
  * for every pair of the scope, so a ranking is computed once a tick for all of them): a change of a
  * column it reads on any row of the scope can change every row, so it is never patched — skipped
- * when no such change, else evaluated in full (on its candidate rows, ranked among the scope).
+ * when no such change, else evaluated in full (on its candidate rows, ranked among the scope) — or,
+ * when it has row-local conjuncts beside the ranked ones, split (`rankedSplit.ts`): the rows where the
+ * local ones hold patched as any pair's, the ranked ones read at those rows alone.
  */
 import { CATALOG } from "../market/catalog.js"
 import type { Snapshot } from "../market/snapshot.js"
@@ -28,8 +30,9 @@ import {
   restrictionRows,
   tickerRestriction
 } from "./incremental.js"
+import { type RankedSplit, rankedSplitOf } from "./rankedSplit.js"
 import { type Scope, scopeOf } from "./scopes.js"
-import { EMPTY, sameIds, single } from "./tickerIds.js"
+import { EMPTY, fitted, sameIds, single } from "./tickerIds.js"
 
 /** compiled predicates kept at least (see `Pairs.predicate`) */
 const MIN_COMPILED = 16_384
@@ -61,6 +64,10 @@ export interface Pair {
   readonly restriction: ReadonlyArray<string> | undefined
   /** the rows it can match in the last snapshot index and scope: `restriction` ∩ scope */
   candidates: { index: ReadonlyMap<string, number>; scope: Int32Array | undefined; rows: Int32Array } | undefined
+  /** a cross-sectional pair's row-local and ranked halves (`rankedSplit.ts`), when it has both */
+  readonly split: RankedSplit | undefined
+  /** with `split`: the candidate rows where the local half held at `evaluatedOn` */
+  localRows: Int32Array | undefined
 }
 
 /** adds `delta` webhooks of `cadence` to counts and bits (a pair's or a slice group's) */
@@ -82,6 +89,27 @@ export interface PairCounts {
   full: number
 }
 
+/** Each snapshot row's ticker id; `monotonic`: ids ascend with rows. */
+type RowIds = { readonly ids: Int32Array; readonly monotonic: boolean }
+
+/** What one evaluation of the due pairs reads, and counts. */
+interface Tick {
+  readonly snapshot: Snapshot
+  readonly rowIds: RowIds
+  /** the column changes since the last evaluation's snapshot (undefined: another ticker list, or none) */
+  readonly changes: ColumnChanges | undefined
+  readonly counts: PairCounts
+}
+
+/** the ticker ids of the rows `rows[0..n)`, sorted */
+const idsOfRows = (rows: Int32Array, n: number, rowIds: RowIds): Int32Array => {
+  if (n <= 1) return n === 0 ? EMPTY : single(rowIds.ids[rows[0]!]!)
+  const next = new Int32Array(n)
+  for (let i = 0; i < n; i++) next[i] = rowIds.ids[rows[i]!]!
+  if (!rowIds.monotonic) next.sort()
+  return next
+}
+
 /** the same rows (both every row, or equal lists) */
 const sameRows = (a: Int32Array | undefined, b: Int32Array | undefined): boolean =>
   a === b || (a !== undefined && b !== undefined && sameIds(a, b))
@@ -94,6 +122,8 @@ export class Pairs {
   private buffer = new Int32Array(0)
   /** the snapshot of the last evaluation: the pairs evaluated on it are patched from it */
   private lastSnapshot: Snapshot | undefined
+  /** row r at [r]: rows patched as ids (a split pair's local rows) */
+  private identityRows = new Int32Array(0)
 
   constructor(private readonly lookupTicker: (symbol: string) => string | undefined) {}
 
@@ -135,7 +165,9 @@ export class Pairs {
         rowsUsed: undefined,
         columnIds: columnIdsOf(compiled.columns),
         restriction: tickerRestriction(compiled.ir),
-        candidates: undefined
+        candidates: undefined,
+        split: rankedSplitOf(compiled, (q) => this.compile(q)),
+        localRows: undefined
       }
       this.byKey.set(key, pair)
     }
@@ -165,17 +197,23 @@ export class Pairs {
     snapshot: Snapshot,
     due: ReadonlyArray<Pair>,
     scopes: ReadonlyMap<string, Int32Array | undefined>,
-    rowIds: { readonly ids: Int32Array; readonly monotonic: boolean },
+    rowIds: RowIds,
     changes: ColumnChanges | undefined
   ): PairCounts {
     if (this.buffer.length < snapshot.size) this.buffer = new Int32Array(snapshot.size)
     const counts: PairCounts = { skipped: 0, patched: 0, full: 0 }
-    for (const p of due) p.result = this.evaluatePair(p, snapshot, rowIds, scopes.get(p.scopeKey), changes, counts)
+    const tick: Tick = { snapshot, rowIds, changes, counts }
+    for (const p of due) p.result = this.evaluatePair(p, tick, scopes.get(p.scopeKey))
     this.lastSnapshot = snapshot
     // keep about as many compiled predicates as a tick evaluates (a live market may need them all)
     this.compiledCap = Math.max(MIN_COMPILED, Math.ceil(1.25 * (counts.patched + counts.full)))
     this.trim()
     return counts
+  }
+
+  private identity(n: number): Int32Array {
+    if (this.identityRows.length !== n) this.identityRows = Int32Array.from({ length: n }, (_, i) => i)
+    return this.identityRows
   }
 
   private trim() {
@@ -218,20 +256,14 @@ export class Pairs {
   private evaluateFull(
     p: Pair,
     snapshot: Snapshot,
-    rowIds: { readonly ids: Int32Array; readonly monotonic: boolean },
+    rowIds: RowIds,
     rows: Int32Array | undefined,
     scope: Int32Array | undefined
   ): Int32Array {
     if (rows !== undefined && rows.length === 0) return EMPTY
     const predicate = this.predicate(p.q)
     if (predicate === undefined) return EMPTY
-    const buffer = this.buffer
-    const n = predicate.evaluateInto(snapshot, buffer, rows, scope)
-    if (n <= 1) return n === 0 ? EMPTY : single(rowIds.ids[buffer[0]!]!)
-    const next = new Int32Array(n)
-    for (let i = 0; i < n; i++) next[i] = rowIds.ids[buffer[i]!]!
-    if (!rowIds.monotonic) next.sort()
-    return next
+    return idsOfRows(this.buffer, predicate.evaluateInto(snapshot, this.buffer, rows, scope), rowIds)
   }
 
   /**
@@ -239,14 +271,9 @@ export class Pairs {
    * change. With the column changes since the snapshot it was last evaluated on (`changes`), only
    * the rows it covers where a column it reads changed are evaluated (none: skipped).
    */
-  private evaluatePair(
-    p: Pair,
-    snapshot: Snapshot,
-    rowIds: { readonly ids: Int32Array; readonly monotonic: boolean },
-    rows: Int32Array | undefined,
-    changes: ColumnChanges | undefined,
-    counts: PairCounts
-  ): Int32Array {
+  private evaluatePair(p: Pair, tick: Tick, rows: Int32Array | undefined): Int32Array {
+    if (p.split !== undefined) return this.evaluateSplit(p, p.split, tick, rows)
+    const { snapshot, rowIds, changes, counts } = tick
     const previous = p.result
     let next: Int32Array | undefined
     if (
@@ -285,6 +312,63 @@ export class Pairs {
     }
     p.evaluatedOn = snapshot
     p.rowsUsed = rows
+    return previous !== undefined && sameIds(previous, next) ? previous : next
+  }
+
+  /**
+   * Evaluates a split pair (`rankedSplit.ts`): the rows where its local half holds, patched from the
+   * last snapshot's on the rows where a column it reads changed (in full past a quarter of its rows,
+   * or on another ticker list); then the ranked half at those rows, ranked among the scope — skipped
+   * when those rows and every column the ranked half reads on the scope's rows are unchanged.
+   */
+  private evaluateSplit(p: Pair, split: RankedSplit, tick: Tick, rows: Int32Array | undefined): Int32Array {
+    const { snapshot, changes, counts } = tick
+    const previous = p.result
+    const candidates = this.candidatesOf(p, snapshot, rows)
+    const before = p.localRows
+    const from =
+      before !== undefined && changes !== undefined && p.evaluatedOn === this.lastSnapshot && sameRows(p.rowsUsed, rows)
+        ? before
+        : undefined
+    let local: Int32Array | undefined
+    if (from !== undefined) {
+      const limit = Math.max(16, (candidates?.length ?? snapshot.size) >> 2)
+      const dirty = dirtyRows(changes!, split.localColumnIds, candidates, limit)
+      if (dirty !== undefined && dirty.length === 0) local = from
+      else if (dirty !== undefined) {
+        const predicate = this.predicate(split.localQ)
+        const n = predicate === undefined ? 0 : predicate.evaluateInto(snapshot, this.buffer, dirty)
+        local = patchIds(from, dirty, this.buffer, n, this.identity(snapshot.size), true)
+      }
+    }
+    const patched = local !== undefined
+    if (local === undefined) {
+      local = EMPTY
+      if (candidates === undefined || candidates.length > 0) {
+        const predicate = this.predicate(split.localQ)
+        const n = predicate === undefined ? 0 : predicate.evaluateInto(snapshot, this.buffer, candidates)
+        local = fitted(this.buffer.slice(0, n), n)
+      }
+    }
+    p.localRows = local
+    p.evaluatedOn = snapshot
+    p.rowsUsed = rows
+    if (
+      previous !== undefined &&
+      local === from &&
+      dirtyRows(changes!, split.rankedColumnIds, local.length === 0 ? EMPTY : rows, 0)?.length === 0
+    ) {
+      counts.skipped++
+      return previous
+    }
+    if (patched) counts.patched++
+    else counts.full++
+    let next: Int32Array = EMPTY
+    if (local.length > 0) {
+      const predicate = this.predicate(split.rankedQ)
+      const n = predicate === undefined ? 0 : predicate.evaluateInto(snapshot, this.buffer, local, rows)
+      next = idsOfRows(this.buffer, n, tick.rowIds)
+    }
     return previous !== undefined && sameIds(previous, next) ? previous : next
   }
 }

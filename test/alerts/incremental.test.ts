@@ -18,61 +18,17 @@ import {
   tickerRestriction
 } from "../../src/alerts/incremental.js"
 import { FireRenderer, firedEvent } from "../../src/alerts/payload.js"
-import type { Column, Snapshot } from "../../src/market/snapshot.js"
 import { compileQuery } from "../../src/query/index.js"
 import { EvaluatorState, encodeDelta } from "../../src/store/evaluatorState.js"
 import { decodeMatchSet, Webhooks } from "../../src/store/webhooks.js"
 import { context, snapshotOf } from "../query/support.js"
 import { backends } from "../support/backends.js"
 import { inAppConfig } from "../support/webhooks.js"
+import { market, move, seeded } from "./movingMarket.js"
 
 const TICKERS = Array.from({ length: 60 }, (_, i) => `T${i}`)
 
-let seed = 42
-const rand = () => {
-  seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff
-  return seed / 0x7fffffff
-}
-
-const market = (): Snapshot =>
-  snapshotOf(
-    TICKERS.map((t) => ({
-      ticker: t,
-      name: `${t} Inc`,
-      sector: rand() < 0.5 ? "Tech" : "Energy",
-      price: Math.round(rand() * 100),
-      volume_today: Math.round(rand() * 10),
-      relative_volume: rand() * 3,
-      day_change_pct: rand() - 0.5,
-      market_cap: rand() < 0.2 ? null : Math.round(rand() * 1e6),
-      pe_ratio: rand() < 0.3 ? null : rand() * 40,
-      rsi_14: rand() < 0.1 ? null : rand() * 100,
-      eps: 1,
-      golden_cross: rand() < 0.5,
-      above_sma_50: rand() < 0.5,
-      earnings_this_week: rand() < 0.2 ? null : rand() < 0.5
-    })),
-    undefined
-  )
-
-/** the next refresh: a few rows of a few columns re-drawn (nulls included), the other columns shared */
-const move = (s: Snapshot): Snapshot => {
-  const columns = new Map<string, Column>(s.columns)
-  for (const name of ["price", "rsi_14", "golden_cross", "market_cap", "earnings_this_week"]) {
-    if (rand() < 0.4) continue
-    const col = s.columns.get(name)!
-    if (col.kind === "string") continue
-    const values = col.values.slice()
-    const valid = col.valid.slice()
-    for (let k = 0; k < 3; k++) {
-      const r = Math.floor(rand() * s.size)
-      valid[r] = rand() < 0.15 ? 0 : 1
-      values[r] = valid[r] === 0 ? 0 : col.kind === "numeric" ? Math.round(rand() * 100) : rand() < 0.5 ? 1 : 0
-    }
-    columns.set(name, { kind: col.kind, values, valid } as Column)
-  }
-  return { ...s, columns }
-}
+const rand = seeded(42)
 
 const QUERIES = [
   "price > 50",
@@ -94,10 +50,10 @@ describe("incremental evaluation", () => {
     for (const q of QUERIES) {
       const c = Either.getOrThrow(compileQuery(q, ctx))
       for (const scope of scopes) {
-        let prev = market()
+        let prev = market(TICKERS, rand)
         let result = c.evaluate(prev, scope)
         for (let tick = 0; tick < 30; tick++) {
-          const next = move(prev)
+          const next = move(prev, rand)
           const changes = ColumnChanges.between(prev, next)!
           const full = c.evaluate(next, scope)
           const restriction = tickerRestriction(c.ir)
@@ -135,7 +91,7 @@ describe("incremental evaluation", () => {
   })
 
   it("reports no change for identical snapshots and every row for another ticker list", () => {
-    const s = market()
+    const s = market(TICKERS, rand)
     expect(ColumnChanges.between(s, s)!.columns).toBe(0)
     const other = snapshotOf([{ ticker: "ZZZ", price: 1 }])
     expect(ColumnChanges.between(s, other)).toBeUndefined()
@@ -144,7 +100,7 @@ describe("incremental evaluation", () => {
 
 describe("fire rendering", () => {
   it("renders exactly the firedEvent JSON, truncated and ordered the same way", () => {
-    const s = { ...market(), asOf: 1_795_000_000_000 }
+    const s = { ...market(TICKERS, rand), asOf: 1_795_000_000_000 }
     const renderer = new FireRenderer(s, 1_795_000_001_234)
     for (const [added, fields] of [
       [["T3", "T1", "T40"], ["rsi_14"]],

@@ -329,3 +329,50 @@ describe("checks", () => {
     expect(failure("zscore(prise) > 1")).toMatchObject({ errors: [{ code: "unknown_column", suggestion: "price" }] })
   })
 })
+
+describe("a call read at a few rows", () => {
+  it("has the values of the call over its whole scope (ties, NULLs, -0, partitions, a scope apart from the rows)", () => {
+    const calls = ["pct_rank(price)", "rank(price)", "zscore(price)"].flatMap((c) => [c, c.replace(")", ", sector)")])
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(cellValue, cellSector), { minLength: 8, maxLength: 80 }),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 2 }),
+        fc.boolean(),
+        (cells, picks, scoped) => {
+          const rowsOfCells = () =>
+            cells.map(([price, sec], i) => ({ ...base, ticker: `T${String(i).padStart(3, "0")}`, price, sector: sec }))
+          const n = cells.length
+          const scope = scoped ? Int32Array.from({ length: n }, (_, i) => i).filter((i) => i % 3 !== 1) : undefined
+          const rows = [...new Set(picks.map((p) => p % n))].sort((a, b) => a - b)
+          for (const text of calls) {
+            const r = compileExpression(text, context())
+            if (Either.isLeft(r)) throw new Error(r.left.message)
+            // two snapshots of the same rows: the memo of one does not serve the other; at most 2 rows of a
+            // scope of 5 or more are read at those rows alone (up to half of it)
+            const whole = r.right.values(snapshotOf(rowsOfCells()), undefined, scope)
+            const before = rankCounters.sparseRows
+            const few = r.right.values(snapshotOf(rowsOfCells()), rows, scope)
+            expect(rankCounters.sparseRows - before).toBe(rows.length)
+            expect(few).toEqual(rows.map((i) => whole[i]))
+          }
+        }
+      ),
+      { numRuns: 300 }
+    )
+  })
+
+  it("is computed over the whole scope once the rows read alone at a snapshot pass half of it", () => {
+    const q = compileQuery("pct_rank(price) > 0.5", context())
+    if (Either.isLeft(q)) throw new Error(q.left.message)
+    const fresh = snapshotOf(rowsOf(Array.from({ length: 8 }, (_, i) => [`T${i}`, i, "X"] as const)))
+    const before = { ...rankCounters }
+    // two rows, then two more: half of the 8 read alone; the next read computes the ranking
+    expect([...q.right.evaluate(fresh, Int32Array.from([6, 7]))]).toEqual([6, 7])
+    q.right.evaluate(fresh, Int32Array.from([0, 1]))
+    expect(rankCounters.sparseRows - before.sparseRows).toBe(4)
+    expect(rankCounters.computed - before.computed).toBe(0)
+    expect([...q.right.evaluate(fresh, Int32Array.from([2, 5]))]).toEqual([5])
+    expect(rankCounters.computed - before.computed).toBe(1)
+    expect(rankCounters.sparseRows - before.sparseRows).toBe(4)
+  })
+})
