@@ -42,7 +42,7 @@ const drain = (gen: Generator<Evaluation | undefined, void>, visit: (e: Evaluati
 const QUERIES = [
   (x: number) => `rsi_14 < ${20 + x * 60}`,
   (x: number) => `price > ${x * 200} AND day_change_pct < ${x * 4 - 2}`,
-  (x: number) => `sector = 'Technology' OR relative_volume > ${x * 3}`,
+  (x: number) => `sector = 'Information Technology' OR relative_volume > ${x * 3}`,
   (x: number) => `ticker IN ('AAPL', 'BTC-USD') AND rsi_14 > ${x * 80}`,
   (x: number) => `price > SPY.price * ${x}`,
   (x: number) => `pe_ratio < ${x * 40} OR news_volume > 0`,
