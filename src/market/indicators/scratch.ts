@@ -27,6 +27,9 @@ export const slot = (name: string): number => {
   return i
 }
 
+/** slots written past which `clear` fills both arrays instead of clearing slot by slot (a fill is ~20 ns) */
+const CLEAR_BY_FILL = 24
+
 /**
  * The scratch row. A class instance handed to the compute functions as a
  * parameter (rather than module-level arrays and helper imports): its fields
@@ -38,14 +41,41 @@ export class Scratch {
   readonly v = new Float64Array(SLOT_COUNT)
   /** slot validity (1 = present) */
   readonly ok = new Uint8Array(SLOT_COUNT)
+  /**
+   * the slots written since the last `clear` (`written[0 … count)`, repeats included): a day that
+   * computes a few families writes a few slots, and clearing only those is a few stores where two
+   * fills of every slot cost ~40 ns a bar previewed (a whole-market dry-run previews millions)
+   */
+  private readonly written = new Int32Array(4 * SLOT_COUNT)
+  private count = 0
 
+  /** Every slot null again: those written since the last clear, or (many written) all of them. */
   clear(): void {
-    this.v.fill(0)
-    this.ok.fill(0)
+    const n = this.count
+    this.count = 0
+    if (n > CLEAR_BY_FILL) {
+      this.v.fill(0)
+      this.ok.fill(0)
+      return
+    }
+    const { v, ok, written } = this
+    for (let k = 0; k < n; k++) {
+      const s = written[k]
+      v[s] = 0
+      ok[s] = 0
+    }
+  }
+
+  /** notes slot `s` written: past the list's room, the next clear fills every slot */
+  private wrote(s: number): void {
+    const n = this.count
+    if (n < this.written.length) this.written[n] = s
+    this.count = n + 1
   }
 
   /** Store a number; NaN and infinities (0/0, x/0, missing inputs) become null. */
   put(s: number, x: number): void {
+    this.wrote(s)
     if (x - x === 0) {
       this.v[s] = x
       this.ok[s] = 1
@@ -56,6 +86,7 @@ export class Scratch {
   }
 
   flag(s: number, b: boolean): void {
+    this.wrote(s)
     this.v[s] = b ? 1 : 0
     this.ok[s] = 1
   }
