@@ -18,7 +18,7 @@
  */
 import { CATALOG } from "../market/catalog.js"
 import type { Snapshot } from "../market/snapshot.js"
-import { type CompiledQuery, columnsOf, compileQuery, flat, type Predicate } from "../query/index.js"
+import { allRows, type CompiledQuery, columnsOf, compileQuery, flat, type Predicate } from "../query/index.js"
 import type { Cadence } from "../store/webhooks.js"
 import { CADENCES } from "./cadence.js"
 import {
@@ -122,8 +122,6 @@ export class Pairs {
   private buffer = new Int32Array(0)
   /** the snapshot of the last evaluation: the pairs evaluated on it are patched from it */
   private lastSnapshot: Snapshot | undefined
-  /** row r at [r]: rows patched as ids (a split pair's local rows) */
-  private identityRows = new Int32Array(0)
 
   constructor(private readonly lookupTicker: (symbol: string) => string | undefined) {}
 
@@ -209,11 +207,6 @@ export class Pairs {
     this.compiledCap = Math.max(MIN_COMPILED, Math.ceil(1.25 * (counts.patched + counts.full)))
     this.trim()
     return counts
-  }
-
-  private identity(n: number): Int32Array {
-    if (this.identityRows.length !== n) this.identityRows = Int32Array.from({ length: n }, (_, i) => i)
-    return this.identityRows
   }
 
   private trim() {
@@ -338,7 +331,8 @@ export class Pairs {
       else if (dirty !== undefined) {
         const predicate = this.predicate(split.localQ)
         const n = predicate === undefined ? 0 : predicate.evaluateInto(snapshot, this.buffer, dirty)
-        local = patchIds(from, dirty, this.buffer, n, this.identity(snapshot.size), true)
+        // rows patched as ids: a row is its own id
+        local = patchIds(from, dirty, this.buffer, n, allRows(snapshot.size), true)
       }
     }
     const patched = local !== undefined
@@ -356,7 +350,7 @@ export class Pairs {
     if (
       previous !== undefined &&
       local === from &&
-      dirtyRows(changes!, split.rankedColumnIds, local.length === 0 ? EMPTY : rows, 0)?.length === 0
+      (local.length === 0 || dirtyRows(changes!, split.rankedColumnIds, rows, 0)?.length === 0)
     ) {
       counts.skipped++
       return previous

@@ -20,6 +20,7 @@ export {
   QueryError,
   type QueryErrorCode
 } from "./errors.js"
+export { allRows } from "./evaluate/arena.js"
 export { type Bits, countBits, hasBit, rowsOfBits } from "./evaluate/bits.js"
 export { type FnSpec, FUNCTIONS } from "./functions.js"
 export { MAX_INLINE_DEPTH } from "./inline.js"

@@ -12,21 +12,12 @@ import { describe, expect, it } from "vitest"
 import { HAS_CHROMIUM, NEEDS_CHROMIUM } from "../support/browser.js"
 import { chromiumForSuite } from "../support/chromiumSuite.js"
 import { signedIn } from "../support/dashboard.js"
-import type { Reachable } from "../support/server.js"
+import { api, type Reachable } from "../support/server.js"
 import { serveForSuite } from "../support/suiteServer.js"
 
 /** a `/v2` call with an API key, beside the page */
-const v2 = async (server: Reachable, key: string, method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" })
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  return { status: res.status, body: (await res.json()) as any }
-}
+const v2 = (server: Reachable, key: string, method: string, path: string, body?: unknown) =>
+  api(server, key, path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
 
 /** accept every confirm() of the page, keeping what it asked */
 const confirmAll = (page: Page): Array<string> => {

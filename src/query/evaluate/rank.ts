@@ -269,9 +269,10 @@ const compute = (env: Env, memo: ScopeMemo, n: CallNode, arg: EvalPlan): Float64
   if (n.fn === "ZSCORE") {
     const xs = argValues(env, memo, n.args[0]!, arg)
     const partition = partitionOf(n)
+    const codes = partition === undefined ? undefined : stringCodes(env.snap, partition).codes
     const st = zstatsAt(env, memo, n, arg)
-    const { group } = groupsOf(env, partition, m)
-    for (let j = 0; j < m; j++) out[j] = zOf(st, xs[j]!, group === undefined ? 0 : group[j]!)
+    const scope = env.scope
+    for (let j = 0; j < m; j++) out[j] = zOf(st, xs[j]!, codes === undefined ? 0 : codes[scope[j]!]! + 1)
     return out
   }
   const st = standingOf(env, memo, n, arg)

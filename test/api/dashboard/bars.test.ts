@@ -21,6 +21,7 @@ import { layerFor, snapshot } from "../../alerts/support.js"
 import { backends } from "../../support/backends.js"
 import { admin, api } from "../../support/server.js"
 import { serveForSuite } from "../../support/suiteServer.js"
+import { inAppConfig } from "../../support/webhooks.js"
 
 const MIN = 60_000
 const HOUR = 3_600_000
@@ -130,17 +131,7 @@ for (const backend of backends()) {
           accountId,
           id,
           {
-            name: `${id} name`,
-            q,
-            universeId: null,
-            cadence: "realtime",
-            channel: "in_app",
-            targetUrl: null,
-            chatUrl: null,
-            deviceId: null,
-            signingSecret: null,
-            fields: [],
-            origin: { type: "query", ref: null, condition: q },
+            ...inAppConfig(`${id} name`, q),
             firing: { ...DEFAULT_FIRING, fireOn, ...(fireOn === "both" ? { clearQ: "rsi_14 > 40" } : {}) }
           },
           null
