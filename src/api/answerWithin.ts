@@ -20,7 +20,9 @@ export const answerWithin = <A, E, R>(
   // masked between the forks and the wait, so an interruption in between cannot leave the work running
   Effect.uninterruptibleMask((restore) =>
     Effect.flatMap(Effect.forkDaemon(restore(work)), (worker) =>
-      Effect.flatMap(Effect.forkDaemon(restore(Clock.sleep(deadline))), (timer) =>
+      // the timer is interruptible whatever the caller's region: the platform runs middleware uninterruptibly, and
+      // an uninterruptible sleep kept every answered request's fibers and context alive until its deadline passed
+      Effect.flatMap(Effect.forkDaemon(Effect.interruptible(Clock.sleep(deadline))), (timer) =>
         restore(
           Effect.async<A, E>((resume) => {
             let settled = false

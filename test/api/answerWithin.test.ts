@@ -80,4 +80,26 @@ describe("answerWithin", () => {
       expect(timers()).toBeLessThanOrEqual(before)
     })
   )
+
+  // the platform runs every middleware uninterruptibly (HttpApp.toHandled): an uninterruptible timer kept each
+  // answered request's fibers and context alive for the whole deadline (~20 KB a request, 20 s)
+  it.live("leaves no timer behind when the caller runs uninterruptibly, as the platform runs middleware", () =>
+    Effect.gen(function* () {
+      const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length
+      const before = timers()
+      for (let i = 0; i < 100; i++) {
+        expect(yield* Effect.uninterruptible(answerWithin(Effect.succeed(i), DEADLINE, () => -1))).toBe(i)
+      }
+      yield* Effect.sleep("10 millis")
+      expect(timers()).toBeLessThanOrEqual(before)
+    })
+  )
+
+  it.effect("still answers onTimeout at the deadline when the caller runs uninterruptibly", () =>
+    Effect.gen(function* () {
+      const fiber = yield* Effect.fork(Effect.uninterruptible(answerWithin(Effect.never, DEADLINE, () => "late")))
+      yield* TestClock.adjust(DEADLINE)
+      expect(yield* Fiber.join(fiber)).toBe("late")
+    })
+  )
 })
