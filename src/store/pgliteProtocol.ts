@@ -61,3 +61,10 @@ export type PgliteReply =
   | { readonly type: "result"; readonly id: number; readonly rows: unknown }
   | { readonly type: "error"; readonly id: number; readonly error: PgliteFailure }
   | { readonly type: "closed" }
+
+/**
+ * PostgreSQL's buffer cache inside PGlite's WebAssembly memory, touched when the database opens:
+ * PGlite's 128 MB default was a tenth of the service's memory at ready. The data directory's
+ * files stay in the kernel's page cache, so a smaller pool costs a read call, not a disk read.
+ */
+export const PGLITE_SHARED_BUFFERS = "32MB"

@@ -27,7 +27,14 @@ import { parentPort, workerData } from "node:worker_threads"
 import { PGlite } from "@electric-sql/pglite"
 import { Effect } from "effect"
 import { runWorker } from "../workerThread.js"
-import type { PgliteFailure, PgliteReply, PgliteRequest, PgliteStatement, PgliteWorkerInput } from "./pgliteProtocol.js"
+import {
+  PGLITE_SHARED_BUFFERS,
+  type PgliteFailure,
+  type PgliteReply,
+  type PgliteRequest,
+  type PgliteStatement,
+  type PgliteWorkerInput
+} from "./pgliteProtocol.js"
 
 /** The fields of PostgreSQL's error report PGlite puts on its errors, kept across the thread boundary. */
 const REPORT_FIELDS = ["code", "severity", "detail", "hint", "position", "schema", "table", "column", "constraint"]
@@ -64,14 +71,16 @@ const pgliteWasm = join(dirname(createRequire(import.meta.url).resolve("@electri
 
 const createModule = new URL(`./pgliteCreate${extname(fileURLToPath(import.meta.url))}`, import.meta.url)
 
+const startParams = [...PGlite.defaultStartParams, "-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`]
+
 /** Opens the database; an empty data directory gets its cluster from a short-lived thread first (`pgliteCreate.ts`). */
 const open = async ({ dataDir, create }: PgliteWorkerInput): Promise<PGlite> => {
-  if (dataDir === undefined) return PGlite.create("memory://")
-  if (!create) return PGlite.create(dataDir)
+  if (dataDir === undefined) return PGlite.create("memory://", { startParams })
+  if (!create) return PGlite.create(dataDir, { startParams })
   const pgliteWasmModule = await Effect.runPromise(
     runWorker<WebAssembly.Module>("PGlite create worker", createModule, { dataDir, wasm: pgliteWasm })
   )
-  return PGlite.create(dataDir, { pgliteWasmModule })
+  return PGlite.create(dataDir, { pgliteWasmModule, startParams })
 }
 
 const serve = (port: NonNullable<typeof parentPort>, input: PgliteWorkerInput) => {

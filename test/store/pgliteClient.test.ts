@@ -10,6 +10,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Either, Fiber } from "effect"
 import { pgliteLayer } from "../../src/store/Database.js"
+import { PGLITE_SHARED_BUFFERS } from "../../src/store/pgliteProtocol.js"
 import { runWorker } from "../../src/workerThread.js"
 
 const TABLE = Effect.flatMap(
@@ -42,6 +43,15 @@ const insertingTransaction = <A, E>(id: number, rest: Effect.Effect<A, E>) =>
 
 describe("the embedded database client", () => {
   it.layer(pgliteLayer(undefined), { timeout: 60_000 })((it) => {
+    // PGlite's default (128MB) was a tenth of the service's memory at ready (docs/benchmarks.md)
+    it.effect("opens PostgreSQL with a buffer cache of PGLITE_SHARED_BUFFERS", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql<{ shared_buffers: string }>`SHOW shared_buffers`
+        expect(rows).toEqual([{ shared_buffers: PGLITE_SHARED_BUFFERS }])
+      })
+    )
+
     it.effect("keeps the statements of other fibers out of a running transaction", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
