@@ -7,7 +7,7 @@
  * So between two snapshots with the same rows, a (predicate, scope) pair's
  * matches can only change on the rows where one of the columns it reads
  * changed. `ColumnChanges` lists those rows per column (a compare of the two
- * snapshots' arrays, once per tick); the evaluator then
+ * snapshots' arrays, once per tick and column a pair reads); the evaluator then
  *
  * - skips a pair none of whose columns changed on any row it covers (the
  *   result is the previous array, so its actors hear nothing),
@@ -25,11 +25,14 @@ import { EMPTY, fitted, sortedDistinct } from "./tickerIds.js"
 
 /** Column names as small integers (process-wide), so a pair's columns are looked up by index. */
 const columnIds = new Map<string, number>()
+/** the names of the ids `columnId` gave, by id */
+const columnNames: Array<string> = []
 export const columnId = (name: string): number => {
   let id = columnIds.get(name)
   if (id === undefined) {
     id = columnIds.size
     columnIds.set(name, id)
+    columnNames.push(name)
   }
   return id
 }
@@ -47,18 +50,31 @@ export const columnIdsOf = (names: ReadonlyArray<string>): Int32Array => {
   return ids
 }
 
-/** The rows whose value changed, per column, between two snapshots with the same rows. */
+/** a column compared and found unchanged (`rows` holds undefined for one not compared yet) */
+const UNCHANGED = new Int32Array(0)
+
+/**
+ * The rows whose value changed, per column, between two snapshots with the same rows. A column is
+ * compared the first time a pair asks for it: a tick whose due pairs read a few columns compares
+ * those, not the snapshot's hundred-odd (each runner of a cluster pays this per tick).
+ */
 export class ColumnChanges {
-  /** by column id: the changed rows (ascending), undefined when none */
+  /** by column id: the changed rows (ascending), UNCHANGED, or undefined when not compared yet */
   private readonly rows: Array<Int32Array | undefined> = []
   private readonly masks: Array<Uint8Array | undefined> = []
-  private count = 0
   private generation = 0
   /** scratch for unions: `seen[r] === stamp()`'s value when row r was seen (see `dirtyRows`) */
   readonly seen: Uint32Array
-  private constructor(readonly size: number) {
-    this.seen = new Uint32Array(size)
+  /** scratch for one comparison */
+  private scratch: Int32Array | undefined
+  private constructor(
+    private readonly prev: Snapshot,
+    private readonly next: Snapshot
+  ) {
+    this.size = next.size
+    this.seen = new Uint32Array(next.size)
   }
+  readonly size: number
 
   /** a fresh mark for `seen` */
   stamp(): number {
@@ -74,31 +90,36 @@ export class ColumnChanges {
     if (prev.tickers !== next.tickers) {
       for (let i = 0; i < next.size; i++) if (prev.tickers[i] !== next.tickers[i]) return undefined
     }
-    const out = new ColumnChanges(next.size)
-    const scratch = new Int32Array(next.size)
-    for (const [name, b] of next.columns) {
-      const a = prev.columns.get(name)
-      if (a === b) continue
-      const n = a === undefined || a.kind !== b.kind ? fill(scratch, next.size) : changedRows(a, b, next.size, scratch)
-      if (n > 0) out.set(name, scratch.slice(0, n))
-    }
-    for (const name of prev.columns.keys()) if (!next.columns.has(name)) out.set(name, fillNew(next.size))
-    return out
+    return new ColumnChanges(prev, next)
   }
 
-  private set(name: string, rows: Int32Array) {
-    this.rows[columnId(name)] = rows
-    this.count++
+  /** compares column `id` of the two snapshots: its changed rows, or UNCHANGED */
+  private compare(id: number): Int32Array {
+    const name = columnNames[id]
+    const a = name === undefined ? undefined : this.prev.columns.get(name)
+    const b = name === undefined ? undefined : this.next.columns.get(name)
+    const n = this.size
+    let rows: Int32Array
+    if (a === b) rows = UNCHANGED
+    else if (a === undefined || b === undefined || a.kind !== b.kind) rows = n === 0 ? UNCHANGED : fillNew(n)
+    else {
+      this.scratch ??= new Int32Array(n)
+      const c = changedRows(a, b, n, this.scratch)
+      rows = c === 0 ? UNCHANGED : this.scratch.slice(0, c)
+    }
+    this.rows[id] = rows
+    return rows
   }
 
   /** the rows (ascending) where `column` changed; undefined when it did not change */
   changed(column: string): Int32Array | undefined {
-    return this.rows[columnId(column)]
+    return this.changedById(columnId(column))
   }
 
   /** the same, by column id */
   changedById(id: number): Int32Array | undefined {
-    return this.rows[id]
+    const rows = this.rows[id] ?? this.compare(id)
+    return rows === UNCHANGED ? undefined : rows
   }
 
   /** one byte per row, 1 where the column `id` changed (only for a column that changed) */
@@ -106,15 +127,18 @@ export class ColumnChanges {
     let m = this.masks[id]
     if (m === undefined) {
       m = new Uint8Array(this.size)
-      for (const r of this.rows[id] ?? EMPTY) m[r] = 1
+      for (const r of this.changedById(id) ?? EMPTY) m[r] = 1
       this.masks[id] = m
     }
     return m
   }
 
-  /** columns that changed on some row */
+  /** how many of the two snapshots' columns changed on some row (compares every one) */
   get columns(): number {
-    return this.count
+    const names = new Set([...this.prev.columns.keys(), ...this.next.columns.keys()])
+    let count = 0
+    for (const name of names) if (this.changed(name) !== undefined) count++
+    return count
   }
 }
 

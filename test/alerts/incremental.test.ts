@@ -90,6 +90,34 @@ describe("incremental evaluation", () => {
     expect(r("price > 1")).toBeUndefined()
   })
 
+  it("compares a column only when a pair asks for it, and each one once", () => {
+    const prev = market(TICKERS, rand)
+    const next = move(prev, rand)
+    const asked = new Map<string, number>()
+    const counting = (columns: typeof next.columns): typeof next.columns => {
+      const wrapped = new Map(columns)
+      const get = wrapped.get.bind(wrapped)
+      wrapped.get = (name: string) => {
+        asked.set(name, (asked.get(name) ?? 0) + 1)
+        return get(name)
+      }
+      return wrapped
+    }
+    const changes = ColumnChanges.between(prev, { ...next, columns: counting(next.columns) })!
+    expect(asked.size).toBe(0)
+    const [a, b] = [prev.columns.get("price")!, next.columns.get("price")!]
+    if (a.kind !== "numeric" || b.kind !== "numeric") throw new Error("price is numeric")
+    expect(changes.changed("price")).toEqual(
+      Int32Array.from(TICKERS.keys()).filter((r) => !Object.is(a.values[r], b.values[r]) || a.valid[r] !== b.valid[r])
+    )
+    changes.changed("price")
+    changes.maskById(columnIdsOf(["price"])[0]!)
+    expect([...asked]).toEqual([["price", 1]])
+    // a column only one of the two snapshots has changed on every row
+    const dropped = ColumnChanges.between(prev, { ...next, columns: new Map([["price", next.columns.get("price")!]]) })!
+    expect(dropped.changed("rsi_14")).toEqual(Int32Array.from(TICKERS.keys()))
+  })
+
   it("reports no change for identical snapshots and every row for another ticker list", () => {
     const s = market(TICKERS, rand)
     expect(ColumnChanges.between(s, s)!.columns).toBe(0)
