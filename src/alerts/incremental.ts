@@ -20,7 +20,7 @@
  * stores), so a ticker-scoped pair is checked on its one row, not the market.
  */
 import type { Column, Snapshot } from "../market/snapshot.js"
-import type { Node } from "../query/index.js"
+import { allRows, type Node } from "../query/index.js"
 import { EMPTY, fitted, sortedDistinct } from "./tickerIds.js"
 
 /** Column names as small integers (process-wide), so a pair's columns are looked up by index. */
@@ -65,6 +65,7 @@ export class ColumnChanges {
   private generation = 0
   /** scratch for unions: `seen[r] === stamp()`'s value when row r was seen (see `dirtyRows`) */
   readonly seen: Uint32Array
+  readonly size: number
   /** scratch for one comparison */
   private scratch: Int32Array | undefined
   private constructor(
@@ -74,7 +75,6 @@ export class ColumnChanges {
     this.size = next.size
     this.seen = new Uint32Array(next.size)
   }
-  readonly size: number
 
   /** a fresh mark for `seen` */
   stamp(): number {
@@ -95,13 +95,14 @@ export class ColumnChanges {
 
   /** compares column `id` of the two snapshots: its changed rows, or UNCHANGED */
   private compare(id: number): Int32Array {
-    const name = columnNames[id]
-    const a = name === undefined ? undefined : this.prev.columns.get(name)
-    const b = name === undefined ? undefined : this.next.columns.get(name)
+    const name = columnNames[id]!
+    const a = this.prev.columns.get(name)
+    const b = this.next.columns.get(name)
     const n = this.size
     let rows: Int32Array
     if (a === b) rows = UNCHANGED
-    else if (a === undefined || b === undefined || a.kind !== b.kind) rows = n === 0 ? UNCHANGED : fillNew(n)
+    // a column only one snapshot has, or of another kind: every row changed
+    else if (a === undefined || b === undefined || a.kind !== b.kind) rows = n === 0 ? UNCHANGED : allRows(n)
     else {
       this.scratch ??= new Int32Array(n)
       const c = changedRows(a, b, n, this.scratch)
@@ -145,11 +146,6 @@ export class ColumnChanges {
 const fill = (out: Int32Array, n: number): number => {
   for (let i = 0; i < n; i++) out[i] = i
   return n
-}
-const fillNew = (n: number): Int32Array => {
-  const out = new Int32Array(n)
-  fill(out, n)
-  return out
 }
 
 /** the rows where `a` and `b` differ (value or validity; -0 and 0 differ), into `out`; their count */
