@@ -1,6 +1,7 @@
 /**
- * Cold start of the service to `/readyz` 200 with the default history, on the
- * embedded store (a fresh DATA_DIR) and on PostgreSQL (a fresh database), and
+ * Cold start of the service to `/readyz` 200 with the default history, as
+ * `npm start` runs it (its `prestart` build once first, timed apart; then
+ * the start script's node command), on the embedded store (a fresh DATA_DIR) and on PostgreSQL (a fresh database), and
  * resident memory once ready. The baseline in the same run is the time to the
  * first `/healthz` answer (process start, no market).
  *
@@ -12,8 +13,8 @@
  *
  * BENCH_RUNS (default 1) repeats each store's start and prints min and median.
  */
-import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { spawn, spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import pg from "pg"
@@ -22,6 +23,21 @@ import { cpuSeconds, rssMb } from "./support/process.js"
 const ROOT = resolve(import.meta.dirname, "..")
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 1)
+
+/** `npm start`'s build and command (package.json), each `node …` */
+const scripts = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts as Record<string, string>
+const nodeArgs = (script: string): Array<string> => {
+  const [command, ...args] = script.trim().split(/\s+/)
+  if (command !== "node") throw new Error(`expected a node command: ${script}`)
+  return args
+}
+const START_ARGS = nodeArgs(scripts.start!)
+{
+  const built = performance.now()
+  const build = spawnSync(process.execPath, nodeArgs(scripts.prestart!), { cwd: ROOT, encoding: "utf8" })
+  if (build.status !== 0) throw new Error(`the prestart build failed:\n${build.stderr}`)
+  console.log(`prestart build: ${((performance.now() - built) / 1000).toFixed(2)} s`)
+}
 
 /** Seconds from `spawnedAt` (epoch ms) to the first log line with `message` (and `phase`, when given). */
 const phaseAt = (log: string, spawnedAt: number, message: string, phase?: string): number | undefined => {
@@ -70,7 +86,7 @@ const start = async (label: string, env: Record<string, string>): Promise<Start>
   const dataDir = mkdtempSync(join(tmpdir(), "vigil-bench-"))
   const spawnedAt = Date.now()
   const started = performance.now()
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, START_ARGS, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", PORT: "0", DATA_DIR: dataDir, ...env },
     stdio: ["ignore", "pipe", "pipe"]

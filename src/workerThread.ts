@@ -1,9 +1,10 @@
 /**
- * Worker threads running the service's own TypeScript modules. The service
- * runs under tsx (`npm start`), whose loader a worker thread does not
- * inherit: the worker starts from a one-line bootstrap that loads the module
- * through tsx's API, so it works the same under `npm start`, the benchmarks
- * and vitest.
+ * Worker threads running the service's own modules. `npm start` runs the
+ * modules built into `build/` under plain node, and a worker starts a built
+ * module as it is. Tests, benchmarks and scripts run the TypeScript under
+ * tsx (or vitest), whose loader a worker thread does not inherit: such a
+ * worker starts from a one-line bootstrap that loads the module through
+ * tsx's API.
  */
 import { readFileSync, readlinkSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -20,18 +21,29 @@ const tsxApi = (() => {
   return pathToFileURL(resolve(dirname(manifest), exported)).href
 })()
 
-/** Starts `module` (a file URL of a .ts or .js module) in a new worker thread with `workerData`. */
-export const startWorker = (module: URL, workerData: unknown, transferList?: ReadonlyArray<TransferListItem>): Worker =>
-  new Worker(
-    `import(${JSON.stringify(tsxApi)}).then((api) => api.tsImport(${JSON.stringify(module.href)}, ${JSON.stringify(module.href)}))`,
-    {
-      eval: true,
-      workerData,
-      // the parent's flags include tsx's loader, which a worker cannot use; the bootstrap loads it
-      execArgv: [],
-      ...(transferList === undefined ? {} : { transferList: [...transferList] })
-    }
-  )
+/**
+ * Starts `module` (a file URL of a .ts or .js module) in a new worker thread with `workerData`: a
+ * built module (`npm start` runs `build/`, scripts/build-server.mjs) as it is, a TypeScript one
+ * through the bootstrap.
+ */
+export const startWorker = (
+  module: URL,
+  workerData: unknown,
+  transferList?: ReadonlyArray<TransferListItem>
+): Worker => {
+  const options = {
+    workerData,
+    // the parent's flags may include tsx's loader, which a worker cannot use; the bootstrap loads it
+    execArgv: [],
+    ...(transferList === undefined ? {} : { transferList: [...transferList] })
+  }
+  return module.pathname.endsWith(".ts")
+    ? new Worker(
+        `import(${JSON.stringify(tsxApi)}).then((api) => api.tsImport(${JSON.stringify(module.href)}, ${JSON.stringify(module.href)}))`,
+        { ...options, eval: true }
+      )
+    : new Worker(module, options)
+}
 
 /** A worker's one message: its result, or what failed. */
 export type WorkerAnswer<O> =

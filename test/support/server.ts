@@ -49,6 +49,8 @@ export interface StartOptions {
   readonly keepOutput?: number
   /** flags for node itself, before the script (V8 flags NODE_OPTIONS does not take) */
   readonly nodeArgs?: ReadonlyArray<string>
+  /** what node runs after `nodeArgs`: the TypeScript under tsx unless given (`npm start` runs its build) */
+  readonly entry?: ReadonlyArray<string>
 }
 
 /** A test service's environment: a free port, its data directory, the test admin token, `env` over them. */
@@ -73,6 +75,9 @@ export const runnerTransport = async (env: Record<string, string>): Promise<Reco
     ? { RUNNER_PORT: String(await freePort()) }
     : {}
 
+/** the service's TypeScript under tsx (what tests and benchmarks run) */
+const TYPESCRIPT_ENTRY = ["--import", "tsx", "src/main.ts"]
+
 export const startServer = async (
   env: Record<string, string> = {},
   timeoutMs = 60_000,
@@ -80,7 +85,7 @@ export const startServer = async (
 ): Promise<RunningServer> => {
   const dataDir = env.DATA_DIR ?? newDataDir(env)
   const transport = await runnerTransport(env)
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...(options.entry ?? TYPESCRIPT_ENTRY)], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? "",
