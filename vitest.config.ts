@@ -3,8 +3,9 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // says which suites a run without DATABASE_URL, REDIS_URL or ../shared/data skips
-    globalSetup: ["test/support/notice.ts", "test/support/pgliteTemplate.ts"],
+    // says which suites a run without DATABASE_URL, REDIS_URL or ../shared/data skips; one migrated
+    // embedded database to copy; `npm start`'s build, which the services started as processes run
+    globalSetup: ["test/support/notice.ts", "test/support/pgliteTemplate.ts", "test/support/serviceBuild.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

@@ -7,7 +7,7 @@
  * after; base URL from DATABASE_URL, default
  * postgres://postgres@127.0.0.1:5432/test) or, with `--backend=pglite`, the
  * embedded store in a fresh DATA_DIR; the service started as `npm start`
- * would (`node --import tsx src/main.ts`, REFRESH_INTERVAL=2s,
+ * does (`node --enable-source-maps build/main.js` after its build, REFRESH_INTERVAL=2s,
  * WEBHOOK_ALLOW_INSECURE_TARGETS=true); `--accounts` enterprise accounts
  * made through the admin API, their rate limit raised there so the load is
  * never 429'd, two universes each; then the webhooks created through the

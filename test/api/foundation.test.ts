@@ -3,7 +3,7 @@ import { resolve } from "node:path"
 import { describe, expect, it } from "vitest"
 import { syntheticYahooCsv } from "../support/fixtures.js"
 import { SAMPLE, startService } from "../support/inProcess.js"
-import { admin, api, startServer } from "../support/server.js"
+import { admin, api, SERVICE_ENTRY, startServer } from "../support/server.js"
 import { DATABASE_URL, NEEDS_POSTGRES } from "../support/servers.js"
 import { serveForSuite } from "../support/suiteServer.js"
 
@@ -296,7 +296,7 @@ describe("admin API without ADMIN_TOKEN", () => {
 
 describe("process lifecycle", () => {
   it("refuses an invalid configuration with a message naming the variable", () => {
-    const result = spawnSync(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    const result = spawnSync(process.execPath, [...SERVICE_ENTRY], {
       cwd: resolve(import.meta.dirname, "../.."),
       env: { PATH: process.env.PATH ?? "", REFRESH_INTERVAL: "soon", PORT: "0" },
       encoding: "utf8",
@@ -311,7 +311,7 @@ describe("process lifecycle", () => {
     () => {
       const url = new URL(DATABASE_URL!)
       url.searchParams.set("options", "-csearch_path=no_such_schema_here")
-      const result = spawnSync(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      const result = spawnSync(process.execPath, [...SERVICE_ENTRY], {
         cwd: resolve(import.meta.dirname, "../.."),
         env: { PATH: process.env.PATH ?? "", DATABASE_URL: url.toString(), PORT: "0" },
         encoding: "utf8",

@@ -13,7 +13,7 @@ import { spawn } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort } from "../support/freePort.js"
 import { type LocalReceiver, startReceiver } from "../support/receiver.js"
-import { admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
+import { admin, api, type RunningServer, SERVICE_ENTRY, startServer, waitReady } from "../support/server.js"
 import { DATABASE_URL, NEEDS_BOTH, REDIS_URL } from "../support/servers.js"
 import { privateSchema } from "./support/database.js"
 
@@ -23,7 +23,8 @@ describe("a role started without the stores it needs", () => {
   it("stops at once with exit code 2, naming the variable", async () => {
     const run = (env: Record<string, string>) =>
       new Promise<{ code: number | null; output: string }>((resolve) => {
-        const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+        const child = spawn(process.execPath, [...SERVICE_ENTRY], {
+          cwd: new URL("../..", import.meta.url),
           env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: "0", ...env },
           stdio: ["ignore", "pipe", "pipe"]
         })

@@ -1,5 +1,5 @@
 /**
- * Starts the real service as a child process (as `npm start` would) on a free
+ * Starts the real service as a child process (as `npm start` does: its build) on a free
  * port with its own DATA_DIR, waits until it listens, and stops it with
  * SIGTERM. Integration tests talk to it over real HTTP.
  */
@@ -8,6 +8,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { freePort } from "./freePort.js"
+import { ensureServiceBuilt, nodeScript } from "./serviceBuild.js"
 
 /** A running service, in a child process (`startServer`) or in the test's own (inProcess.ts). */
 export interface Reachable {
@@ -49,7 +50,7 @@ export interface StartOptions {
   readonly keepOutput?: number
   /** flags for node itself, before the script (V8 flags NODE_OPTIONS does not take) */
   readonly nodeArgs?: ReadonlyArray<string>
-  /** what node runs after `nodeArgs`: the TypeScript under tsx unless given (`npm start` runs its build) */
+  /** what node runs after `nodeArgs` (default `SERVICE_ENTRY`) */
   readonly entry?: ReadonlyArray<string>
 }
 
@@ -75,17 +76,21 @@ export const runnerTransport = async (env: Record<string, string>): Promise<Reco
     ? { RUNNER_PORT: String(await freePort()) }
     : {}
 
-/** the service's TypeScript under tsx (what tests and benchmarks run) */
-const TYPESCRIPT_ENTRY = ["--import", "tsx", "src/main.ts"]
+/**
+ * What node runs for the service, as `npm start` does: its build (made before the run by the
+ * globalSetup serviceBuild.ts), under the start script's flags.
+ */
+export const SERVICE_ENTRY: ReadonlyArray<string> = nodeScript("start")
 
 export const startServer = async (
   env: Record<string, string> = {},
   timeoutMs = 60_000,
   options: StartOptions = {}
 ): Promise<RunningServer> => {
+  if (options.entry === undefined) ensureServiceBuilt()
   const dataDir = env.DATA_DIR ?? newDataDir(env)
   const transport = await runnerTransport(env)
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...(options.entry ?? TYPESCRIPT_ENTRY)], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...(options.entry ?? SERVICE_ENTRY)], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? "",

@@ -3,7 +3,7 @@
  * (scripts/crash-safety.ts) and the CI-sized test
  * (test/reliability/crashSafety.test.ts).
  *
- * It runs the real service (`node --import tsx src/main.ts`) on a PostgreSQL
+ * It runs the real service (as `npm start`: its build, test/support/server.ts) on a PostgreSQL
  * schema of its own (or the embedded store in a data directory of its own)
  * with a local receiver, a 2 s refresh, a short retry schedule and a few
  * hundred active webhooks whose match states change often: ticker-scoped

@@ -1,0 +1,37 @@
+/**
+ * `npm start`'s build (its `prestart`, scripts/build-server.mjs), which the services started as
+ * processes run (server.ts `SERVICE_ENTRY`: plain node over `build/`, as `npm start` does, without
+ * tsx's loader in the process and each of its worker threads, ~5 s of CPU a start). As vitest's
+ * globalSetup it is made once before the run (the test processes inherit `VIGIL_TEST_BUILT`); a
+ * script or benchmark that starts a service makes it on its first start (`ensureServiceBuilt`).
+ */
+import { spawnSync } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+
+const ROOT = resolve(import.meta.dirname, "../..")
+
+/** `npm run <name>`'s command in package.json: a `node …` command as words (none of ours quotes anything) */
+export const nodeScript = (name: string): Array<string> => {
+  const scripts = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts as Record<string, string>
+  const [command, ...args] = (scripts[name] ?? "").trim().split(/\s+/)
+  if (command !== "node") throw new Error(`package.json's "${name}" is not a node command: ${scripts[name]}`)
+  return args
+}
+
+const build = (): void => {
+  const built = spawnSync(process.execPath, nodeScript("prestart"), { cwd: ROOT, encoding: "utf8", timeout: 120_000 })
+  if (built.status !== 0) throw new Error(`npm start's build failed:\n${built.stderr}${built.error ?? ""}`)
+}
+
+/** Makes the build unless this process, or the test run it belongs to, has made it. */
+export const ensureServiceBuilt = (): void => {
+  if (process.env.VIGIL_TEST_BUILT === "1") return
+  build()
+  process.env.VIGIL_TEST_BUILT = "1"
+}
+
+export default function serviceBuild(): void {
+  build()
+  process.env.VIGIL_TEST_BUILT = "1"
+}
