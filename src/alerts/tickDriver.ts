@@ -11,9 +11,9 @@
  *
  * A tick is issued every REFRESH_INTERVAL, and at once when a refresh is
  * asked for (`POST /admin/refresh` through any process) — once every slice
- * has committed the previous tick, or `TICK_WAIT_FOR_SLICES_MS` after it was
- * issued: a slice handed between runners misses no tick, a dead runner's
- * slices do not hold the others back. Ticks are not
+ * has committed the previous tick, or when none has for
+ * `TICK_WAIT_FOR_SLICES_MS` (`SliceWait`): a slice handed between runners
+ * misses no tick, a dead runner's slices do not hold the others back. Ticks are not
  * cluster messages: a message costs ~0.25 ms of CPU and each of 1,024
  * slices would need one (docs/scaling.md); runners read the tick row.
  */
@@ -26,11 +26,40 @@ import { CADENCES, isDue } from "./cadence.js"
 import { SLICES } from "./slice.js"
 
 /**
- * how long a due tick waits for every slice to have committed the previous one (ms): a slice
- * between two runners (a graceful handover: ~2 s) misses no tick; a runner that died (its slices
- * unheld until its locks expire, ~6 s) does not stop the others' ticks for longer than this
+ * how long a due tick waits for every slice to have committed the previous one (ms), counted from
+ * the previous tick's issue or the last slice seen committing it since, whichever is later: slices
+ * between two runners (a graceful handover: ~2 s, then their new holders catch up one after
+ * another) miss no tick; a runner that died (its slices unheld until its locks expire, ~6 s) does not
+ * stop the others' ticks for longer than this once they have committed
  */
 export const TICK_WAIT_FOR_SLICES_MS = 4_000
+
+/** the longest a due tick waits for the slices, however they progress (ms) */
+export const TICK_WAIT_MAX_MS = 12_000
+
+/**
+ * Whether a due tick still waits for the slices behind on the previous one (`latest`): while some
+ * are, and one has committed it within `TICK_WAIT_FOR_SLICES_MS` (the tick's issue counts as the
+ * first progress), for at most `TICK_WAIT_MAX_MS` after it was issued. Called with the slices behind
+ * each time the singleton looks (every `TICK_POLL_MS` while a tick is due).
+ */
+export class SliceWait {
+  private seq = Number.NaN
+  private behind = Number.POSITIVE_INFINITY
+  private progressAt = 0
+
+  waits(latest: Pick<Tick, "seq" | "asOf">, behind: number, now: number): boolean {
+    if (latest.seq !== this.seq) {
+      this.seq = latest.seq
+      this.behind = behind
+      this.progressAt = latest.asOf
+    } else if (behind < this.behind) {
+      this.behind = behind
+      this.progressAt = now
+    }
+    return behind > 0 && now - this.progressAt < TICK_WAIT_FOR_SLICES_MS && now - latest.asOf < TICK_WAIT_MAX_MS
+  }
+}
 
 /** how often the retention job runs (ms) */
 const PRUNE_EVERY_MS = 3_600_000
@@ -70,6 +99,7 @@ export const tickDriver = Effect.gen(function* () {
   const last = started.last
   let latest: Tick | undefined = started.latest
   let pruned = 0
+  const wait = new SliceWait()
   yield* Metric.set(singletonHere, 1)
   yield* Effect.logInfo("refresh tick singleton started").pipe(Effect.annotateLogs({ after_tick: latest?.seq ?? 0 }))
 
@@ -81,8 +111,8 @@ export const tickDriver = Effect.gen(function* () {
     const waiting =
       dueNow &&
       latest !== undefined &&
-      now - latest.asOf < TICK_WAIT_FOR_SLICES_MS &&
-      (yield* ticks.slicesBehind(latest.seq, SLICES)).length > 0
+      now - latest.asOf < TICK_WAIT_MAX_MS &&
+      wait.waits(latest, (yield* ticks.slicesBehind(latest.seq, SLICES)).length, now)
     if (dueNow && !waiting && now > (latest?.asOf ?? Number.NEGATIVE_INFINITY)) {
       const next = new Map(last)
       const due = dueAt(next, now)
