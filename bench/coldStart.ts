@@ -13,31 +13,21 @@
  *
  * BENCH_RUNS (default 1) repeats each store's start and prints min and median.
  */
-import { spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import pg from "pg"
+import { buildService, nodeScript } from "../test/support/serviceBuild.js"
 import { cpuSeconds, rssMb } from "./support/process.js"
 
 const ROOT = resolve(import.meta.dirname, "..")
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 1)
 
-/** `npm start`'s build and command (package.json), each `node …` */
-const scripts = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts as Record<string, string>
-const nodeArgs = (script: string): Array<string> => {
-  const [command, ...args] = script.trim().split(/\s+/)
-  if (command !== "node") throw new Error(`expected a node command: ${script}`)
-  return args
-}
-const START_ARGS = nodeArgs(scripts.start!)
-{
-  const built = performance.now()
-  const build = spawnSync(process.execPath, nodeArgs(scripts.prestart!), { cwd: ROOT, encoding: "utf8" })
-  if (build.status !== 0) throw new Error(`the prestart build failed:\n${build.stderr}`)
-  console.log(`prestart build: ${((performance.now() - built) / 1000).toFixed(2)} s`)
-}
+/** what node runs for `npm start` (package.json), after its build, made once here first */
+const START_ARGS = nodeScript("start")
+console.log(`prestart build: ${buildService().toFixed(2)} s`)
 
 /** Seconds from `spawnedAt` (epoch ms) to the first log line with `message` (and `phase`, when given). */
 const phaseAt = (log: string, spawnedAt: number, message: string, phase?: string): number | undefined => {

@@ -14,12 +14,19 @@ import { pathToFileURL } from "node:url"
 import { parentPort, type TransferListItem, Worker, workerData } from "node:worker_threads"
 import { Effect } from "effect"
 
-/** tsx's ESM API (`tsx/esm/api` as `import` resolves it), as an absolute URL: the worker may start anywhere */
-const tsxApi = (() => {
-  const manifest = createRequire(import.meta.url).resolve("tsx/package.json")
-  const exported = JSON.parse(readFileSync(manifest, "utf8")).exports["./esm/api"].import.default as string
-  return pathToFileURL(resolve(dirname(manifest), exported)).href
-})()
+/**
+ * tsx's ESM API (`tsx/esm/api` as `import` resolves it), as an absolute URL: the worker may start
+ * anywhere. Looked up on the first TypeScript worker: a built service never needs it.
+ */
+let tsxApi: string | undefined
+const tsxApiUrl = (): string => {
+  if (tsxApi === undefined) {
+    const manifest = createRequire(import.meta.url).resolve("tsx/package.json")
+    const exported = JSON.parse(readFileSync(manifest, "utf8")).exports["./esm/api"].import.default as string
+    tsxApi = pathToFileURL(resolve(dirname(manifest), exported)).href
+  }
+  return tsxApi
+}
 
 /**
  * Starts `module` (a file URL of a .ts or .js module) in a new worker thread with `workerData`: a
@@ -39,7 +46,7 @@ export const startWorker = (
   }
   return module.pathname.endsWith(".ts")
     ? new Worker(
-        `import(${JSON.stringify(tsxApi)}).then((api) => api.tsImport(${JSON.stringify(module.href)}, ${JSON.stringify(module.href)}))`,
+        `import(${JSON.stringify(tsxApiUrl())}).then((api) => api.tsImport(${JSON.stringify(module.href)}, ${JSON.stringify(module.href)}))`,
         { ...options, eval: true }
       )
     : new Worker(module, options)

@@ -8,20 +8,13 @@ import { tmpdir } from "node:os"
 import { join, relative, resolve } from "node:path"
 import { describe, expect, it } from "vitest"
 import { startServer, waitReady } from "./support/server.js"
+import { nodeScript } from "./support/serviceBuild.js"
 
 const ROOT = resolve(import.meta.dirname, "..")
 const SRC = join(ROOT, "src")
-const scripts = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts as Record<string, string>
-
-/** a script of package.json as words (none of ours quotes anything) */
-const words = (script: string): Array<string> => script.trim().split(/\s+/)
-
 /** runs `npm run <name>`'s command (node …) in the repository; with `args` after its own */
-const runScript = (name: string, args: ReadonlyArray<string> = []) => {
-  const [command, ...rest] = words(scripts[name]!)
-  expect(command).toBe("node")
-  return spawnSync(process.execPath, [...rest, ...args], { cwd: ROOT, encoding: "utf8", timeout: 60_000 })
-}
+const runScript = (name: string, args: ReadonlyArray<string> = []) =>
+  spawnSync(process.execPath, [...nodeScript(name), ...args], { cwd: ROOT, encoding: "utf8", timeout: 60_000 })
 
 const modules = readdirSync(SRC, { recursive: true, encoding: "utf8" }).filter(
   (f) => f.endsWith(".ts") && !f.endsWith(".d.ts")
@@ -62,8 +55,8 @@ describe("npm start", () => {
   it("serves from the build under plain node, its database's worker thread a built module, and stops on SIGTERM", async () => {
     const built = runScript("prestart")
     expect(built.status, built.stderr).toBe(0)
-    const [command, ...entry] = words(scripts.start!)
-    expect(command).toBe("node")
+    // nodeScript refuses a start script that is not a node command
+    const entry = nodeScript("start")
     expect(entry.at(-1)).toBe("build/main.js")
     expect(relative(ROOT, join(ROOT, "build", "main.js"))).toBe(entry.at(-1))
     // the embedded database runs in a worker thread: ready means that thread loaded its built module

@@ -19,19 +19,21 @@ export const nodeScript = (name: string): Array<string> => {
   return args
 }
 
-const build = (): void => {
+/** Makes the build (what `npm start` runs first); its seconds. */
+export const buildService = (): number => {
+  const started = performance.now()
   const built = spawnSync(process.execPath, nodeScript("prestart"), { cwd: ROOT, encoding: "utf8", timeout: 120_000 })
   if (built.status !== 0) throw new Error(`npm start's build failed:\n${built.stderr}${built.error ?? ""}`)
+  return (performance.now() - started) / 1000
+}
+
+/** vitest's globalSetup: the build, made once for the run (its test processes inherit `VIGIL_TEST_BUILT`). */
+export default function serviceBuild(): void {
+  buildService()
+  process.env.VIGIL_TEST_BUILT = "1"
 }
 
 /** Makes the build unless this process, or the test run it belongs to, has made it. */
 export const ensureServiceBuilt = (): void => {
-  if (process.env.VIGIL_TEST_BUILT === "1") return
-  build()
-  process.env.VIGIL_TEST_BUILT = "1"
-}
-
-export default function serviceBuild(): void {
-  build()
-  process.env.VIGIL_TEST_BUILT = "1"
+  if (process.env.VIGIL_TEST_BUILT !== "1") serviceBuild()
 }
