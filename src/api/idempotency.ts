@@ -22,6 +22,7 @@ import { SqlClient, type SqlError } from "@effect/sql"
 import { Clock, Effect, Exit, FiberRef } from "effect"
 import type { AuthenticatedKey } from "../accounts/Accounts.js"
 import { makeGroupCommit } from "../store/groupCommit.js"
+import { textList } from "../store/textList.js"
 import { CurrentRequestId, withRequestId } from "./envelope.js"
 import {
   BadRequest,
@@ -164,7 +165,10 @@ const makeKeyStore = Effect.gen(function* () {
         sql`UPDATE idempotency_keys k SET status = i.status, content_type = i.content_type, body = i.body
           FROM unnest(${group.map((g) => g.scope)}::text[], ${group.map((g) => g.key)}::text[],
             ${group.map((g) => g.status)}::int[], ${group.map((g) => g.contentType)}::text[],
-            ${group.map((g) => g.body)}::text[]) AS i(scope, key, status, content_type, body)
+            ${textList(
+              sql,
+              group.map((g) => g.body)
+            )}) AS i(scope, key, status, content_type, body)
           WHERE k.scope = i.scope AND k.key = i.key`,
         group.map(() => undefined)
       ),

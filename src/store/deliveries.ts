@@ -9,6 +9,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
+import { textList } from "./textList.js"
 
 /** A delivery to enqueue. */
 export interface NewDelivery {
@@ -37,7 +38,10 @@ export const insertDeliveries = (sql: SqlClient.SqlClient, deliveries: ReadonlyA
           ${deliveries.map((d) => d.event)}::text[],
           ${deliveries.map((d) => d.accountId)}::text[], ${deliveries.map((d) => d.eventId)}::text[],
           ${deliveries.map((d) => d.channel)}::text[], ${deliveries.map((d) => d.targetUrl)}::text[],
-          ${deliveries.map((d) => d.test)}::boolean[], ${deliveries.map((d) => d.payload)}::text[],
+          ${deliveries.map((d) => d.test)}::boolean[], ${textList(
+            sql,
+            deliveries.map((d) => d.payload)
+          )},
           ${deliveries.map((d) => d.dueAt)}::bigint[])
           AS d(id, webhook_id, event, account_id, event_id, channel, target_url, test, payload, due_at)`.pipe(
         Effect.asVoid

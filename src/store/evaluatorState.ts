@@ -8,6 +8,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { NewDelivery } from "./deliveries.js"
+import { textList } from "./textList.js"
 import { type Cadence, toRecord, type WebhookRecord, type WebhookRow } from "./webhooks.js"
 
 /** What an evaluation tick changes for one webhook. */
@@ -203,7 +204,11 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
           }
         }
         // one statement: the tick, the states written (where still active, armed as assumed and at
-        // the state_seq the diff started from), and the fires of exactly those webhooks
+        // the state_seq the diff started from), and the fires of exactly those webhooks. The webhook
+        // is checked by a scalar subquery, not EXISTS: one primary-key probe per change whatever the
+        // statistics say. An EXISTS became a semi-join, and on the embedded database (no autovacuum,
+        // so statistics as old as the last ANALYZE) a hash join reading every webhook: with 100,000
+        // webhooks, half of a tick's commit
         const d = deliveries
         const rows = yield* sql<{ written: ReadonlyArray<string> | null }>`WITH
           ${ticks === undefined ? sql`` : sql`tick AS (${ticks}),`}
@@ -218,17 +223,21 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
               event_seq = i.event_seq,
               memory = i.memory
             FROM unnest(${changes.map((c) => c.id)}::text[], ${changes.map((c) => c.armedAt)}::bigint[],
-              ${changes.map((c) => c.stateSeq)}::bigint[], ${full}::boolean[], ${text}::text[],
+              ${changes.map((c) => c.stateSeq)}::bigint[], ${full}::boolean[], ${textList(sql, text)},
               ${changes.map((c) => c.fired)}::boolean[], ${changes.map((c) => c.eventSeq)}::bigint[],
-              ${changes.map((c) => c.memory)}::text[])
+              ${textList(
+                sql,
+                changes.map((c) => c.memory)
+              )})
               AS i(id, armed_at, state_seq, whole, body, fired, event_seq, memory)
             WHERE s.webhook_id = i.id AND s.armed_at = i.armed_at AND s.state_seq = i.state_seq
-              AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = i.id AND w.status = 'active' AND w.armed_at = i.armed_at
+              AND (SELECT w.status = 'active' AND w.armed_at = i.armed_at
                 ${
                   sliceTick === undefined
                     ? sql``
                     : sql`AND NOT EXISTS (SELECT 1 FROM slice_ticks t WHERE t.slice = w.slice AND t.seq >= ${sliceTick.seq})`
-                })
+                }
+                FROM webhooks w WHERE w.id = i.id)
             RETURNING s.webhook_id AS id),
           queued AS (
             INSERT INTO deliveries (id, webhook_id, account_id, event, event_id, channel, target_url, test, payload,
@@ -239,7 +248,10 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
               ${d.map((x) => x.event)}::text[],
               ${d.map((x) => x.accountId)}::text[], ${d.map((x) => x.eventId)}::text[],
               ${d.map((x) => x.channel)}::text[], ${d.map((x) => x.targetUrl)}::text[],
-              ${d.map((x) => x.test)}::boolean[], ${d.map((x) => x.payload)}::text[],
+              ${d.map((x) => x.test)}::boolean[], ${textList(
+                sql,
+                d.map((x) => x.payload)
+              )},
               ${d.map((x) => x.dueAt)}::bigint[])
               AS d(id, webhook_id, event, account_id, event_id, channel, target_url, test, payload, due_at)
             WHERE d.webhook_id IN (SELECT id FROM written)
@@ -252,7 +264,10 @@ export class EvaluatorState extends Effect.Service<EvaluatorState>()("vigil/Eval
             FROM unnest(${events.map((x) => x.webhookId)}::text[], ${events.map((x) => x.sequence)}::bigint[],
               ${events.map((x) => x.type)}::text[], ${events.map((x) => x.dataAsOf)}::bigint[],
               ${events.map((x) => x.suppressed)}::boolean[], ${events.map((x) => x.deliveryId)}::text[],
-              ${events.map((x) => (x.deliveryId === null ? x.body : null))}::text[])
+              ${textList(
+                sql,
+                events.map((x) => (x.deliveryId === null ? x.body : null))
+              )})
               AS e(webhook_id, sequence, type, data_as_of, suppressed, delivery_id, body)
             WHERE e.webhook_id IN (SELECT id FROM written)
             RETURNING 1)

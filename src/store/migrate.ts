@@ -26,6 +26,7 @@ import eventBodiesOnce from "./migrations/0018_event_bodies_once.js"
 import importedSplits from "./migrations/0019_imported_splits.js"
 import feedInputs from "./migrations/0020_feed_inputs.js"
 import dashboardUsers from "./migrations/0021_dashboard_users.js"
+import bodyStorage from "./migrations/0022_body_storage.js"
 
 export const migrations = {
   "0001_accounts": accounts,
@@ -48,7 +49,8 @@ export const migrations = {
   "0018_event_bodies_once": eventBodiesOnce,
   "0019_imported_splits": importedSplits,
   "0020_feed_inputs": feedInputs,
-  "0021_dashboard_users": dashboardUsers
+  "0021_dashboard_users": dashboardUsers,
+  "0022_body_storage": bodyStorage
 }
 
 export const runMigrations = Migrator.make({})({

@@ -20,6 +20,41 @@ for (const backend of backends()) {
         })
       )
 
+      it.effect("compresses event bodies with lz4 where the server has it, else as PostgreSQL does by default", () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const [has] = yield* sql<{ lz4: boolean }>`SELECT coalesce((SELECT 'lz4' = ANY(enumvals) FROM pg_settings
+            WHERE name = 'default_toast_compression'), false) AS lz4`
+          const columns = yield* sql<{ relname: string; attname: string; attstorage: string; attcompression: string }>`
+            SELECT c.relname, a.attname, a.attstorage, a.attcompression::text AS attcompression
+            FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+            WHERE c.relnamespace = current_schema()::regnamespace
+              AND (c.relname, a.attname) IN (('deliveries', 'payload'), ('notifications', 'payload'), ('webhook_events', 'body'))
+            ORDER BY c.relname`
+          expect(columns.map((c) => [c.relname, c.attname, c.attstorage, c.attcompression])).toEqual(
+            [
+              ["deliveries", "payload"],
+              ["notifications", "payload"],
+              ["webhook_events", "body"]
+            ].map(([t, a]) => [t, a, "x", has!.lz4 ? "l" : ""])
+          )
+          // a fired event's body as large as a fire of 100 rows: stored as set, read back byte for byte
+          const body = JSON.stringify({
+            data: {
+              matches: Array.from({ length: 100 }, (_, i) => ({ ticker: `T${i}`, price: i * 1.5, name: "Some Corp" }))
+            }
+          })
+          expect(body.length).toBeGreaterThan(4_000)
+          yield* sql`INSERT INTO accounts (id, plan, created_at, updated_at) VALUES ('acc_bodies', 'pro', 1, 1)`
+          yield* sql`INSERT INTO notifications (id, account_id, webhook_id, delivery_id, title, body, payload, created_at)
+            VALUES ('ntf_bodies', 'acc_bodies', 'wh_x', 'dlv_bodies', 't', 'b', ${body}, 1)`
+          const [row] = yield* sql<{ payload: string; how: string | null }>`SELECT payload,
+            pg_column_compression(payload) AS how FROM notifications WHERE id = 'ntf_bodies'`
+          expect(row!.payload).toBe(body)
+          expect(row!.how).toBe(has!.lz4 ? "lz4" : "pglz")
+        })
+      )
+
       it.effect("returns int8 as a JS number on both backends", () =>
         Effect.gen(function* () {
           const sql = yield* SqlClient.SqlClient

@@ -130,6 +130,16 @@ for (const backend of backends()) {
             record: true
           })
           expect([...unfenced.written]).toEqual(["wh_fence"])
+          // nor for a webhook disabled, or armed again, since the change was made (each checked by its id)
+          const tick = (seq: number) => ({ seq, asOf: t0, slices: [slice!], record: true })
+          yield* sql`UPDATE webhooks SET status = 'disabled' WHERE id = 'wh_fence'`
+          expect([...(yield* store.commitTick(t0, [], [change(1)], [], undefined, tick(9))).written]).toEqual([])
+          yield* sql`UPDATE webhooks SET status = 'active', armed_at = 2 WHERE id = 'wh_fence'`
+          expect([...(yield* store.commitTick(t0, [], [change(1)], [], undefined, tick(10))).written]).toEqual([])
+          yield* sql`UPDATE webhooks SET armed_at = 1 WHERE id = 'wh_fence'`
+          expect([...(yield* store.commitTick(t0, [], [change(1)], [], undefined, tick(11))).written]).toEqual([
+            "wh_fence"
+          ])
 
           // imports are logged with their tickers
           const bars = yield* ImportedBars
