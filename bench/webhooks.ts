@@ -36,6 +36,16 @@
  *
  *    On PGlite and on PostgreSQL (DATABASE_URL, default
  *    postgres://postgres@127.0.0.1:5432/test: a fresh schema, dropped after).
+ *    PGlite keeps its data directory on disk, as the service does (`DATA_DIR`;
+ *    a temporary directory, removed after); `--pglite=memory` holds it in the
+ *    bench's memory instead, where each file lives in an array that is copied
+ *    as the file grows (a cost, and resident memory, the service does not have).
+ *    A full GC runs before each timed tick (`--gc=forced`, the default: the
+ *    idle time between two refreshes, 60 s in the service, in which V8 ends
+ *    the marking a tick started); `--gc=natural` runs the ticks back to back
+ *    with none, so a marking started in one tick goes on into the next; with
+ *    `--pause=S`, S seconds pass between two ticks (the refresh interval's
+ *    idle time, in which V8's concurrent marker goes on).
  * 2. Delivery (PostgreSQL): the real `DeliveryWorker` and transport POST to a
  *    local node:http receiver (insecure targets allowed). Throughput: 10,000
  *    deliveries queued at once, drained (after 2,000 to warm up); latency:
@@ -51,9 +61,11 @@
  *
  * Figures depend on the machine's load: the load average is printed first.
  */
+import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { loadavg } from "node:os"
+import { loadavg, tmpdir } from "node:os"
+import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { writeHeapSnapshot } from "node:v8"
 import { SqlClient } from "@effect/sql"
@@ -95,6 +107,14 @@ const BACKENDS = (args.get("backend") ?? "pglite,postgres").split(",")
 const N_WEBHOOKS = Number(args.get("webhooks") ?? 100_000)
 const TICKS = Number(args.get("ticks") ?? 10)
 const HOSTS = Number(args.get("hosts") ?? 1)
+/** where PGlite keeps its data: on disk as the service does, or in the bench's memory */
+const PGLITE_STORE = args.get("pglite") ?? "disk"
+if (PGLITE_STORE !== "disk" && PGLITE_STORE !== "memory") throw new Error("--pglite is disk or memory")
+/** a full GC before each timed tick (the idle time between refreshes), or none */
+const GC_MODE = args.get("gc") ?? "forced"
+if (GC_MODE !== "forced" && GC_MODE !== "natural") throw new Error("--gc is forced or natural")
+/** seconds of idle time before each timed tick */
+const PAUSE_S = Number(args.get("pause") ?? 0)
 const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 
 console.log(
@@ -259,11 +279,22 @@ const makeSpecs = (): Array<Spec> => {
 
 // ---- databases -----------------------------------------------------------------------------
 
-/** a fresh, migrated database: PGlite in memory, or a schema of its own on PostgreSQL (dropped after) */
+/** a temporary data directory for PGlite, removed with the scope */
+const temporaryDataDir = Effect.acquireRelease(
+  Effect.sync(() => mkdtempSync(join(tmpdir(), "vigil-bench-pglite-"))),
+  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+)
+
+/**
+ * a fresh, migrated database: PGlite on a temporary data directory (or in memory, `--pglite=memory`),
+ * or a schema of its own on PostgreSQL (dropped after)
+ */
 const database = (backend: string): Layer.Layer<SqlClient.SqlClient, SqlError> => {
   const base =
     backend === "pglite"
-      ? pgliteLayer(undefined)
+      ? PGLITE_STORE === "memory"
+        ? pgliteLayer(undefined)
+        : Layer.unwrapScoped(Effect.map(temporaryDataDir, (dir) => pgliteLayer(dir)))
       : Layer.unwrapScoped(Effect.map(isolatedSchemaUrl(DATABASE_URL), (url) => postgresLayer(Redacted.make(url))))
   return Layer.effectDiscard(runMigrations.pipe(Effect.orDie)).pipe(Layer.provideMerge(base))
 }
@@ -299,7 +330,9 @@ const insertWebhooks = (specs: ReadonlyArray<Spec>, now: number, target: (s: Spe
 
 const evaluation = (backend: string) =>
   Effect.gen(function* () {
-    console.log(`\n== evaluation, ${N_WEBHOOKS.toLocaleString("en-US")} webhooks, ${backend} ==`)
+    console.log(
+      `\n== evaluation, ${N_WEBHOOKS.toLocaleString("en-US")} webhooks, ${backend}${backend === "pglite" ? ` (${PGLITE_STORE === "disk" ? "data directory on disk" : "in memory"})` : ""}, GC ${GC_MODE === "forced" ? "forced before each tick" : "natural"}${PAUSE_S > 0 ? `, ${PAUSE_S} s between ticks` : ""} ==`
+    )
     const columns = firstColumns()
     const ranked = top100(columns)
     const fakeMarket = Layer.succeed(Market, {
@@ -482,7 +515,8 @@ const evaluation = (backend: string) =>
       }, 20)
       for (let k = 0; k < TICKS; k++) {
         const snapshot = ticks.next().value!
-        global.gc?.()
+        if (PAUSE_S > 0) yield* Effect.sleep(PAUSE_S * 1000)
+        if (GC_MODE === "forced") global.gc?.()
         t = performance.now()
         const cpu0 = process.cpuUsage()
         const r = yield* alerts.evaluate(snapshot)
@@ -519,7 +553,13 @@ const evaluation = (backend: string) =>
       console.log(
         `resident memory: after startup ${mb(rssStarted)}, max during ticks ${mb(rssMax)} (heap used after the ticks ${mb(heapAfter)})`
       )
-      goal(`evaluation tick ≤ 1 s (${backend})`, p99 <= 1000, `p50 ${ms(p50)}, p99 ${ms(p99)}`)
+      // issue 6: ≤ 1 s; issue 16: ≤ 1.2 s with a share of the webhooks using firing options
+      const tickGoal = OPTIONS > 0 ? 1200 : 1000
+      goal(
+        `evaluation tick ≤ ${tickGoal / 1000} s (${backend}${OPTIONS > 0 ? `, ${OPTIONS * 100}% with firing options` : ""})`,
+        p99 <= tickGoal,
+        `p50 ${ms(p50)}, p99 ${ms(p99)}`
+      )
       goal(`resident memory ≤ 1.5 GB (${backend})`, rssMax <= 1.5 * 2 ** 30, `max ${mb(rssMax)}`)
 
       // after the ticks: the bare evaluation and the churn on the same snapshots
