@@ -22,6 +22,7 @@ import {
   SubscriptionRef
 } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
+import { yieldToEventLoop } from "../eventLoop.js"
 import { Fatal } from "../Fatal.js"
 import { Readiness } from "../observability/Readiness.js"
 import { registerScrapeGauge } from "../observability/scrapeGauges.js"
@@ -45,12 +46,6 @@ export const STALE_AFTER_INTERVALS = 3
 /** data applied at `dataAsOf` is stale at `now`: more than 3 refresh intervals old */
 export const isStale = (now: number, dataAsOf: number, intervalMs: number): boolean =>
   now - dataAsOf > STALE_AFTER_INTERVALS * intervalMs
-
-/** Lets the event loop run (HTTP requests, probes) between slices of the initial build. */
-const yieldToEventLoop = Effect.async<void>((resume) => {
-  const handle = setImmediate(() => resume(Effect.void))
-  return Effect.sync(() => clearImmediate(handle))
-})
 
 export class Market extends Effect.Service<Market>()("vigil/Market", {
   scoped: Effect.gen(function* () {

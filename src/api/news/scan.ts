@@ -6,6 +6,7 @@
  */
 import { Effect, Either } from "effect"
 import { hasFeature, type Plan, plansWith } from "../../accounts/plans.js"
+import { yieldToEventLoop } from "../../eventLoop.js"
 import { DAY_MS } from "../../market/indicators/days.js"
 import { type LocatedMention, newsArchiveOf } from "../../market/newsArchive.js"
 import { Tickers } from "../../market/tickers/index.js"
@@ -100,11 +101,6 @@ const decodeState = (raw: unknown): { window: Window; position: Position } | und
     position: { at: at as number, ticker: ticker as string | null, index: index as number }
   }
 }
-
-const yieldToEventLoop = Effect.async<void>((resume) => {
-  const handle = setImmediate(() => resume(Effect.void))
-  return Effect.sync(() => clearImmediate(handle))
-})
 
 const compactDay = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10).replaceAll("-", "")
 

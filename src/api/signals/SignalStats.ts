@@ -27,18 +27,13 @@
  */
 import { Clock, Deferred, Duration, Effect, Stream } from "effect"
 import { AppConfig } from "../../config/AppConfig.js"
+import { yieldToEventLoop } from "../../eventLoop.js"
 import type { MarketReader } from "../../market/engine/MarketData.js"
 import { buildFlagHistoryInWorker, workerCanBuild } from "../../market/history/buildFlagHistory.js"
 import { FlagHistory } from "../../market/history/flagHistory.js"
 import { Market } from "../../market/Market.js"
 import { makeShareGate, paceByEventLoop } from "../../workerShare.js"
 import { ServiceUnavailable } from "../errors.js"
-
-/** Lets the event loop run (HTTP requests, probes) between slices of work. */
-const yieldToEventLoop = Effect.async<void>((resume) => {
-  const handle = setImmediate(() => resume(Effect.void))
-  return Effect.sync(() => clearImmediate(handle))
-})
 
 /** CPU time of one slice before the event loop gets a turn. */
 const SLICE_MS = 15
