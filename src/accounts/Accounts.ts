@@ -9,7 +9,8 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Data, Duration, Effect, Option, Schedule } from "effect"
-import { numberArray, textArray } from "../store/importedBars.js"
+import { numberArray } from "../store/importedBars.js"
+import { textList } from "../store/textList.js"
 import {
   generateApiKey,
   hashApiKey,
@@ -98,7 +99,7 @@ export class Accounts extends Effect.Service<Accounts>()("vigil/Accounts", {
       const ids = [...batch.keys()]
       const at = ids.map((id) => Math.floor(batch.get(id)! / 1000))
       return sql`UPDATE api_keys AS k SET last_used_at = GREATEST(coalesce(k.last_used_at, 0), u.at)
-        FROM unnest(${textArray(ids)}::text[], ${numberArray(at)}::bigint[]) AS u(id, at) WHERE k.id = u.id`.pipe(
+        FROM unnest(${textList(sql, ids)}, ${numberArray(at)}::bigint[]) AS u(id, at) WHERE k.id = u.id`.pipe(
         Effect.asVoid,
         Effect.catchAllCause((cause) => Effect.logWarning("keys' last use not written", cause))
       )

@@ -8,7 +8,8 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import type { FeedInputStore } from "../market/ports.js"
 import type { FeedMention, FeedValues, FundamentalsEntry } from "../market/sources/feedSource.js"
-import { numberArray, textArray } from "./importedBars.js"
+import { numberArray } from "./importedBars.js"
+import { textList } from "./textList.js"
 
 interface FundamentalsRow {
   readonly ticker: string
@@ -58,12 +59,12 @@ export class FeedInputsStore extends Effect.Service<FeedInputsStore>()("vigil/Fe
       Effect.flatMap(
         nowSeconds,
         (now) =>
-          sql`INSERT INTO market_imports (tickers, created_at, kind) VALUES (${textArray([...new Set(tickers)])}::text[], ${now}, 'inputs')`
+          sql`INSERT INTO market_imports (tickers, created_at, kind) VALUES (${textList(sql, [...new Set(tickers)])}, ${now}, 'inputs')`
       )
 
     const read = (tickers: ReadonlyArray<string> | undefined) =>
       Effect.gen(function* () {
-        const only = tickers === undefined ? sql`` : sql`WHERE ticker = ANY(${textArray(tickers)}::text[])`
+        const only = tickers === undefined ? sql`` : sql`WHERE ticker = ANY(${textList(sql, tickers)})`
         const fundamentals = yield* sql<FundamentalsRow>`SELECT ticker, from_day, fields FROM feed_fundamentals ${only}
           ORDER BY ticker, from_day`
         const mentions = yield* sql<MentionRow>`SELECT seq, ticker, at, relevance, sentiment FROM feed_news ${only}
@@ -81,9 +82,15 @@ export class FeedInputsStore extends Effect.Service<FeedInputsStore>()("vigil/Fe
           const now = yield* nowSeconds
           yield* sql`INSERT INTO feed_fundamentals (ticker, from_day, fields, updated_at)
             SELECT t, d, f, ${now} FROM unnest(
-              ${textArray(rows.map((r) => r.ticker))}::text[],
+              ${textList(
+                sql,
+                rows.map((r) => r.ticker)
+              )},
               ${numberArray(rows.map((r) => r.fromDay))}::integer[],
-              ${textArray(rows.map((r) => JSON.stringify(r.values)))}::jsonb[]) AS r(t, d, f)
+              ${textList(
+                sql,
+                rows.map((r) => JSON.stringify(r.values))
+              )}::jsonb[]) AS r(t, d, f)
             ON CONFLICT (ticker, from_day) DO UPDATE
               SET fields = feed_fundamentals.fields || excluded.fields, updated_at = excluded.updated_at`
           yield* logInputs(rows.map((r) => r.ticker))
@@ -93,7 +100,10 @@ export class FeedInputsStore extends Effect.Service<FeedInputsStore>()("vigil/Fe
           if (mentions.length === 0) return []
           const rows = yield* sql<MentionRow>`INSERT INTO feed_news (ticker, at, relevance, sentiment)
             SELECT t, a, rel, sen FROM unnest(
-              ${textArray(mentions.map((m) => m.ticker))}::text[],
+              ${textList(
+                sql,
+                mentions.map((m) => m.ticker)
+              )},
               ${numberArray(mentions.map((m) => m.at))}::bigint[],
               ${numberArray(mentions.map((m) => m.relevance))}::float8[],
               ${numberArray(mentions.map((m) => m.sentiment))}::float8[]) WITH ORDINALITY AS r(t, a, rel, sen, k)

@@ -6,11 +6,13 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
+import type * as Statement from "@effect/sql/Statement"
 import { Clock, Effect, Option } from "effect"
 import type { StoredBar } from "../market/ports.js"
 import { copyFromOf } from "./PgliteClient.js"
 import { copyFromStdinOf } from "./pgCopy.js"
 import { adjustForSplits, type Split } from "./splits.js"
+import { textList } from "./textList.js"
 
 /** A daily bar as stored: the market's port defines it (`src/market/ports.ts`). */
 export type { StoredBar } from "../market/ports.js"
@@ -19,20 +21,6 @@ export type { Split } from "./splits.js"
 
 /** rows per INSERT … SELECT FROM unnest(…): a whole-market day in one statement, a long file in a few */
 const BATCH = 20_000
-
-/**
- * A PostgreSQL array literal of texts, every element quoted: built here in one pass, as the
- * drivers would element by element (node-postgres' array serializer was a third of a
- * whole-market day's store time).
- */
-export const textArray = (values: ReadonlyArray<string>): string => {
-  let out = "{"
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i]
-    out += `${i === 0 ? "" : ","}"${v.includes('"') || v.includes("\\") ? v.replace(/["\\]/g, "\\$&") : v}"`
-  }
-  return `${out}}`
-}
 
 /** A PostgreSQL array literal of finite numbers (JavaScript's shortest round-trip form, which float8 reads exactly). */
 export const numberArray = (values: ReadonlyArray<number>): string => `{${values.join(",")}}`
@@ -168,12 +156,12 @@ export class ImportedBars extends Effect.Service<ImportedBars>()("vigil/Imported
         }
         if (ranged.t.length > 0) {
           yield* sql`DELETE FROM imported_bars AS b
-            USING unnest(${textArray(ranged.t)}::text[], ${textArray(ranged.f)}::text[], ${textArray(ranged.l)}::text[]) AS r(t, f, l)
+            USING unnest(${textList(sql, ranged.t)}, ${textList(sql, ranged.f)}, ${textList(sql, ranged.l)}) AS r(t, f, l)
             WHERE b.ticker = r.t AND b.date BETWEEN r.f AND r.l`
         }
-        /** every row, in statements of up to BATCH rows across tickers, as array literals */
+        /** every row, in statements of up to BATCH rows across tickers: texts as lists, numbers as array literals */
         const literals = () => {
-          const batches: Array<ReadonlyArray<string>> = []
+          const batches: Array<readonly [Statement.Fragment, Statement.Fragment, ...Array<string>]> = []
           const size = Math.min(BATCH, total)
           let t: Array<string> = []
           let d: Array<string> = []
@@ -184,8 +172,8 @@ export class ImportedBars extends Effect.Service<ImportedBars>()("vigil/Imported
           let v: Array<number> = []
           const cut = () => {
             batches.push([
-              textArray(t),
-              textArray(d),
+              textList(sql, t),
+              textList(sql, d),
               numberArray(o),
               numberArray(h),
               numberArray(l),
@@ -221,7 +209,7 @@ export class ImportedBars extends Effect.Service<ImportedBars>()("vigil/Imported
             ([bt, bd, bo, bh, bl, bc, bv]) =>
               sql`INSERT INTO imported_bars (ticker, date, open, high, low, close, volume, imported_at, adjusted)
                 SELECT u.t, u.d, u.o, u.h, u.l, u.c, u.v, ${now}, ${adjusted}
-                FROM unnest(${bt}::text[], ${bd}::text[], ${bo}::float8[], ${bh}::float8[], ${bl}::float8[],
+                FROM unnest(${bt}, ${bd}, ${bo}::float8[], ${bh}::float8[], ${bl}::float8[],
                             ${bc}::float8[], ${bv}::float8[]) AS u(t, d, o, h, l, c, v)
                 ${
                   upsert
@@ -262,7 +250,13 @@ export class ImportedBars extends Effect.Service<ImportedBars>()("vigil/Imported
           const chunk = splits.slice(i, i + BATCH)
           yield* sql`INSERT INTO imported_splits (ticker, date, ratio, imported_at)
             SELECT u.t, u.d, u.r, ${now}
-            FROM unnest(${textArray(chunk.map((s) => s.ticker))}::text[], ${textArray(chunk.map((s) => s.date))}::text[],
+            FROM unnest(${textList(
+              sql,
+              chunk.map((s) => s.ticker)
+            )}, ${textList(
+              sql,
+              chunk.map((s) => s.date)
+            )},
                         ${numberArray(chunk.map((s) => s.ratio))}::float8[]) AS u(t, d, r)
             ON CONFLICT (ticker, date) DO UPDATE SET ratio = excluded.ratio, imported_at = excluded.imported_at`
         }
