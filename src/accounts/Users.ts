@@ -8,7 +8,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Data, Effect, Option } from "effect"
-import { isUniqueViolation } from "../store/importedBars.js"
+import { isUniqueViolation } from "../store/sqlErrors.js"
 import { Accounts } from "./Accounts.js"
 import { randomId } from "./apiKeys.js"
 import { generatePassword, hashPassword, verifyPassword } from "./passwords.js"

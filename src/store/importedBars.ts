@@ -5,13 +5,13 @@
  * read back split-adjusted (`splits.ts`), so bars and splits may arrive in any order.
  */
 import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
 import { Clock, Effect, Option } from "effect"
 import type { StoredBar } from "../market/ports.js"
 import { copyFromOf } from "./PgliteClient.js"
 import { copyFromStdinOf } from "./pgCopy.js"
 import { adjustForSplits, type Split } from "./splits.js"
+import { isUniqueViolation } from "./sqlErrors.js"
 import { textList } from "./textList.js"
 
 /** A daily bar as stored: the market's port defines it (`src/market/ports.ts`). */
@@ -111,9 +111,6 @@ export const binaryRows = (
   if (rows.length > 0) flush()
   return out
 }
-
-/** PostgreSQL's unique_violation (23505), from either driver */
-export const isUniqueViolation = (e: SqlError): boolean => (e.cause as { code?: unknown } | undefined)?.code === "23505"
 
 export class ImportedBars extends Effect.Service<ImportedBars>()("vigil/ImportedBars", {
   effect: Effect.gen(function* () {

@@ -26,6 +26,7 @@ import { compileQuery } from "../../query/index.js"
 import type { SignalResolver } from "../../signals/SignalResolver.js"
 import { Deliveries, type DeliveryRecord, type DeliveryStatus } from "../../store/deliveries.js"
 import type { Rules } from "../../store/rules.js"
+import { isForeignKeyViolation } from "../../store/sqlErrors.js"
 import type { Universes } from "../../store/universes.js"
 import type { WebhookEvents } from "../../store/webhookEvents.js"
 import {
@@ -354,20 +355,23 @@ const test = (key: AuthenticatedKey, id: string) =>
     const deliveryId = newId("dlv")
     const deliveries = yield* Deliveries
     yield* orUnavailable(
-      deliveries.enqueue([
-        {
-          id: deliveryId,
-          webhookId: w.id,
-          accountId: w.accountId,
-          event: "webhook.fired",
-          eventId: newEventId(),
-          channel: w.channel,
-          targetUrl: displayTarget(w),
-          test: true,
-          payload,
-          dueAt: now
-        }
-      ])
+      deliveries
+        .enqueue([
+          {
+            id: deliveryId,
+            webhookId: w.id,
+            accountId: w.accountId,
+            event: "webhook.fired",
+            eventId: newEventId(),
+            channel: w.channel,
+            targetUrl: displayTarget(w),
+            test: true,
+            payload,
+            dueAt: now
+          }
+        ])
+        // the webhook was deleted since it was read (a DELETE racing this request): it is not found
+        .pipe(Effect.catchIf(isForeignKeyViolation, () => Effect.fail(notFound("webhook", id))))
     )
     yield* (yield* DeliveryWake).wake
     const record = yield* orUnavailable(deliveries.get(key.account.id, w.id, deliveryId))

@@ -425,6 +425,30 @@ describe("webhook subscriptions and delivery over HTTP", () => {
     expect((await call(key, "GET", `/v2/webhooks/${sub.body.id}`)).body.disabled_reason).toBe("gone")
   }, 60_000)
 
+  it("a test ping racing the webhook's deletion answers 202 or 404, never 5xx", async () => {
+    const key = await newKey("scale")
+    const subs = await Promise.all(
+      Array.from({ length: 24 }, (_, k) =>
+        call(key, "POST", "/v2/tickers/aapl/subscribe", {
+          condition: `price > ${k}`,
+          target_url: receiver.url("/race")
+        })
+      )
+    )
+    const answers = await Promise.all(
+      subs.flatMap((sub) => [
+        call(key, "DELETE", `/v2/webhooks/${sub.body.id}`),
+        call(key, "POST", `/v2/webhooks/${sub.body.id}/test`)
+      ])
+    )
+    const tests = answers.filter((_, k) => k % 2 === 1)
+    for (const t of tests) {
+      expect([202, 404], JSON.stringify(t.body)).toContain(t.status)
+      if (t.status === 404) expect(t.body.error.code).toBe("not_found")
+    }
+    for (const d of answers.filter((_, k) => k % 2 === 0)) expect(d.status).toBe(200)
+  }, 60_000)
+
   it("rotates the signing secret with an overlap in which both sign", async () => {
     const key = await newKey()
     const sub = await call(key, "POST", "/v2/tickers/aapl/subscribe", {
