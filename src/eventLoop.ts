@@ -1,5 +1,6 @@
 /**
- * Giving the event loop a turn from inside a long piece of work.
+ * Giving the event loop a turn from inside a long piece of work (the market's first build, deep history,
+ * signal stats, news scans).
  *
  * `Effect.yieldNow` lets other fibers run but not the event loop: Effect's
  * scheduler runs its queue on microtasks, so sockets, timers and messages

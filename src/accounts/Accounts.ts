@@ -9,8 +9,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Data, Duration, Effect, Option, Schedule } from "effect"
-import { numberArray } from "../store/importedBars.js"
-import { textList } from "../store/textList.js"
+import { numberArray, textList } from "../store/textList.js"
 import {
   generateApiKey,
   hashApiKey,

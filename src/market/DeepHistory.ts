@@ -19,6 +19,7 @@ import { extname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Clock, Deferred, Duration, Effect, Stream } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
+import { yieldToEventLoop } from "../eventLoop.js"
 import { registerScrapeGauge } from "../observability/scrapeGauges.js"
 import { makeShareGate, paceByEventLoop } from "../workerShare.js"
 import { runWorker } from "../workerThread.js"
@@ -59,10 +60,7 @@ const sliced = <A>(work: Generator<void, A>): Effect.Effect<A, Error> =>
       let step = work.next()
       while (!step.done && performance.now() - start < 20) step = work.next()
       if (step.done) return step.value
-      yield* Effect.async<void>((resume) => {
-        const handle = setImmediate(() => resume(Effect.void))
-        return Effect.sync(() => clearImmediate(handle))
-      })
+      yield* yieldToEventLoop
     }
   }).pipe(Effect.catchAllDefect((e) => Effect.fail(e as Error)))
 

@@ -8,8 +8,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import type { FeedInputStore } from "../market/ports.js"
 import type { FeedMention, FeedValues, FundamentalsEntry } from "../market/sources/feedSource.js"
-import { numberArray } from "./importedBars.js"
-import { textList } from "./textList.js"
+import { numberArray, textList } from "./textList.js"
 
 interface FundamentalsRow {
   readonly ticker: string

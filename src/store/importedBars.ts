@@ -12,7 +12,7 @@ import { copyFromOf } from "./PgliteClient.js"
 import { copyFromStdinOf } from "./pgCopy.js"
 import { adjustForSplits, type Split } from "./splits.js"
 import { isUniqueViolation } from "./sqlErrors.js"
-import { textList } from "./textList.js"
+import { numberArray, textList } from "./textList.js"
 
 /** A daily bar as stored: the market's port defines it (`src/market/ports.ts`). */
 export type { StoredBar } from "../market/ports.js"
@@ -21,9 +21,6 @@ export type { Split } from "./splits.js"
 
 /** rows per INSERT … SELECT FROM unnest(…): a whole-market day in one statement, a long file in a few */
 const BATCH = 20_000
-
-/** A PostgreSQL array literal of finite numbers (JavaScript's shortest round-trip form, which float8 reads exactly). */
-export const numberArray = (values: ReadonlyArray<number>): string => `{${values.join(",")}}`
 
 export interface ReplaceOptions {
   /** the file already adjusted these bars for splits (an adjusted close column): imported splits leave them */

@@ -11,6 +11,8 @@
  * holds either raw, nor does a ticker or a match set. A list with either character in a value, or
  * of fewer than two values (`string_to_array` reads an empty text as no values at all), goes as
  * an array.
+ *
+ * Numbers go as an array literal (`numberArray`): their text has nothing to escape.
  */
 import type { SqlClient } from "@effect/sql"
 
@@ -24,3 +26,6 @@ export const textList = (sql: SqlClient.SqlClient, values: ReadonlyArray<string 
   const joined = values.map((v) => v ?? US).join(RS)
   return sql`string_to_array(${joined}::text, ${RS}::text, ${US}::text)`
 }
+
+/** A PostgreSQL array literal of finite numbers (JavaScript's shortest round-trip form, which float8 reads exactly). */
+export const numberArray = (values: ReadonlyArray<number>): string => `{${values.join(",")}}`
