@@ -19,7 +19,7 @@
 import { createHash } from "node:crypto"
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Clock, Effect, Exit, FiberRef } from "effect"
+import { Clock, Context, Effect, Exit, FiberRef, Layer } from "effect"
 import type { AuthenticatedKey } from "../accounts/Accounts.js"
 import { makeGroupCommit } from "../store/groupCommit.js"
 import { textList } from "../store/textList.js"
@@ -39,7 +39,14 @@ export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
-interface Claim {
+/** The scope of a key: the API key that sent it (its `Authorization` header, hashed), never another's. */
+export const idempotencyScope = (authorization: string): string => sha256(authorization)
+
+/** What a retry must repeat to be the same request: method, URL and body. */
+export const idempotencyFingerprint = (method: string, url: string, body: string): string =>
+  sha256(`${method} ${url}\n${body}`)
+
+export interface Claim {
   readonly scope: string
   readonly key: string
   readonly fingerprint: string
@@ -48,7 +55,7 @@ interface Claim {
 }
 
 /** What a claim found: the key is this request's now, or the stored row of an earlier request, or none (it just left). */
-type Claimed =
+export type Claimed =
   | { readonly _tag: "Claimed" }
   | {
       readonly _tag: "Existing"
@@ -59,7 +66,7 @@ type Claimed =
     }
   | { readonly _tag: "Missing" }
 
-interface Stored {
+export interface Stored {
   readonly scope: string
   readonly key: string
   readonly status: number
@@ -187,9 +194,19 @@ const makeKeyStore = Effect.gen(function* () {
   return { claim, store, release } as const
 })
 
-/** The middleware; its key store lives as long as the scope. */
+export type KeyStore = Effect.Effect.Success<typeof makeKeyStore>
+
+/**
+ * The key store, one per service: the middleware and the direct create (direct/create.ts) claim,
+ * store and release keys through it, so their claims share statements.
+ */
+export class IdempotencyKeys extends Context.Tag("vigil/api/IdempotencyKeys")<IdempotencyKeys, KeyStore>() {
+  static readonly Live = Layer.scoped(IdempotencyKeys, makeKeyStore)
+}
+
+/** The middleware, over the service's key store. */
 export const makeIdempotency = Effect.map(
-  makeKeyStore,
+  IdempotencyKeys,
   (keys) =>
     <E, R>(
       app: HttpApp.Default<E, R>,
@@ -219,9 +236,9 @@ export const makeIdempotency = Effect.map(
         // a valid key's own header: the scope is that one API key (so one account), never another's
         const authorization = request.headers.authorization!
         // every body that reaches this far is JSON (other media types are refused first, see bodyGuard.ts)
-        const scope = sha256(authorization)
+        const scope = idempotencyScope(authorization)
         const body = yield* Effect.orElseSucceed(request.text, () => "")
-        const fingerprint = sha256(`${request.method} ${request.url}\n${body}`)
+        const fingerprint = idempotencyFingerprint(request.method, request.url, body)
         const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
 
         const early = yield* keys.claim({ scope, key, fingerprint, now }).pipe(

@@ -19,7 +19,7 @@ import { withDashboardProxy } from "./dashboard/proxy.js"
 import { DashboardStaticLive } from "./dashboard/static.js"
 import { DevicesHttpLive } from "./devices/Http.js"
 import { DirectLane, DirectLaneLive } from "./direct/lane.js"
-import { makeIdempotency } from "./idempotency.js"
+import { IdempotencyKeys, makeIdempotency } from "./idempotency.js"
 import { MarketHttpLive } from "./market/Http.js"
 import { McpHttpLive } from "./mcp/http.js"
 import { AdminAuthLive } from "./middleware/AdminAuthLive.js"
@@ -35,6 +35,7 @@ import { RunnerApi, RunnerSystemHttpLive, SystemHttpLive } from "./system/Http.j
 import { TickersHttpLive } from "./tickers/Http.js"
 import { UniversesHttpLive } from "./universes/Http.js"
 import { WebhooksHttpLive } from "./webhooks/Http.js"
+import { Subscriptions } from "./webhooks/Subscriptions.js"
 
 export const ApiLive = HttpApiBuilder.api(VigilApi).pipe(
   Layer.provide([
@@ -111,7 +112,9 @@ export const ServerLive = Effect.gen(function* () {
   Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
   Layer.provide(ApiLive),
   Layer.provide(HttpServerLive),
-  Layer.provide(DirectLaneLive),
+  // POST /v2/webhooks too (direct/create.ts), with the API's key store and the webhook rules
+  Layer.provide(DirectLaneLive.pipe(Layer.provide(Subscriptions.Default))),
+  Layer.provide(IdempotencyKeys.Live),
   // no span per request: nothing exports traces, and the span (its URL parse, attributes and
   // context) cost ~15% of a small request's CPU (docs/benchmarks.md, "What a request costs")
   HttpMiddleware.withTracerDisabledWhen(() => true)

@@ -13,6 +13,6 @@ export const httpRequestDuration = Metric.histogram(
 
 export const hotLaneTotal = Metric.counter("http_hot_lane_total", {
   description:
-    "Requests on the direct path (a live scan, a ticker's live row; src/api/direct) by outcome: hit (answered from the answers cache), miss (answered directly, made now), filled (an answer made now kept for repeated reads), bypass (answered by the API: a rule, own universe, custom signal, asof, invalid parameter, unknown key or rate limited)",
+    "Requests on the direct path (a live scan, a ticker's live row, a webhook create; src/api/direct) by outcome: hit (answered from the answers cache), miss (answered directly, made now; every create answered there), filled (an answer made now kept for repeated reads), bypass (answered by the API: a rule, own universe, custom signal, asof, invalid parameter, a create's refused check or taken Idempotency-Key, unknown key or rate limited)",
   incremental: true
 })

@@ -12,12 +12,17 @@
  *
  * A caller interrupted while it waits does not take its item back: it is
  * committed with its group (as a statement already sent to the database would be).
+ *
+ * The waiting items are a plain array and each caller a callback (`Effect.async`), not a `Queue`
+ * and a `Deferred` per item: a create takes three group commits (its key's claim, the webhook,
+ * the key's answer), and the queue's and the deferreds' operations were a visible share of a
+ * create's CPU (docs/benchmarks.md, "Issue 13: the direct create").
  */
-import { Chunk, Deferred, Effect, Exit, Queue, type Scope } from "effect"
+import { Effect, Exit, type Fiber, FiberId, Runtime, type Scope } from "effect"
 
-interface Pending<I, O, E> {
+interface Waiter<I, O, E> {
   readonly item: I
-  readonly done: Deferred.Deferred<O, E>
+  readonly resume: (result: Effect.Effect<O, E>) => void
 }
 
 export const makeGroupCommit = <I, O, E>(
@@ -25,25 +30,23 @@ export const makeGroupCommit = <I, O, E>(
   max: number
 ): Effect.Effect<(item: I) => Effect.Effect<O, E>, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const queue = yield* Queue.unbounded<Pending<I, O, E>>()
-    yield* Effect.addFinalizer(() => Queue.shutdown(queue))
+    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    let waiting: Array<Waiter<I, O, E>> = []
+    /** the round committing now, if any */
+    let current: Fiber.RuntimeFiber<void> | undefined
+    /** the items of that round */
+    let committing: ReadonlyArray<Waiter<I, O, E>> = []
+    let closed = false
 
-    const settle = (group: ReadonlyArray<Pending<I, O, E>>, exit: Exit.Exit<ReadonlyArray<O>, E>) =>
-      Effect.forEach(
-        group,
-        (p, i) =>
-          Deferred.done(
-            p.done,
-            Exit.map(exit, (results) => results[i]!)
-          ),
-        {
-          discard: true
-        }
-      )
+    const settle = (group: ReadonlyArray<Waiter<I, O, E>>, exit: Exit.Exit<ReadonlyArray<O>, E>) => {
+      for (let i = 0; i < group.length; i++) {
+        group[i]!.resume(Exit.isSuccess(exit) ? Exit.succeed(exit.value[i]!) : (exit as Exit.Exit<never, E>))
+      }
+    }
 
-    const once = (group: ReadonlyArray<Pending<I, O, E>>) =>
+    const once = (group: ReadonlyArray<Waiter<I, O, E>>) =>
       Effect.exit(
-        Effect.suspend(() => commit(group.map((p) => p.item))).pipe(
+        Effect.suspend(() => commit(group.map((w) => w.item))).pipe(
           Effect.filterOrDieMessage(
             (results) => results.length === group.length,
             "group commit: one result per item expected"
@@ -51,19 +54,43 @@ export const makeGroupCommit = <I, O, E>(
         )
       )
 
-    yield* Effect.forkScoped(
-      Effect.forever(
-        Effect.gen(function* () {
-          const group = Chunk.toReadonlyArray(yield* Queue.takeBetween(queue, 1, max))
-          const exit = yield* once(group)
-          if (Exit.isSuccess(exit) || group.length === 1) return yield* settle(group, exit)
-          yield* Effect.forEach(group, (p) => Effect.flatMap(once([p]), (e) => settle([p], e)), { discard: true })
-        })
+    /** One group: every item waiting (at most `max`), committed together, else one at a time. */
+    const round = Effect.suspend(() => {
+      const group = waiting.length <= max ? waiting : waiting.slice(0, max)
+      waiting = waiting.length <= max ? [] : waiting.slice(max)
+      committing = group
+      return Effect.flatMap(once(group), (exit) =>
+        Exit.isSuccess(exit) || group.length === 1
+          ? Effect.sync(() => settle(group, exit))
+          : Effect.forEach(group, (w) => Effect.map(once([w]), (e) => settle([w], e)), { discard: true })
       )
+    })
+
+    /** Commits rounds while items wait; the items that come during a round form the next. */
+    const drain = () => {
+      const fiber = runFork(round)
+      current = fiber
+      fiber.addObserver(() => {
+        current = undefined
+        committing = []
+        if (waiting.length > 0 && !closed) drain()
+      })
+    }
+
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        closed = true
+        current?.unsafeInterruptAsFork(FiberId.none)
+        // a caller whose item cannot be committed any more is interrupted, not left waiting
+        for (const w of [...committing, ...waiting]) w.resume(Effect.interrupt)
+        waiting = []
+      })
     )
 
     return (item: I) =>
-      Effect.flatMap(Deferred.make<O, E>(), (done) =>
-        Effect.zipRight(Queue.offer(queue, { item, done }), Deferred.await(done))
-      )
+      Effect.async<O, E>((resume) => {
+        if (closed) return resume(Effect.interrupt)
+        waiting.push({ item, resume })
+        if (current === undefined) drain()
+      })
   })

@@ -8,7 +8,7 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
 import type { AuthenticatedKey } from "../../src/accounts/Accounts.js"
-import { IDEMPOTENCY_TTL_SECONDS, makeIdempotency } from "../../src/api/idempotency.js"
+import { IDEMPOTENCY_TTL_SECONDS, IdempotencyKeys, makeIdempotency } from "../../src/api/idempotency.js"
 import { backends } from "../support/backends.js"
 
 interface Sent {
@@ -100,7 +100,7 @@ for (const backend of backends()) {
           const fresh = yield* send("k1", '{"a":3}')
           expect([fresh.status, fresh.replayed, runs]).toEqual([201, false, runsBefore + 1])
           expect((yield* send("k1", '{"a":3}')).replayed).toBe(true)
-        }).pipe(Effect.provide(Layer.fresh(backend.layer()))),
+        }).pipe(Effect.provide(IdempotencyKeys.Live.pipe(Layer.provideMerge(Layer.fresh(backend.layer()))))),
       60_000
     )
   })

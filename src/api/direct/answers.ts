@@ -30,18 +30,26 @@ export interface DirectState {
 const decodeBody = Schema.decodeUnknownEither(ScanBody)
 const decodeQuery = Schema.decodeUnknownEither(ScanParams)
 
-/** A `POST /v2/scan` body's parameters, or undefined when it is not a JSON object the endpoint decodes. */
-export const scanInputOfBody = (text: string): ScanInput | undefined => {
-  if (jsonHazard(text) !== undefined) return undefined
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch {
-    return undefined
+/**
+ * A JSON body as an endpoint's schema decodes it, or undefined when the API must answer (a body the
+ * guard refuses, that does not parse, or that the schema refuses: the API's 400 says why).
+ */
+export const jsonBodyOf =
+  <A>(decode: (input: unknown) => Either.Either<A, unknown>) =>
+  (text: string): A | undefined => {
+    if (jsonHazard(text) !== undefined) return undefined
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      return undefined
+    }
+    const decoded = decode(parsed)
+    return Either.isRight(decoded) ? decoded.right : undefined
   }
-  const decoded = decodeBody(parsed)
-  return Either.isRight(decoded) ? decoded.right : undefined
-}
+
+/** A `POST /v2/scan` body's parameters, or undefined when it is not a JSON object the endpoint decodes. */
+export const scanInputOfBody: (text: string) => ScanInput | undefined = jsonBodyOf(decodeBody)
 
 /** A `GET /v2/scan?…` query string's parameters, or undefined when the endpoint would refuse them. */
 export const scanInputOfQuery = (query: string): ScanInput | undefined => {

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ExplainTree } from "../common/explainDoc.js"
 import { IntParam, StrictParams } from "../common/params.js"
+import { DirectRead } from "../direct/DirectRead.js"
 import {
   BadRequest,
   ChannelNotImplemented,
@@ -312,6 +313,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .setPayload(CreateWebhook)
       .addSuccess(WebhookDoc, { status: 201 })
       .pipe(withErrors(...COMPILE_ERRORS, WebhookLimitReached, NotFound, UniverseNotFound, ChannelNotImplemented))
+      .annotate(DirectRead, "webhookCreate")
       .annotate(
         OpenApi.Description,
         `Creates a webhook from a raw \`q\` or a saved rule (\`rule_id\`: its q and universe; an explicit \`universe\` overrides), with \`subscription_origin.type\` \`query\`. ${SUBSCRIBE_DOC}`

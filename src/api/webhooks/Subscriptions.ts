@@ -70,7 +70,7 @@ const limitReached = (key: AuthenticatedKey, active: number) =>
   })
 
 /** A new webhook's validated subscription, ready to store. */
-interface Prepared {
+export interface Prepared {
   readonly q: string
   readonly universeId: string | null
   readonly origin: Origin
@@ -165,7 +165,7 @@ const subscribeSignal = (
   })
 
 /** The body of `POST /v2/webhooks` (and of each item of a batch). */
-type CreateInput = DeliveryInput &
+export type CreateInput = DeliveryInput &
   FiringInput & {
     readonly q?: string | undefined
     readonly rule_id?: string | undefined
@@ -183,11 +183,15 @@ const prepareQuery = (key: AuthenticatedKey, payload: CreateInput) =>
     return { q, universeId, origin: { type: "query", ref, condition: text }, settings, firing } satisfies Prepared
   })
 
+/** `POST /v2/webhooks` up to the store: every check of the request, nothing written. */
+const prepareCreate = (key: AuthenticatedKey, payload: CreateInput) =>
+  Effect.zipRight(requireWebhooks(key), prepareQuery(key, payload))
+
+/** `POST /v2/webhooks` from its prepared subscription: stored under the cap, handed to the evaluator. */
+const commitCreate = (key: AuthenticatedKey, prepared: Prepared) => create(key, prepared, false)
+
 const createWebhook = (key: AuthenticatedKey, payload: CreateInput) =>
-  Effect.gen(function* () {
-    yield* requireWebhooks(key)
-    return yield* create(key, yield* prepareQuery(key, payload), false)
-  })
+  Effect.flatMap(prepareCreate(key, payload), (prepared) => commitCreate(key, prepared))
 
 /** the most webhooks one batch creates */
 export const MAX_BATCH = 500
@@ -472,6 +476,8 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("vigil/api/Su
       subscribeTicker: run(subscribeTicker),
       subscribeSignal: run(subscribeSignal),
       create: run(createWebhook),
+      prepareCreate: run(prepareCreate),
+      commitCreate: run(commitCreate),
       createBatch: run(createBatch),
       list: run(list),
       get: run(get),
