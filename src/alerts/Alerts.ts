@@ -14,6 +14,7 @@ import { DeliveryWake } from "../delivery/wake.js"
 import { Market } from "../market/Market.js"
 import type { Snapshot } from "../market/snapshot.js"
 import { registerScrapeGauge } from "../observability/scrapeGauges.js"
+import type { CompiledQuery } from "../query/index.js"
 import { EvaluatorState } from "../store/evaluatorState.js"
 import { type Tick, Ticks } from "../store/ticks.js"
 import { type Cadence, effectiveLastEvaluated, type WebhookRecord, Webhooks } from "../store/webhooks.js"
@@ -169,8 +170,12 @@ export class Alerts extends Effect.Service<Alerts>()("vigil/Alerts", {
        */
       afterRefresh: (snapshot: Snapshot): Effect.Effect<EvaluationResult> =>
         ticks === undefined ? awaitEvaluated(snapshot.asOf) : awaitSlices(ticks, market, snapshot),
-      /** applies a webhook row changed through this process now (others pick changes up on the next tick) */
-      changed: (w: WebhookRecord) => lock.withPermits(1)(Effect.zipRight(roster.apply(w, false), roster.gauges)),
+      /**
+       * applies a webhook row changed through this process now (others pick changes up on the next
+       * tick); `compiled`: its q compiled without custom signals, if the caller has it (not compiled again)
+       */
+      changed: (w: WebhookRecord, compiled?: CompiledQuery) =>
+        lock.withPermits(1)(Effect.zipRight(roster.apply(w, false, compiled), roster.gauges)),
       /** picks up every webhook change from the store now */
       resync: lock.withPermits(1)(roster.sync),
       /** the slices this process evaluates from now on ("all", or a set; `Roster.own`) */

@@ -6,33 +6,17 @@
  * middlewares (requestMiddleware.ts, middleware/Authentication.ts); the
  * direct answers (direct/) apply the same functions without a fiber.
  */
-import { randomFillSync } from "node:crypto"
 import { MetricLabel } from "effect"
 import type { AuthenticatedKey } from "../accounts/Accounts.js"
 import { httpRequestDuration, httpRequestsTotal } from "../observability/httpMetrics.js"
+import { randomBase64url } from "../randomPool.js"
 import { limitFor, type RateLimitScope, rateLimitKey } from "../ratelimit/policy.js"
 import type { Decision } from "../ratelimit/RateLimiter.js"
 import { RateLimited, SubscriptionRequired } from "./errors.js"
 import { REQUEST_ID } from "./headerPatterns.js"
 
-/**
- * Request ids carry 96 random bits. The bytes come from a pooled CSPRNG buffer
- * refilled 4 KiB at a time: one `randomBytes(12)` call per request cost about
- * 7% of a small request's CPU.
- */
-const ID_BYTES = 12
-const idPool = Buffer.alloc(ID_BYTES * 341)
-let idOffset = idPool.length
-
-export const newRequestId = () => {
-  if (idOffset + ID_BYTES > idPool.length) {
-    randomFillSync(idPool)
-    idOffset = 0
-  }
-  const id = `req_${idPool.toString("base64url", idOffset, idOffset + ID_BYTES)}`
-  idOffset += ID_BYTES
-  return id
-}
+/** Request ids carry 96 random bits, from the pooled CSPRNG buffer (randomPool.ts). */
+export const newRequestId = () => `req_${randomBase64url(12)}`
 
 /** The request's id: the caller's `X-Request-Id` when it is a valid one, else a new one. */
 export const requestIdOf = (incoming: string | undefined): string =>

@@ -35,7 +35,6 @@ import { RunnerApi, RunnerSystemHttpLive, SystemHttpLive } from "./system/Http.j
 import { TickersHttpLive } from "./tickers/Http.js"
 import { UniversesHttpLive } from "./universes/Http.js"
 import { WebhooksHttpLive } from "./webhooks/Http.js"
-import { Subscriptions } from "./webhooks/Subscriptions.js"
 
 export const ApiLive = HttpApiBuilder.api(VigilApi).pipe(
   Layer.provide([
@@ -113,7 +112,7 @@ export const ServerLive = Effect.gen(function* () {
   Layer.provide(ApiLive),
   Layer.provide(HttpServerLive),
   // POST /v2/webhooks too (direct/create.ts), with the API's key store and the webhook rules
-  Layer.provide(DirectLaneLive.pipe(Layer.provide(Subscriptions.Default))),
+  Layer.provide(DirectLaneLive),
   Layer.provide(IdempotencyKeys.Live),
   // no span per request: nothing exports traces, and the span (its URL parse, attributes and
   // context) cost ~15% of a small request's CPU (docs/benchmarks.md, "What a request costs")

@@ -11,7 +11,9 @@
  * Receivers can verify with any Standard Webhooks library (test/delivery/signing.test.ts
  * verifies with the `standardwebhooks` package).
  */
+
 import { createHmac, randomBytes } from "node:crypto"
+import { randomBase64url } from "../randomPool.js"
 
 export const SECRET_PREFIX = "whsec_"
 export const EVENT_ID_PREFIX = "msg_"
@@ -41,7 +43,7 @@ export const signatureHeader = (
 ): string => secrets.map((s) => signatureFor(s, id, timestampSeconds, body)).join(" ")
 
 /** A new event id: `msg_` + 128 random bits, base64url (22 characters, no padding). */
-export const newEventId = (): string => EVENT_ID_PREFIX + randomBytes(16).toString("base64url")
+export const newEventId = (): string => EVENT_ID_PREFIX + randomBase64url(16)
 
 /** Every header of one delivery attempt. */
 export const webhookHeaders = (

@@ -8,7 +8,7 @@
  * The request is the API's until the direct create owns it; before that,
  * anything unusual goes on to the API untouched, nothing done and nothing
  * counted: a body the endpoint's schema refuses, any check of the create that
- * fails (`Subscriptions.prepareCreate`: the plan, `q` or `rule_id`, universe,
+ * fails (`prepareCreate` of Subscriptions.ts: the plan, `q` or `rule_id`, universe,
  * delivery settings, firing options — the API answers each error as always),
  * an `Idempotency-Key` that is malformed or already taken (the API replays, or
  * answers 409/422), a refusal by the rate limiter (the API counts it and
@@ -16,7 +16,7 @@
  * before the count — a replay is counted once, by the API.
  *
  * Once the key (if any) is claimed and the request counted, the direct create
- * owns it: `Subscriptions.commitCreate` stores the webhook under the plan's
+ * owns it: `commitCreate` stores the webhook under the plan's
  * cap, and the answer — 201 with the endpoint's success schema, or the error's
  * envelope (the 403 of a full plan, the 503 of a database that failed) — is
  * kept for the key (a status under 500) or the key released, as the
@@ -32,7 +32,7 @@ import { IDEMPOTENCY_KEY } from "../headerPatterns.js"
 import { IdempotencyKeys, idempotencyFingerprint, idempotencyScope } from "../idempotency.js"
 import { rateLimitOf } from "../requestPolicy.js"
 import { CreateWebhook, WebhookDoc } from "../webhooks/Api.js"
-import { Subscriptions } from "../webhooks/Subscriptions.js"
+import { commitCreate, prepareCreate, type SubscriptionNeeds } from "../webhooks/Subscriptions.js"
 import { jsonBodyOf } from "./answers.js"
 
 /** What the direct create did: pass the request on to the API (nothing done), or answer it. */
@@ -72,16 +72,16 @@ const errorAnswer = (error: ApiErrorInstance, requestId: string) => ({
 })
 
 export const makeDirectCreate = Effect.gen(function* () {
-  const subscriptions = yield* Subscriptions
   const keys = yield* IdempotencyKeys
   const limiter = yield* RateLimiter
 
-  return (request: CreateRequest): Effect.Effect<CreateOutcome> =>
+  /** run by a runtime that holds the webhook rules' services (lane.ts): no context to add per create */
+  return (request: CreateRequest): Effect.Effect<CreateOutcome, never, SubscriptionNeeds> =>
     Effect.gen(function* () {
       const { key, requestId } = request
       const payload = payloadOf(request.body)
       if (payload === undefined) return PASS_ON
-      const prepared = yield* Effect.either(subscriptions.prepareCreate(key, payload))
+      const prepared = yield* Effect.either(prepareCreate(key, payload))
       if (Either.isLeft(prepared)) return PASS_ON
 
       let claim: { readonly scope: string; readonly key: string } | undefined
@@ -103,7 +103,7 @@ export const makeDirectCreate = Effect.gen(function* () {
           yield* release
           return PASS_ON
         }
-        const created = yield* Effect.either(subscriptions.commitCreate(key, prepared.right))
+        const created = yield* Effect.either(commitCreate(key, prepared.right))
         const answer = Either.isRight(created)
           ? { status: 201, body: JSON.stringify(encodeDoc(created.right)), headers: {} }
           : errorAnswer(created.left, requestId)

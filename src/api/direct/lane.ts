@@ -30,7 +30,7 @@ import type { IdempotencyKeys } from "../idempotency.js"
 import { BEARER } from "../middleware/Authentication.js"
 import { REQUEST_DEADLINE } from "../requestMiddleware.js"
 import { admissionFailure, logMillis, rateLimitOf, rateScopeOf, recordRequest, requestIdOf } from "../requestPolicy.js"
-import type { Subscriptions } from "../webhooks/Subscriptions.js"
+import type { SubscriptionNeeds } from "../webhooks/Subscriptions.js"
 import { answerScan, answerTicker, type DirectState, scanInputOfBody, scanInputOfQuery } from "./answers.js"
 import { type Entry, makeResponseCache } from "./cache.js"
 import { makeDirectCreate } from "./create.js"
@@ -101,7 +101,7 @@ export class DirectLane extends Context.Tag("vigil/DirectLane")<DirectLane, Dire
 export const DirectLaneLive: Layer.Layer<
   DirectLane,
   never,
-  Accounts | RateLimiter | Market | Tickers | Cursors | Subscriptions | IdempotencyKeys
+  Accounts | RateLimiter | Market | Tickers | Cursors | IdempotencyKeys | SubscriptionNeeds
 > = Layer.scoped(
   DirectLane,
   Effect.gen(function* () {
@@ -112,7 +112,8 @@ export const DirectLaneLive: Layer.Layer<
     const cursors = yield* Cursors
     // the cursor secret, read once the migrations ran: scans are answered here from the first one
     yield* Effect.forkScoped(Effect.ignore(cursors.codec))
-    const runtime = yield* Effect.runtime<never>()
+    // the layer's whole context: the webhook rules' services too (a create, create.ts)
+    const runtime = yield* Effect.runtime<SubscriptionNeeds>()
     const runFork = Runtime.runFork(runtime)
     const clock = yield* Effect.clock
     const log = makeRequestLog(runtime, clock)

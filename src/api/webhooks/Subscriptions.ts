@@ -22,7 +22,7 @@ import { DeliveryWake } from "../../delivery/wake.js"
 import type { DeepHistory } from "../../market/DeepHistory.js"
 import type { Market } from "../../market/Market.js"
 import { Tickers } from "../../market/tickers/index.js"
-import { compileQuery } from "../../query/index.js"
+import { type CompiledQuery, compileQuery } from "../../query/index.js"
 import type { SignalResolver } from "../../signals/SignalResolver.js"
 import { Deliveries, type DeliveryRecord, type DeliveryStatus } from "../../store/deliveries.js"
 import type { Rules } from "../../store/rules.js"
@@ -52,7 +52,7 @@ import {
 } from "../errors.js"
 import { rowsOfTickers } from "../universes/resolve.js"
 import { changed, notFound, owned, ownedWithTicks, requireWebhooks } from "./access.js"
-import { checkUniverse, freeze, freezeForTicker, queryOrRule, signalCondition } from "./conditions.js"
+import { checkUniverse, freeze, freezeCompiled, freezeForTicker, queryOrRule, signalCondition } from "./conditions.js"
 import { type DryRunInput, dryRunSubscription, dryRunWebhook, type WindowInput } from "./dryRun.js"
 import { explain, webhookMembers } from "./explain.js"
 import { eventsOf, snooze } from "./feed.js"
@@ -76,6 +76,8 @@ export interface Prepared {
   readonly origin: Origin
   readonly settings: Settings
   readonly firing: FiringOptions
+  /** the compiled `q`, when it names no custom signal: the evaluator takes it instead of compiling the q again */
+  readonly compiled?: CompiledQuery | undefined
 }
 
 /** What a new webhook stores: its subscription and, on the webhook channel, a new signing secret. */
@@ -107,7 +109,7 @@ const create = (
       (yield* Webhooks).create(key.account.id, newId("wh"), config, PLAN_LIMITS[key.account.plan].webhooks)
     )
     if (outcome._tag === "LimitReached") return yield* limitReached(key, outcome.active)
-    yield* (yield* Alerts).changed(outcome.record)
+    yield* (yield* Alerts).changed(outcome.record, prepared.compiled)
     // the ticks read by the create's transaction: no statement of its own
     const doc = createdDoc((yield* webhookRendererWith(outcome.ticks))(outcome.record), config)
     return withTestUrl ? { ...doc, test_url: `/v2/webhooks/${outcome.record.id}/test` } : doc
@@ -176,19 +178,26 @@ export type CreateInput = DeliveryInput &
 const prepareQuery = (key: AuthenticatedKey, payload: CreateInput) =>
   Effect.gen(function* () {
     const { text, universe, ref } = yield* queryOrRule(key, payload)
-    const q = yield* freeze(key, text, "q")
+    const compiled = yield* freezeCompiled(key, text, "q")
     const universeId = yield* checkUniverse(key.account.id, universe)
     const settings = yield* newSettings(key, payload, text)
     const firing = yield* newFiring(key, payload)
-    return { q, universeId, origin: { type: "query", ref, condition: text }, settings, firing } satisfies Prepared
+    return {
+      q: compiled.text,
+      universeId,
+      origin: { type: "query", ref, condition: text },
+      settings,
+      firing,
+      compiled: compiled.signals.length === 0 ? compiled : undefined
+    } satisfies Prepared
   })
 
 /** `POST /v2/webhooks` up to the store: every check of the request, nothing written. */
-const prepareCreate = (key: AuthenticatedKey, payload: CreateInput) =>
+export const prepareCreate = (key: AuthenticatedKey, payload: CreateInput) =>
   Effect.zipRight(requireWebhooks(key), prepareQuery(key, payload))
 
 /** `POST /v2/webhooks` from its prepared subscription: stored under the cap, handed to the evaluator. */
-const commitCreate = (key: AuthenticatedKey, prepared: Prepared) => create(key, prepared, false)
+export const commitCreate = (key: AuthenticatedKey, prepared: Prepared) => create(key, prepared, false)
 
 const createWebhook = (key: AuthenticatedKey, payload: CreateInput) =>
   Effect.flatMap(prepareCreate(key, payload), (prepared) => commitCreate(key, prepared))
@@ -449,8 +458,11 @@ const retryDelivery = (key: AuthenticatedKey, id: string, deliveryId: string) =>
     return deliveryDoc(retried)
   })
 
-/** The services the rules read (captured when the layer is built). */
-type Needs =
+/**
+ * The services the rules read (captured when the layer is built; the direct create, which runs
+ * `prepareCreate` and `commitCreate` in a fiber of its own, has them in its runtime).
+ */
+export type SubscriptionNeeds =
   | Alerts
   | AppConfig
   | Cursors
@@ -467,17 +479,15 @@ type Needs =
 
 export class Subscriptions extends Effect.Service<Subscriptions>()("vigil/api/Subscriptions", {
   effect: Effect.gen(function* () {
-    const context = yield* Effect.context<Needs>()
+    const context = yield* Effect.context<SubscriptionNeeds>()
     const run =
-      <Args extends ReadonlyArray<any>, A, E>(f: (...args: Args) => Effect.Effect<A, E, Needs>) =>
+      <Args extends ReadonlyArray<any>, A, E>(f: (...args: Args) => Effect.Effect<A, E, SubscriptionNeeds>) =>
       (...args: Args): Effect.Effect<A, E> =>
         Effect.provide(f(...args), context)
     return {
       subscribeTicker: run(subscribeTicker),
       subscribeSignal: run(subscribeSignal),
       create: run(createWebhook),
-      prepareCreate: run(prepareCreate),
-      commitCreate: run(commitCreate),
       createBatch: run(createBatch),
       list: run(list),
       get: run(get),

@@ -14,17 +14,23 @@ import { MAX_Q_LENGTH } from "../scan/params.js"
 import { parseCondition } from "../signals/matching.js"
 import { lookupUniverse } from "../universes/resolve.js"
 
-/** Compiles a condition for the account and freezes it (consuming custom signals needs Pro: `compileFor`). */
-export const freeze = (key: AuthenticatedKey, text: string, parameter: string) =>
+/**
+ * Compiles a condition for the account (consuming custom signals needs Pro: `compileFor`); its
+ * `text` is the frozen condition.
+ */
+export const freezeCompiled = (key: AuthenticatedKey, text: string, parameter: string) =>
   Effect.gen(function* () {
     if (text.length > MAX_Q_LENGTH) {
       return yield* new InvalidQuery({
         message: `${parameter} is ${text.length} characters; at most ${MAX_Q_LENGTH} are allowed`
       })
     }
-    const compiled = yield* compileFor(text, yield* Tickers, key.account, parameter)
-    return compiled.text
+    return yield* compileFor(text, yield* Tickers, key.account, parameter)
   })
+
+/** Compiles a condition for the account and freezes it (consuming custom signals needs Pro: `compileFor`). */
+export const freeze = (key: AuthenticatedKey, text: string, parameter: string) =>
+  Effect.map(freezeCompiled(key, text, parameter), (compiled) => compiled.text)
 
 /**
  * The frozen q of a condition restricted to one ticker: `ticker = '<T>' AND (<condition>)`, the
