@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Deferred, Duration, Effect, Fiber, Layer, Metric, Stream, TestClock } from "effect"
+import { Chunk, Context, Deferred, Duration, Effect, Fiber, Layer, Metric, Stream, TestClock } from "effect"
 import { AppConfig } from "../../src/config/AppConfig.js"
 import { Fatal } from "../../src/Fatal.js"
 import { MarketEvent } from "../../src/market/ingest/events.js"
@@ -100,6 +100,16 @@ const MarketTest = Layer.unwrapEffect(
 )
 
 describe("Market service", () => {
+  /** Waits (real time, at most 20 s) until some fiber sleeps until `at` on the TestClock. */
+  const sleepingUntil = (at: number) =>
+    Effect.gen(function* () {
+      for (let i = 0; i < 2_000; i++) {
+        if (Chunk.some(yield* TestClock.sleeps(), (t) => t === at)) return
+        yield* Effect.promise(() => new Promise((r) => setTimeout(r, 10)))
+      }
+      throw new Error(`nothing sleeps until ${new Date(at).toISOString()}`)
+    })
+
   it.scoped("loads in the background, turns ready, then refreshes on every interval of the Clock", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(START)
@@ -124,7 +134,11 @@ describe("Market service", () => {
         Effect.fork
       )
       yield* Deferred.await(subscribed)
+      // each tick's sleep registered before the Clock passes it (a busy machine can be slow to register
+      // the next one: the Clock moved past it first, and the second tick never came)
+      yield* sleepingUntil(START + 60_000)
       yield* TestClock.adjust("60 seconds")
+      yield* sleepingUntil(START + 120_000)
       yield* TestClock.adjust("60 seconds")
       const published = [...(yield* Fiber.join(seen))]
       expect(published.map((s) => s.asOf)).toEqual([START + 60_000, START + 120_000])
