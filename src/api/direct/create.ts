@@ -65,7 +65,7 @@ const encodeDoc = Schema.encodeSync(WebhookDoc)
 const payloadOf = jsonBodyOf(Schema.decodeUnknownEither(CreateWebhook))
 
 /** An error's answer as the API writes it: its status, the envelope, `Retry-After` from `retry_after`. */
-const errorAnswer = (error: ApiErrorInstance, requestId: string) => ({
+export const errorAnswer = (error: ApiErrorInstance, requestId: string) => ({
   status: statusOf(error),
   body: JSON.stringify(envelopeBody(error.code, error.message, requestId, error.details)),
   headers: retryAfterHeader(error.details)

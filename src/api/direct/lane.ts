@@ -25,7 +25,7 @@ import { Tickers } from "../../market/tickers/index.js"
 import { hotLaneTotal } from "../../observability/httpMetrics.js"
 import { type Decision, RateLimiter } from "../../ratelimit/RateLimiter.js"
 import { Cursors } from "../cursor.js"
-import { envelopeBody } from "../envelope.js"
+import { type ApiErrorInstance, Internal, ServiceUnavailable } from "../errors.js"
 import type { IdempotencyKeys } from "../idempotency.js"
 import { BEARER } from "../middleware/Authentication.js"
 import { REQUEST_DEADLINE } from "../requestMiddleware.js"
@@ -33,7 +33,7 @@ import { admissionFailure, logMillis, rateLimitOf, rateScopeOf, recordRequest, r
 import type { SubscriptionNeeds } from "../webhooks/Subscriptions.js"
 import { answerScan, answerTicker, type DirectState, scanInputOfBody, scanInputOfQuery } from "./answers.js"
 import { type Entry, makeResponseCache } from "./cache.js"
-import { makeDirectCreate } from "./create.js"
+import { errorAnswer, makeDirectCreate } from "./create.js"
 import { makeDeadlines } from "./deadlines.js"
 import { makeRequestLog } from "./requestLog.js"
 import { type DirectRoute, directRouteOf } from "./routes.js"
@@ -216,12 +216,25 @@ export const DirectLaneLive: Layer.Layer<
     const deadlines = yield* makeDeadlines(REQUEST_DEADLINE, clock)
 
     /** The answer of a request that failed here after it was counted: the API's envelope. */
-    const failed = (read: Read, requestId: string, status: number, code: string, message: string) => {
+    const failed = (read: Read, requestId: string, error: ApiErrorInstance, headers?: Record<string, string>) => {
       if (read.res.headersSent) return
-      const headers = status === 503 ? { "retry-after": "5" } : undefined
-      const body = Buffer.from(JSON.stringify(envelopeBody(code, message, requestId, undefined)), "utf8")
-      write(read, requestId, { status, body, ...(headers === undefined ? {} : { headers }) }, false)
+      const answer = errorAnswer(error, requestId)
+      write(
+        read,
+        requestId,
+        { ...answer, headers: { ...answer.headers, ...headers }, body: Buffer.from(answer.body, "utf8") },
+        false
+      )
     }
+
+    /** The key of a token not cached (or the cache's answer), waiting at most AUTH_WAIT; none when unknown or late. */
+    const authenticate = (token: string, cached: AuthenticatedKey | undefined) =>
+      cached !== undefined
+        ? Effect.succeed(Option.some(cached))
+        : accounts.authenticate(token).pipe(
+            Effect.timeout(AUTH_WAIT),
+            Effect.orElseSucceed(() => Option.none<AuthenticatedKey>())
+          )
 
     /**
      * A create (create.ts), in one fiber: the key (cached, or looked up as a read's), the plan's
@@ -233,23 +246,20 @@ export const DirectLaneLive: Layer.Layer<
         failed(
           read,
           requestId,
-          503,
-          "service_unavailable",
-          `the request could not be answered within ${Duration.format(REQUEST_DEADLINE)}; retry later`
+          new ServiceUnavailable({
+            message: `the request could not be answered within ${Duration.format(REQUEST_DEADLINE)}; retry later`
+          }),
+          // as the API's deadline answers
+          { "retry-after": "5" }
         )
       deadlines.watch(
         (done) =>
           runFork(
             Effect.gen(function* () {
-              const now = clock.unsafeCurrentTimeMillis()
-              const cached = accounts.authenticateCached(token, now)
-              const found =
-                cached !== undefined
-                  ? Option.some(cached)
-                  : yield* accounts.authenticate(token).pipe(
-                      Effect.timeout(AUTH_WAIT),
-                      Effect.orElseSucceed(() => Option.none())
-                    )
+              const found = yield* authenticate(
+                token,
+                accounts.authenticateCached(token, clock.unsafeCurrentTimeMillis())
+              )
               if (Option.isNone(found) || admissionFailure(found.value) !== undefined) return bypass(read)
               const outcome = yield* directCreate({
                 key: found.value,
@@ -269,7 +279,11 @@ export const DirectLaneLive: Layer.Layer<
                   : Effect.zipRight(
                       Effect.logError("direct create failed", cause),
                       Effect.sync(() =>
-                        failed(read, requestId, 500, "internal", "internal error; retry with exponential backoff")
+                        failed(
+                          read,
+                          requestId,
+                          new Internal({ message: "internal error; retry with exponential backoff" })
+                        )
                       )
                     )
               ),
@@ -298,10 +312,7 @@ export const DirectLaneLive: Layer.Layer<
       }
       runFork(
         Effect.gen(function* () {
-          const found = yield* accounts.authenticate(token).pipe(
-            Effect.timeout(AUTH_WAIT),
-            Effect.orElseSucceed(() => Option.none())
-          )
+          const found = yield* authenticate(token, undefined)
           // unknown or revoked keys, database trouble (a database that hangs, too): the API answers those
           if (Option.isNone(found)) return bypass(read)
           const answer = prepare(read, found.value)
