@@ -33,16 +33,17 @@
  * which measurements (`first` starts a service of its own); BENCH_FIRST_SECONDS
  * (default 60) the window after ready and BENCH_SETTLED_SECONDS (default 20)
  * the settled measurement of d; BENCH_SERVER_NODE_ARGS adds node flags to the
- * service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
+ * service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it), BENCH_SERVER_LOG a file the
+ * service's output is copied to when it stops (with `--trace-gc`, say).
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { copyFileSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import pg from "pg"
 import { Pool } from "undici"
-import { cpuSeconds, quiesce, rssMb } from "./support/process.js"
+import { cpuSeconds, minorFaults, quiesce, rssMb, threadCpuMsPer, threadCpuSeconds } from "./support/process.js"
 
 const ROOT = resolve(import.meta.dirname, "..")
 const ADMIN_TOKEN = "bench-admin-token"
@@ -121,6 +122,7 @@ const startVigil = async (env: Record<string, string>, until: "ready" | "listeni
     log,
     stop: async () => {
       await stopChild(child)
+      if (process.env.BENCH_SERVER_LOG) copyFileSync(logPath, process.env.BENCH_SERVER_LOG)
       rmSync(dataDir, { recursive: true, force: true })
     }
   }
@@ -176,6 +178,8 @@ interface LoadResult {
   readonly other: number
   readonly p50: number
   readonly p99: number
+  /** the server's CPU ms per request by thread */
+  readonly threads: string
 }
 
 /**
@@ -185,6 +189,9 @@ interface LoadResult {
 const load = async (server: Child, req: Req, seconds: number, perSecond?: Array<number>): Promise<LoadResult> => {
   const origin = server.url
   const cpuBefore = cpuSeconds(server.child.pid!)
+  const threadsBefore = threadCpuSeconds(server.child.pid!)
+  const loadCpuBefore = process.cpuUsage()
+  const faultsBefore = minorFaults(server.child.pid!)
   const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1 })
   const latencies = new Float64Array(4_000_000)
   let ok = 0
@@ -215,9 +222,14 @@ const load = async (server: Child, req: Req, seconds: number, perSecond?: Array<
   await Promise.all(Array.from({ length: CONNECTIONS }, client))
   const elapsed = (performance.now() - started) / 1000
   const cpuMs = ((cpuSeconds(server.child.pid!) - cpuBefore) * 1000) / Math.max(1, ok)
+  const loadCpu = process.cpuUsage(loadCpuBefore)
+  const threads =
+    threadCpuMsPer(threadsBefore, threadCpuSeconds(server.child.pid!), ok) +
+    ` (the load generator: ${((loadCpu.user + loadCpu.system) / 1000 / Math.max(1, ok)).toFixed(3)}); ` +
+    `${((minorFaults(server.child.pid!) - faultsBefore) / Math.max(1, ok)).toFixed(1)} minor page faults a request`
   await pool.close()
   const sorted = latencies.slice(0, Math.min(ok, latencies.length)).sort()
-  return { rps: ok / elapsed, cpuMs, ok, other, p50: percentile(sorted, 50), p99: percentile(sorted, 99) }
+  return { rps: ok / elapsed, cpuMs, ok, other, p50: percentile(sorted, 50), p99: percentile(sorted, 99), threads }
 }
 
 const measure = async (server: Child, req: Req) => {
@@ -250,6 +262,7 @@ const sideBySide = async (label: string, vigil: Child, req: Req) => {
     const onVigil = await measure(vigil, req)
     const onBare = await measure(bare, req)
     console.log(`  ${label} (${sample.bytes.length} B): vigil ${fmt(onVigil)}`)
+    console.log(`  ${" ".repeat(label.length)}    vigil's CPU ms per request by thread: ${onVigil.threads}`)
     console.log(`  ${" ".repeat(label.length)}    bare node:http ${fmt(onBare)}`)
     console.log(
       `  ${" ".repeat(label.length)}    ratio vigil/bare: throughput ${((100 * onVigil.rps) / onBare.rps).toFixed(1)}%, ` +

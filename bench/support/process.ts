@@ -1,11 +1,17 @@
 /** What the benchmarks read about the service's process from /proc. */
-import { readFileSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
 
-/** user + system CPU seconds of a /proc `stat` file (clock ticks of 10 ms) */
-const statCpuSeconds = (file: string): number => {
+/** user and system CPU seconds of a /proc `stat` file (clock ticks of 10 ms) */
+const statUserSystem = (file: string): readonly [number, number] => {
   const stat = readFileSync(file, "utf8")
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  return (Number(fields[11]) + Number(fields[12])) / 100
+  return [Number(fields[11]) / 100, Number(fields[12]) / 100]
+}
+
+/** user + system CPU seconds of a /proc `stat` file */
+const statCpuSeconds = (file: string): number => {
+  const [user, system] = statUserSystem(file)
+  return user + system
 }
 
 /** CPU seconds (user + system) a process has used so far, all its threads, from /proc. */
@@ -13,6 +19,52 @@ export const cpuSeconds = (pid: number): number => statCpuSeconds(`/proc/${pid}/
 
 /** CPU seconds (user + system) the main thread of a process (the event loop) has used so far. */
 export const mainThreadCpuSeconds = (pid: number): number => statCpuSeconds(`/proc/${pid}/task/${pid}/stat`)
+
+/**
+ * CPU seconds (user, system) a process has used so far by thread name (`/proc/<pid>/task/<tid>/comm`):
+ * the event loop is the thread named after the process (`node`, or `MainThread`), V8's helpers
+ * `V8 DefaultWorke…`, libuv's pool `libuv-worker`; threads that have exited are not counted.
+ */
+export const threadCpuSeconds = (pid: number): Map<string, readonly [number, number]> => {
+  const out = new Map<string, readonly [number, number]>()
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = tid === String(pid) ? "main" : readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim()
+      const [user, system] = statUserSystem(`/proc/${pid}/task/${tid}/stat`)
+      const sum = out.get(name) ?? [0, 0]
+      out.set(name, [sum[0] + user, sum[1] + system])
+    } catch {
+      // the thread exited between the listing and the read
+    }
+  }
+  return out
+}
+
+/**
+ * What each thread name used between two `threadCpuSeconds` readings, in ms per `per`, largest
+ * first, with the system time's part.
+ */
+export const threadCpuMsPer = (
+  before: Map<string, readonly [number, number]>,
+  after: Map<string, readonly [number, number]>,
+  per: number
+): string =>
+  [...after]
+    .map(([name, [user, system]]) => {
+      const [user0, system0] = before.get(name) ?? [0, 0]
+      const scale = 1000 / Math.max(1, per)
+      return [name, (user - user0 + system - system0) * scale, (system - system0) * scale] as const
+    })
+    .filter(([, ms]) => ms >= 0.0005)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, ms, sys]) => `${name} ${ms.toFixed(3)} (sys ${sys.toFixed(3)})`)
+    .join(", ")
+
+/** Minor page faults of a process so far (all its threads), from /proc. */
+export const minorFaults = (pid: number): number => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[7])
+}
 
 /** Resident memory of a process now and its peak so far, MB (/proc). */
 export const rssMb = (pid: number): { readonly now: number; readonly peak: number } => {

@@ -216,21 +216,31 @@ const build = (ast: Expr, ir: Node, compiled: EvalPlan, ctx: CompileContext): Co
       return tickers?.(t) ?? t
     }
   }
-  const text = flat(render(ast, options))
-  const key = flat(render(ast, { ...options, signalParentheses: false }))
+  // the canonical texts are rendered when first read: a scan never reads them
+  let text: string | undefined
+  let key: string | undefined
+  const textOf = () => {
+    text ??= flat(render(ast, options))
+    return text
+  }
   return {
     ast,
     ir,
     type: ir.type,
     nullable: ir.nullable,
-    text,
-    key,
+    get text() {
+      return textOf()
+    },
+    get key() {
+      key ??= flat(render(ast, { ...options, signalParentheses: false }))
+      return key
+    },
     columns: columnsReferenced(ir),
     crossSectional: isCrossSectional(ir),
     tickers: tickersOf(ir),
     signals: signalsIn(ast),
     toText() {
-      return text
+      return textOf()
     },
     toSql(options) {
       return toSql(ir, typeof options === "string" ? { table: options } : options)

@@ -30,6 +30,7 @@ import {
   type ServiceUnavailable
 } from "../errors.js"
 import { requireFeature } from "./features.js"
+import { makeSeenBefore } from "./seenBefore.js"
 
 /** Every column of the ticker row, for compiling. */
 export const catalogColumns = columnsOf(CATALOG)
@@ -95,29 +96,11 @@ const COMPILED_CACHE_SIZE = 512
 const compiledCache = new WeakMap<TickerDirectory, Map<string, CompiledQuery>>()
 
 /**
- * A text is cached from its second compilation on: a stream of `q`s each sent once (thresholds
- * moved per request) kept 512 compilations alive only to evict them, work for the garbage collector
- * that made each compile ~15 µs dearer. Recent texts are remembered by a 32-bit hash per slot; a
- * collision admits a text one compilation early, which costs nothing but the memory.
+ * A text is cached from its second compilation on (seenBefore.ts): a stream of `q`s each sent once
+ * (thresholds moved per request) kept 512 compilations alive only to evict them, work for the
+ * garbage collector that made each compile ~15 µs dearer.
  */
-const SEEN_SLOTS = 4096
-const seen = new Uint32Array(SEEN_SLOTS)
-
-/** FNV-1a over the UTF-16 code units */
-const textHash = (s: string): number => {
-  let h = 0x811c9dc5
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193)
-  return h >>> 0
-}
-
-/** whether `text` was compiled recently (and remembers it now) */
-const seenBefore = (text: string): boolean => {
-  const h = textHash(text)
-  const slot = h & (SEEN_SLOTS - 1)
-  if (seen[slot] === h) return true
-  seen[slot] = h
-  return false
-}
+const seenBefore = makeSeenBefore()
 
 /** The compilation of a `q` that names no custom signal (cached), or undefined when it does not compile without them. */
 export const compileWithoutSignals = (text: string, directory: TickerDirectory): CompiledQuery | undefined => {

@@ -40,17 +40,29 @@ const valueJson = (col: Column, r: number): string => {
 }
 
 /**
- * Per snapshot column, each row's value as JSON text, made when first written: a snapshot never
- * changes, and writing a number's shortest text was most of a page's rendering.
+ * Per snapshot, each row's JSON text for the last few sets of columns pages were written with,
+ * made when first written (`ROW_TEXT_SETS` sets at most, least recently used out): a page of
+ * distinct rows is then 50 lookups and a join, where concatenating ~10 cells a row was the page's
+ * largest cost. The texts of the whole market for the default columns are ~3 MB.
  */
-const cellTexts = new WeakMap<Column, Array<string | undefined>>()
+const ROW_TEXT_SETS = 4
+const rowTexts = new WeakMap<Snapshot, Map<string, Array<string | undefined>>>()
 
-const textsOf = (col: Column): Array<string | undefined> => {
-  let texts = cellTexts.get(col)
-  if (texts === undefined) {
-    texts = new Array<string | undefined>(col.values.length)
-    cellTexts.set(col, texts)
+const rowTextsOf = (snapshot: Snapshot, columnsKey: string): Array<string | undefined> => {
+  let sets = rowTexts.get(snapshot)
+  if (sets === undefined) {
+    sets = new Map()
+    rowTexts.set(snapshot, sets)
   }
+  let texts = sets.get(columnsKey)
+  if (texts !== undefined) {
+    // most recently used last
+    sets.delete(columnsKey)
+  } else {
+    texts = new Array<string | undefined>(snapshot.tickers.length)
+    if (sets.size >= ROW_TEXT_SETS) sets.delete(sets.keys().next().value as string)
+  }
+  sets.set(columnsKey, texts)
   return texts
 }
 
@@ -62,7 +74,6 @@ const textsOf = (col: Column): Array<string | undefined> => {
 export const renderRowsJson = (snapshot: Snapshot, rows: ReadonlyArray<number>, columns: ReadonlyArray<string>) => {
   const keys: Array<string> = []
   const cols: Array<Column> = []
-  const texts: Array<Array<string | undefined>> = []
   const seen = new Set<string>()
   for (const name of columns) {
     const col = snapshot.columns.get(name)
@@ -70,22 +81,25 @@ export const renderRowsJson = (snapshot: Snapshot, rows: ReadonlyArray<number>, 
     seen.add(name)
     keys.push(`${keys.length === 0 ? "{" : ","}${JSON.stringify(name)}:`)
     cols.push(col)
-    texts.push(textsOf(col))
   }
+  if (cols.length === 0) return `[${rows.map(() => "{}").join(",")}]`
+  const known = rowTextsOf(snapshot, keys.join(""))
   const parts = new Array<string>(rows.length)
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i]!
-    let row = ""
-    for (let j = 0; j < cols.length; j++) {
-      const known = texts[j]!
-      let text = known[r]
-      if (text === undefined) {
-        text = valueJson(cols[j]!, r)
-        known[r] = text
+    let text = known[r]
+    if (text === undefined) {
+      const cells = new Array<string>(cols.length * 2 + 1)
+      for (let j = 0; j < cols.length; j++) {
+        cells[2 * j] = keys[j]!
+        cells[2 * j + 1] = valueJson(cols[j]!, r)
       }
-      row += keys[j] + text
+      cells[cols.length * 2] = "}"
+      // joined, not concatenated: a flat string, not a rope of the cells, is what is kept
+      text = cells.join("")
+      known[r] = text
     }
-    parts[i] = cols.length === 0 ? "{}" : `${row}}`
+    parts[i] = text
   }
   return `[${parts.join(",")}]`
 }

@@ -62,6 +62,25 @@ describe("scan answer text", () => {
     )
   })
 
+  it("keeps rows' texts per set of columns: many sets over one snapshot, written again and again, stay exact", () => {
+    fc.assert(
+      fc.property(
+        snapshots,
+        fc.array(fc.array(fc.constantFrom(...columnNames), { maxLength: 12 }), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.tuple(fc.nat(), fc.array(fc.nat(), { maxLength: 20 })), { maxLength: 30 }),
+        (snapshot, sets, writes) => {
+          for (const [set, picks] of writes) {
+            const columns = sets[set % sets.length]!
+            const rows = picks.map((p) => p % snapshot.size)
+            const expected = JSON.stringify(rows.map((r) => renderRow(snapshot, r, columns)))
+            expect(renderRowsJson(snapshot, rows, columns)).toBe(expected)
+          }
+        }
+      ),
+      { numRuns: 200 }
+    )
+  })
+
   it("is a ScanResponse's text in the schema's key order, on every page of a walk", () => {
     const codec = makeCursorCodec(randomBytes(32))
     const decode = Schema.decodeUnknownSync(ScanResponse)
