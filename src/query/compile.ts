@@ -216,31 +216,21 @@ const build = (ast: Expr, ir: Node, compiled: EvalPlan, ctx: CompileContext): Co
       return tickers?.(t) ?? t
     }
   }
-  // the canonical texts are rendered when first read: a scan never reads them
-  let text: string | undefined
-  let key: string | undefined
-  const textOf = () => {
-    text ??= flat(render(ast, options))
-    return text
-  }
+  const text = flat(render(ast, options))
+  const key = flat(render(ast, { ...options, signalParentheses: false }))
   return {
     ast,
     ir,
     type: ir.type,
     nullable: ir.nullable,
-    get text() {
-      return textOf()
-    },
-    get key() {
-      key ??= flat(render(ast, { ...options, signalParentheses: false }))
-      return key
-    },
+    text,
+    key,
     columns: columnsReferenced(ir),
     crossSectional: isCrossSectional(ir),
     tickers: tickersOf(ir),
     signals: signalsIn(ast),
     toText() {
-      return textOf()
+      return text
     },
     toSql(options) {
       return toSql(ir, typeof options === "string" ? { table: options } : options)
