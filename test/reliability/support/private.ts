@@ -19,16 +19,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs
 import { createConnection, createServer, type Server, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-
-export const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = createServer()
-    s.once("error", reject)
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
+import { freePort } from "../../support/freePort.js"
 
 const waitPort = async (port: number, up: boolean, timeoutMs = 20_000) => {
   const deadline = Date.now() + timeoutMs
