@@ -178,8 +178,8 @@ interface LoadResult {
   readonly other: number
   readonly p50: number
   readonly p99: number
-  /** the server's CPU ms per request by thread */
-  readonly threads: string
+  /** the server's CPU ms per request by thread, the load generator's, the server's page faults per request */
+  readonly breakdown: string
 }
 
 /**
@@ -223,13 +223,13 @@ const load = async (server: Child, req: Req, seconds: number, perSecond?: Array<
   const elapsed = (performance.now() - started) / 1000
   const cpuMs = ((cpuSeconds(server.child.pid!) - cpuBefore) * 1000) / Math.max(1, ok)
   const loadCpu = process.cpuUsage(loadCpuBefore)
-  const threads =
+  const breakdown =
     threadCpuMsPer(threadsBefore, threadCpuSeconds(server.child.pid!), ok) +
     ` (the load generator: ${((loadCpu.user + loadCpu.system) / 1000 / Math.max(1, ok)).toFixed(3)}); ` +
     `${((minorFaults(server.child.pid!) - faultsBefore) / Math.max(1, ok)).toFixed(1)} minor page faults a request`
   await pool.close()
   const sorted = latencies.slice(0, Math.min(ok, latencies.length)).sort()
-  return { rps: ok / elapsed, cpuMs, ok, other, p50: percentile(sorted, 50), p99: percentile(sorted, 99), threads }
+  return { rps: ok / elapsed, cpuMs, ok, other, p50: percentile(sorted, 50), p99: percentile(sorted, 99), breakdown }
 }
 
 const measure = async (server: Child, req: Req) => {
@@ -262,7 +262,7 @@ const sideBySide = async (label: string, vigil: Child, req: Req) => {
     const onVigil = await measure(vigil, req)
     const onBare = await measure(bare, req)
     console.log(`  ${label} (${sample.bytes.length} B): vigil ${fmt(onVigil)}`)
-    console.log(`  ${" ".repeat(label.length)}    vigil's CPU ms per request by thread: ${onVigil.threads}`)
+    console.log(`  ${" ".repeat(label.length)}    vigil's CPU ms per request by thread: ${onVigil.breakdown}`)
     console.log(`  ${" ".repeat(label.length)}    bare node:http ${fmt(onBare)}`)
     console.log(
       `  ${" ".repeat(label.length)}    ratio vigil/bare: throughput ${((100 * onVigil.rps) / onBare.rps).toFixed(1)}%, ` +

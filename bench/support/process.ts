@@ -1,10 +1,15 @@
 /** What the benchmarks read about the service's process from /proc. */
 import { readdirSync, readFileSync } from "node:fs"
 
+/** The fields of a /proc `stat` file after the command name (the state is field 0). */
+const statFields = (file: string): ReadonlyArray<string> => {
+  const stat = readFileSync(file, "utf8")
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+}
+
 /** user and system CPU seconds of a /proc `stat` file (clock ticks of 10 ms) */
 const statUserSystem = (file: string): readonly [number, number] => {
-  const stat = readFileSync(file, "utf8")
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  const fields = statFields(file)
   return [Number(fields[11]) / 100, Number(fields[12]) / 100]
 }
 
@@ -48,23 +53,21 @@ export const threadCpuMsPer = (
   before: Map<string, readonly [number, number]>,
   after: Map<string, readonly [number, number]>,
   per: number
-): string =>
-  [...after]
+): string => {
+  const scale = 1000 / Math.max(1, per)
+  return [...after]
     .map(([name, [user, system]]) => {
       const [user0, system0] = before.get(name) ?? [0, 0]
-      const scale = 1000 / Math.max(1, per)
       return [name, (user - user0 + system - system0) * scale, (system - system0) * scale] as const
     })
     .filter(([, ms]) => ms >= 0.0005)
     .sort((a, b) => b[1] - a[1])
     .map(([name, ms, sys]) => `${name} ${ms.toFixed(3)} (sys ${sys.toFixed(3)})`)
     .join(", ")
+}
 
 /** Minor page faults of a process so far (all its threads), from /proc. */
-export const minorFaults = (pid: number): number => {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[7])
-}
+export const minorFaults = (pid: number): number => Number(statFields(`/proc/${pid}/stat`)[7])
 
 /** Resident memory of a process now and its peak so far, MB (/proc). */
 export const rssMb = (pid: number): { readonly now: number; readonly peak: number } => {
