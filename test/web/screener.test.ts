@@ -53,6 +53,20 @@ describe.skipIf(!HAS_CHROMIUM)(`the screener's editor and tools in Chromium (${N
     await expect.poll(() => query.inputValue()).toBe("rsi_14 < 30 AND cheap_momentum AND ABS(")
     await query.press("Escape")
 
+    // a completion taken mid-text puts the caret after what it inserted before the next key lands,
+    // even when the page draws its frames late (a busy machine: here, half a second late)
+    await page.evaluate("window.requestAnimationFrame = (draw) => setTimeout(() => draw(performance.now()), 500)")
+    await query.fill("price > 5 AND  < 35")
+    await query.evaluate((area: { setSelectionRange(from: number, to: number): void }) =>
+      area.setSelectionRange(14, 14)
+    )
+    await query.pressSequentially("rsi_1")
+    await expect.poll(() => options.first().textContent()).toMatch(/^rsi_14 /)
+    await query.press("Enter")
+    await query.pressSequentially(" OR rsi_14")
+    expect(await query.inputValue()).toBe("price > 5 AND rsi_14 OR rsi_14 < 35")
+    await query.press("Escape")
+
     // the highlighted copy: columns, custom signals, functions and keywords marked; an unknown name underlined
     await query.fill("pric > 10 AND rsi_14 < 30 AND cheap_momentum AND ABS(gap_pct) < 0.1")
     const mirror = page.locator(".query-mirror")

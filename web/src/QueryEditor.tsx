@@ -4,7 +4,7 @@
  * the word at the caret — a listbox with each entry's description, moved with the arrow keys,
  * taken with Enter or Tab, closed with Escape (the ARIA combobox pattern).
  */
-import { type KeyboardEvent, useId, useMemo, useRef, useState } from "react"
+import { type KeyboardEvent, useId, useLayoutEffect, useMemo, useRef, useState } from "react"
 import { KEYWORDS, type Vocabulary } from "./vocabulary"
 
 interface Suggestion {
@@ -119,6 +119,18 @@ export const QueryEditor = ({
   const [caret, setCaret] = useState<number | undefined>(undefined)
   const [active, setActive] = useState(0)
   const [closed, setClosed] = useState(false)
+  /** where the caret goes once a taken suggestion is in the textarea */
+  const placeCaret = useRef<number | undefined>(undefined)
+
+  // in the same commit as the text, before the next key is handled: a frame later, keys typed
+  // meanwhile would land after a caret moved back behind them
+  useLayoutEffect(() => {
+    const position = placeCaret.current
+    if (position === undefined || area.current === null) return
+    placeCaret.current = undefined
+    area.current.focus()
+    area.current.setSelectionRange(position, position)
+  })
 
   const highlighted = useMemo(() => tokens(value, vocabulary), [value, vocabulary])
   const at = caret === undefined || readOnly ? undefined : wordAt(value, caret)
@@ -135,13 +147,10 @@ export const QueryEditor = ({
     if (at === undefined) return
     const next = value.slice(0, at.start) + s.insert + value.slice(caret)
     const position = at.start + s.insert.length
+    placeCaret.current = position
     onChange(next)
     setCaret(position)
     setClosed(true)
-    requestAnimationFrame(() => {
-      area.current?.focus()
-      area.current?.setSelectionRange(position, position)
-    })
   }
 
   const keys = (e: KeyboardEvent<HTMLTextAreaElement>) => {
