@@ -20,11 +20,21 @@ const TAG_BYTES = 16
 /** Canonical JSON: object keys sorted, so equal parameter sets give equal digests. */
 const canonical = (value: unknown): string => {
   if (value === null || typeof value !== "object") return JSON.stringify(value ?? null)
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`
+  let out: string
+  if (Array.isArray(value)) {
+    out = "["
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? "" : ",") + canonical(value[i])
+    return `${out}]`
+  }
+  // built in one pass (each scan's cursor binds its parameters): no entry arrays
+  const keys = Object.keys(value).sort()
+  out = "{"
+  for (const k of keys) {
+    const v = (value as Record<string, unknown>)[k]
+    if (v === undefined) continue
+    out += `${out.length === 1 ? "" : ","}${JSON.stringify(k)}:${canonical(v)}`
+  }
+  return `${out}}`
 }
 
 export interface CursorCodec {

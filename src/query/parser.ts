@@ -12,6 +12,7 @@
  * linear in the number of tokens: it never backtracks more than one token.
  */
 import { Parser, possibly, recursiveParser, sepBy1, sequenceOf, succeedWith, updateError, withData } from "arcsecond"
+import { makeSeenBefore } from "../seenBefore.js"
 import { type ArithOp, type CompareOp, type Expr, nesting } from "./ast.js"
 import { entry, type RawEntry } from "./errors.js"
 import { lex, type Token } from "./lexer.js"
@@ -354,13 +355,140 @@ export const parseTokens = (toks: ReadonlyArray<Token>): ParseResult => {
 /** Deepest tree accepted (AND / OR chains count as one level). */
 export const MAX_NESTING = 128
 
-/** Lexes and parses `text`. */
+/**
+ * The token stream's shape: every token but its numbers' values. The grammar decides by kind and
+ * text only (never by a number's value), so two texts of one shape parse to the same tree but for
+ * its numbers and its positions.
+ */
+export const shapeOf = (toks: ReadonlyArray<Token>): string => {
+  let key = ""
+  for (const t of toks) key += t.kind === "num" ? "#\0" : `${t.kind} ${t.text}${t.qualifier ? "." : ""}\0`
+  return key
+}
+
+/** A tree parsed once for its shape, and the token each of its positions is the position of. */
+interface Template {
+  readonly expr: Expr
+  readonly tokenAt: ReadonlyMap<number, number>
+}
+
+/**
+ * The tree of `template` for the tokens of another text of the same shape: each position moved to
+ * its token's, each number its token's value. Undefined when a position is not a token's (then the
+ * shape is not kept).
+ */
+const rebase = (e: Expr, tokenAt: ReadonlyMap<number, number>, toks: ReadonlyArray<Token>): Expr | undefined => {
+  const at = tokenAt.get(e.pos)
+  if (at === undefined) return undefined
+  const pos = toks[at]!.pos
+  // literals of each node's own shape, not spreads: a spread with a field overridden is ~10 times dearer
+  switch (e._tag) {
+    case "Number":
+      return { _tag: "Number", value: toks[at]!.value as number, pos }
+    case "String":
+      return { _tag: "String", value: e.value, pos }
+    case "Bool":
+      return { _tag: "Bool", value: e.value, pos }
+    case "Null":
+      return { _tag: "Null", pos }
+    case "Ident":
+      return { _tag: "Ident", name: e.name, pos }
+    case "Qualified":
+      return { _tag: "Qualified", ticker: e.ticker, name: e.name, pos }
+    case "Neg":
+    case "Not": {
+      const arg = rebase(e.arg, tokenAt, toks)
+      return arg === undefined ? undefined : { _tag: e._tag, arg, pos }
+    }
+    case "IsNull": {
+      const arg = rebase(e.arg, tokenAt, toks)
+      return arg === undefined ? undefined : { _tag: "IsNull", negated: e.negated, arg, pos }
+    }
+    case "IsBool": {
+      const arg = rebase(e.arg, tokenAt, toks)
+      return arg === undefined ? undefined : { _tag: "IsBool", negated: e.negated, value: e.value, arg, pos }
+    }
+    case "Signal": {
+      const body = rebase(e.body, tokenAt, toks)
+      return body === undefined ? undefined : { _tag: "Signal", name: e.name, body, pos }
+    }
+    case "And":
+    case "Or": {
+      const left = rebase(e.left, tokenAt, toks)
+      const right = left && rebase(e.right, tokenAt, toks)
+      return right === undefined ? undefined : { _tag: e._tag, left: left!, right, pos }
+    }
+    case "Compare":
+    case "Arith": {
+      const left = rebase(e.left, tokenAt, toks)
+      const right = left && rebase(e.right, tokenAt, toks)
+      return right === undefined ? undefined : ({ _tag: e._tag, op: e.op, left: left!, right, pos } as Expr)
+    }
+    case "Between": {
+      const arg = rebase(e.arg, tokenAt, toks)
+      const low = arg && rebase(e.low, tokenAt, toks)
+      const high = low && rebase(e.high, tokenAt, toks)
+      return high === undefined ? undefined : { _tag: "Between", negated: e.negated, arg: arg!, low: low!, high, pos }
+    }
+    case "Like": {
+      const arg = rebase(e.arg, tokenAt, toks)
+      const pattern = arg && rebase(e.pattern, tokenAt, toks)
+      return pattern === undefined
+        ? undefined
+        : { _tag: "Like", negated: e.negated, caseInsensitive: e.caseInsensitive, arg: arg!, pattern, pos }
+    }
+    case "In":
+    case "Call": {
+      const list = e._tag === "In" ? e.items : e.args
+      const out: Array<Expr> = []
+      for (const c of list) {
+        const r = rebase(c, tokenAt, toks)
+        if (r === undefined) return undefined
+        out.push(r)
+      }
+      if (e._tag === "Call") return { _tag: "Call", name: e.name, args: out, pos }
+      const arg = rebase(e.arg, tokenAt, toks)
+      return arg === undefined ? undefined : { _tag: "In", negated: e.negated, arg, items: out, pos }
+    }
+  }
+}
+
+/** How many shapes' trees are kept (least recently used out). */
+const SHAPES = 256
+
+/**
+ * Trees of shapes parsed before: texts that differ only in their numbers (a screen's thresholds
+ * moved) are parsed once. A shape is kept from its second sighting on (`seenBefore`), so a stream
+ * of shapes each seen once churns nothing. Only trees that parsed are kept: errors are reparsed.
+ */
+const templates = new Map<string, Template>()
+const shapeSeen = makeSeenBefore(1024)
+
+const parseShaped = (toks: ReadonlyArray<Token>): ParseResult => {
+  const shape = shapeOf(toks)
+  const template = templates.get(shape)
+  if (template !== undefined) {
+    templates.delete(shape)
+    templates.set(shape, template)
+    const expr = rebase(template.expr, template.tokenAt, toks)
+    if (expr !== undefined) return { ok: true, expr }
+  }
+  const parsed = parseTokens(toks)
+  if (!parsed.ok) return parsed
+  if (nesting(parsed.expr) > MAX_NESTING) {
+    return { ok: false, error: entry("nesting_too_deep", `expression nested deeper than ${MAX_NESTING} levels`, 0) }
+  }
+  if (!shapeSeen(shape)) return parsed
+  const tokenAt = new Map(toks.map((t, i) => [t.pos, i] as const))
+  if (rebase(parsed.expr, tokenAt, toks) === undefined) return parsed
+  if (templates.size >= SHAPES) templates.delete(templates.keys().next().value as string)
+  templates.set(shape, { expr: parsed.expr, tokenAt })
+  return parsed
+}
+
+/** Lexes and parses `text` (a tree deeper than `MAX_NESTING` refused). */
 export const parse = (text: string): ParseResult => {
   const lexed = lex(text)
   if (!lexed.ok) return lexed
-  const parsed = parseTokens(lexed.tokens)
-  if (parsed.ok && nesting(parsed.expr) > MAX_NESTING) {
-    return { ok: false, error: entry("nesting_too_deep", `expression nested deeper than ${MAX_NESTING} levels`, 0) }
-  }
-  return parsed
+  return parseShaped(lexed.tokens)
 }

@@ -1,6 +1,10 @@
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { Expr } from "../../src/query/ast.js"
 import { parse, render } from "../../src/query/index.js"
+import { lex, type Token } from "../../src/query/lexer.js"
+import { parseTokens, shapeOf } from "../../src/query/parser.js"
+import { expr } from "./generators.js"
 
 const ok = (text: string): Expr => {
   const r = parse(text)
@@ -126,5 +130,62 @@ describe("q grammar", () => {
     expect(fails(`${"- ".repeat(200)}a`)).toMatchObject({ code: "nesting_too_deep" })
     // a long AND / OR chain is one level
     expect(ok(Array.from({ length: 400 }, () => "a").join(" OR "))).toMatchObject({ _tag: "Or" })
+  })
+})
+
+describe("q grammar: trees of shapes parsed before", () => {
+  /** a tree parsed afresh from the tokens, no shape kept */
+  const fresh = (text: string) => {
+    const lexed = lex(text)
+    if (!lexed.ok) throw new Error(lexed.error.message)
+    const parsed = parseTokens(lexed.tokens)
+    if (!parsed.ok) throw new Error(parsed.error.message)
+    return parsed.expr
+  }
+
+  /** `text` with its numbers replaced by `numbers` (cycled), positions moving with their lengths */
+  const renumbered = (text: string, numbers: ReadonlyArray<string>) => {
+    const lexed = lex(text)
+    if (!lexed.ok) throw new Error(lexed.error.message)
+    const nums = lexed.tokens.filter((t) => t.kind === "num")
+    let out = text
+    nums.reverse().forEach((t, i) => {
+      out = out.slice(0, t.pos) + numbers[i % numbers.length] + out.slice(t.pos + t.text.length)
+    })
+    return out
+  }
+
+  it("gives a text whose shape was parsed before the tree it would parse to: numbers and positions its own", () => {
+    const first = "price > 5 AND rsi_14 < 30 AND sector IN ('Tech 2', 'Energy') AND ABS(gap_pct) BETWEEN 1 AND 2"
+    for (let i = 0; i < 3; i++) expect(ok(first)).toEqual(fresh(first))
+    const second =
+      "price >   12.75 AND rsi_14 < 3e1 AND sector IN ('Tech 2', 'Energy') AND ABS(gap_pct) BETWEEN 0.5 AND 20"
+    expect(shapeOf((lex(second) as { tokens: ReadonlyArray<Token> }).tokens)).toBe(
+      shapeOf((lex(first) as { tokens: ReadonlyArray<Token> }).tokens)
+    )
+    expect(ok(second)).toEqual(fresh(second))
+    expect(ok(second)).toMatchObject({ right: { low: { value: 0.5, pos: 93 }, high: { value: 20, pos: 101 } } })
+    // a string or a name is part of the shape: another one parses as itself
+    expect(ok(first.replace("Tech 2", "Tech 3"))).toEqual(fresh(first.replace("Tech 2", "Tech 3")))
+    // an error is never kept: the same shape fails at its own place
+    for (let i = 0; i < 3; i++) expect(fails("price > 5 AND AND 6")).toMatchObject({ code: "syntax_error", pos: 14 })
+    expect(fails("price > 500 AND AND 6")).toMatchObject({ code: "syntax_error", pos: 16 })
+  })
+
+  it("parses every well-typed expression, renumbered, to the tree a fresh parse gives (property)", () => {
+    const numeral = fc.oneof(
+      fc.integer({ min: 0, max: 10 ** 9 }).map(String),
+      fc.double({ min: 0, max: 1e6, noNaN: true }).map((d) => d.toFixed(3)),
+      fc.constantFrom("1e3", "2.5E-2", "0", "007")
+    )
+    fc.assert(
+      fc.property(expr("boolean", 3), fc.array(numeral, { minLength: 1, maxLength: 4 }), (tree, numbers) => {
+        const text = render(tree)
+        for (let i = 0; i < 3; i++) expect(ok(text)).toEqual(fresh(text))
+        const other = renumbered(text, numbers)
+        expect(ok(other)).toEqual(fresh(other))
+      }),
+      { numRuns: 300 }
+    )
   })
 })

@@ -20,6 +20,7 @@ import {
   type QueryError,
   type Signals
 } from "../../query/index.js"
+import { makeSeenBefore } from "../../seenBefore.js"
 import { SignalResolver } from "../../signals/SignalResolver.js"
 import {
   CompileFailed,
@@ -30,7 +31,6 @@ import {
   type ServiceUnavailable
 } from "../errors.js"
 import { requireFeature } from "./features.js"
-import { makeSeenBefore } from "./seenBefore.js"
 
 /** Every column of the ticker row, for compiling. */
 export const catalogColumns = columnsOf(CATALOG)

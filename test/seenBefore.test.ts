@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { makeSeenBefore } from "../../../src/api/common/seenBefore.js"
+import { makeSeenBefore } from "../src/seenBefore.js"
 
 describe("seenBefore", () => {
   it("is false on a key's first sighting and true on the next, for keys still remembered", () => {
