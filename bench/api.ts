@@ -32,18 +32,28 @@
  * (`embedded,postgres`) which stores run, BENCH_PHASES (`first,scan,distinct,ticker,asof`)
  * which measurements (`first` starts a service of its own); BENCH_FIRST_SECONDS
  * (default 60) the window after ready and BENCH_SETTLED_SECONDS (default 20)
- * the settled measurement of d; BENCH_SERVER_NODE_ARGS adds node flags to the
+ * the settled measurement of d; BENCH_IDLE_SECONDS (default 300) the longest wait for the
+ * service to go idle after ready; BENCH_SERVER_NODE_ARGS adds node flags to the
  * service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it), BENCH_SERVER_LOG a file the
  * service's output is copied to when it stops (with `--trace-gc`, say).
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { copyFileSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import pg from "pg"
 import { Pool } from "undici"
-import { cpuSeconds, minorFaults, quiesce, rssMb, threadCpuMsPer, threadCpuSeconds } from "./support/process.js"
+import {
+  cpuSeconds,
+  machineCpu,
+  minorFaults,
+  quiesce,
+  rssMb,
+  stealPercent,
+  threadCpuMsPer,
+  threadCpuSeconds
+} from "./support/process.js"
 
 const ROOT = resolve(import.meta.dirname, "..")
 const ADMIN_TOKEN = "bench-admin-token"
@@ -54,6 +64,8 @@ const STORES = (process.env.BENCH_STORES ?? "embedded,postgres").split(",")
 const PHASES = (process.env.BENCH_PHASES ?? "first,scan,distinct,ticker,asof").split(",")
 const FIRST_SECONDS = Number(process.env.BENCH_FIRST_SECONDS ?? 60)
 const SETTLED_SECONDS = Number(process.env.BENCH_SETTLED_SECONDS ?? 20)
+/** the longest wait for the service to go idle (a profiled service never quite does) */
+const IDLE_WAIT_MS = Number(process.env.BENCH_IDLE_SECONDS ?? 300) * 1000
 
 const freePort = () =>
   new Promise<number>((ok, fail) => {
@@ -79,8 +91,16 @@ const stopChild = (child: ChildProcess) =>
     child.kill("SIGTERM")
   })
 
+let built = false
+/** `npm start`'s build (its `prestart`): the service runs as built JavaScript, not under tsx's loader */
+const buildOnce = () => {
+  if (built) return
+  execFileSync(process.execPath, ["scripts/build-server.mjs"], { cwd: ROOT, stdio: "inherit" })
+  built = true
+}
+
 /**
- * The service, as `npm start` runs it; its log goes to a file, as a deployment's would.
+ * The service, as `npm start` runs it (the build in `build/`, plain node); its log goes to a file, as a deployment's would.
  * Answers once `/readyz` is 200, or (`until: "listening"`) once `/healthz` is.
  */
 const startVigil = async (env: Record<string, string>, until: "ready" | "listening" = "ready"): Promise<Child> => {
@@ -89,7 +109,8 @@ const startVigil = async (env: Record<string, string>, until: "ready" | "listeni
   const port = await freePort()
   const fd = openSync(logPath, "w")
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")
-  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "src/main.ts"], {
+  buildOnce()
+  const child = spawn(process.execPath, [...nodeArgs, "--enable-source-maps", "build/main.js"], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? "",
@@ -180,6 +201,8 @@ interface LoadResult {
   readonly p99: number
   /** the server's CPU ms per request by thread, the load generator's, the server's page faults per request */
   readonly breakdown: string
+  /** the share of the machine's CPU the hypervisor stole during the phase, percent */
+  readonly steal: number
 }
 
 /**
@@ -192,6 +215,7 @@ const load = async (server: Child, req: Req, seconds: number, perSecond?: Array<
   const threadsBefore = threadCpuSeconds(server.child.pid!)
   const loadCpuBefore = process.cpuUsage()
   const faultsBefore = minorFaults(server.child.pid!)
+  const machineBefore = machineCpu()
   const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1 })
   const latencies = new Float64Array(4_000_000)
   let ok = 0
@@ -227,9 +251,19 @@ const load = async (server: Child, req: Req, seconds: number, perSecond?: Array<
     threadCpuMsPer(threadsBefore, threadCpuSeconds(server.child.pid!), ok) +
     ` (the load generator: ${((loadCpu.user + loadCpu.system) / 1000 / Math.max(1, ok)).toFixed(3)}); ` +
     `${((minorFaults(server.child.pid!) - faultsBefore) / Math.max(1, ok)).toFixed(1)} minor page faults a request`
+  const steal = stealPercent(machineBefore, machineCpu())
   await pool.close()
   const sorted = latencies.slice(0, Math.min(ok, latencies.length)).sort()
-  return { rps: ok / elapsed, cpuMs, ok, other, p50: percentile(sorted, 50), p99: percentile(sorted, 99), breakdown }
+  return {
+    rps: ok / elapsed,
+    cpuMs,
+    ok,
+    other,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    breakdown,
+    steal
+  }
 }
 
 const measure = async (server: Child, req: Req) => {
@@ -240,7 +274,8 @@ const measure = async (server: Child, req: Req) => {
 const fmt = (r: LoadResult) =>
   `${Math.round(r.rps).toLocaleString("en-US")} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ` +
   `server CPU ${r.cpuMs.toFixed(3)} ms/request` +
-  (r.other > 0 ? ` (${r.other} non-200 not counted)` : "")
+  (r.other > 0 ? ` (${r.other} non-200 not counted)` : "") +
+  `; ${r.steal.toFixed(1)}% of the machine's CPU stolen meanwhile`
 
 const call = async (url: string, method: string, path: string, headers: Record<string, string>, body?: unknown) => {
   const res = await fetch(`${url}${path}`, {
@@ -355,7 +390,7 @@ const firstMinute = async (label: string, env: Record<string, string>) => {
     const perSecond: Array<number> = []
     const first = await load(vigil, req, FIRST_SECONDS, perSecond)
     const memoryFirst = rssMb(vigil.child.pid!)
-    const idle = await quiesce(vigil.child.pid!)
+    const idle = await quiesce(vigil.child.pid!, IDLE_WAIT_MS)
     const built = /"signal flag history ready".*?"seconds":([\d.]+)/.exec(vigil.log())?.[1]
     await load(vigil, req, WARMUP_SECONDS)
     const settled = await load(vigil, req, SETTLED_SECONDS)
@@ -385,7 +420,7 @@ const runStore = async (label: string, env: Record<string, string>) => {
   const startedAt = performance.now()
   const vigil = await startVigil(env)
   const ready = (performance.now() - startedAt) / 1000
-  const idle = await quiesce(vigil.child.pid!)
+  const idle = await quiesce(vigil.child.pid!, IDLE_WAIT_MS)
   console.log(`${label}: ready in ${ready.toFixed(1)} s, idle ${idle.toFixed(0)} s later`)
   try {
     const auth = await benchAccount(vigil)

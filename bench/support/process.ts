@@ -90,3 +90,19 @@ export const quiesce = async (pid: number, timeoutMs = 300_000) => {
   }
   return (performance.now() - started) / 1000
 }
+
+/**
+ * The machine's CPU time so far (all cores, seconds) and the part of it stolen by the hypervisor
+ * (`/proc/stat`'s `steal`): on a virtual machine a neighbour's load shows here, and a throughput
+ * measured meanwhile is not the machine's.
+ */
+export const machineCpu = (): { readonly total: number; readonly steal: number } => {
+  const fields = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/).slice(1).map(Number)
+  // user nice system idle iowait irq softirq steal (guest time is counted in user already)
+  const total = fields.slice(0, 8).reduce((a, b) => a + b, 0)
+  return { total: total / 100, steal: (fields[7] ?? 0) / 100 }
+}
+
+/** The share of the machine's CPU stolen between two readings of `machineCpu`, in percent. */
+export const stealPercent = (before: ReturnType<typeof machineCpu>, after: ReturnType<typeof machineCpu>): number =>
+  (100 * (after.steal - before.steal)) / Math.max(0.01, after.total - before.total)
