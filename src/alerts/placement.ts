@@ -18,8 +18,9 @@
 import { EntityId, RunnerAddress, Sharding, Singleton } from "@effect/cluster"
 import { NodeClusterSocket } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
-import { Duration, Effect, Layer, Metric, Option, Schedule } from "effect"
+import { Cause, Deferred, Duration, Effect, Layer, Metric, Option, Schedule } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
+import { Fatal } from "../Fatal.js"
 import { Readiness } from "../observability/Readiness.js"
 import type { Ticks } from "../store/ticks.js"
 import type { Webhooks } from "../store/webhooks.js"
@@ -84,6 +85,14 @@ const SlicePlacementLive = Layer.scopedDiscard(
   })
 )
 
+/** A failure's message and its cause's (a socket server's failure wraps the system error), on one line. */
+const causeSummary = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.squash(cause)
+  if (!(error instanceof Error)) return String(error)
+  const inner = error.cause instanceof Error ? `: ${error.cause.message}` : ""
+  return `${error.message}${inner}`
+}
+
 /** The refresh tick, one fiber cluster-wide (`tickDriver.ts`). */
 const TickSingletonLive = Singleton.make("vigil-refresh-tick", tickDriver)
 
@@ -96,6 +105,8 @@ const TickSingletonLive = Singleton.make("vigil-refresh-tick", tickDriver)
 export const RunnerPlacementLive = Layer.scopedDiscard(
   Effect.gen(function* () {
     const readiness = yield* Readiness
+    const fatal = yield* Fatal
+    const config = yield* AppConfig
     yield* readiness.require("cluster")
     // 0 until the singleton starts here (every runner shows where it runs)
     yield* Metric.set(singletonHere, 0)
@@ -106,7 +117,22 @@ export const RunnerPlacementLive = Layer.scopedDiscard(
           Layer.launch(Layer.merge(SlicePlacementLive, TickSingletonLive).pipe(Layer.provide(ClusterRunnerLive)))
         ),
         Effect.provide(context),
-        Effect.catchAllCause((cause) => Effect.logError("the runner could not join the cluster", cause))
+        // a runner that cannot join (its transport's port taken, say) would never be ready: it stops,
+        // naming the address, so that its supervisor sees a failed start rather than a silent one
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.void
+            : Effect.logError("the runner could not join the cluster", cause).pipe(
+                Effect.zipRight(
+                  Deferred.fail(
+                    fatal,
+                    new Error(
+                      `the runner could not join the cluster on its transport address RUNNER_HOST=${config.runnerHost} RUNNER_PORT=${config.runnerPort}: ${causeSummary(cause)}`
+                    )
+                  )
+                )
+              )
+        )
       )
     )
   })

@@ -10,6 +10,7 @@
  * - A role started without the stores it needs stops at once, naming the variable.
  */
 import { spawn } from "node:child_process"
+import { createServer } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort } from "../support/freePort.js"
 import { type LocalReceiver, startReceiver } from "../support/receiver.js"
@@ -116,5 +117,51 @@ describe.skipIf(DATABASE_URL === undefined || REDIS_URL === undefined)(
       expect(Number(/^webhook_actors_alive (\d+)$/m.exec(await metrics(runner))?.[1])).toBe(1)
       expect(/^webhook_actors_alive [1-9]/m.test(await metrics(apiServer))).toBe(false)
     })
+  }
+)
+
+describe.skipIf(DATABASE_URL === undefined || REDIS_URL === undefined)(
+  `a runner whose cluster transport port is taken (${NEEDS_BOTH})`,
+  () => {
+    it("stops with a non-zero exit code, naming its transport address, rather than staying up never ready", async () => {
+      const schema = await privateSchema(DATABASE_URL!, "taken")
+      const taken = createServer()
+      const port = await freePort()
+      await new Promise<void>((resolve) => taken.listen(port, "127.0.0.1", resolve))
+      try {
+        const exit = await new Promise<{ code: number | null; output: string }>((resolve) => {
+          const child = spawn(process.execPath, [...SERVICE_ENTRY], {
+            cwd: new URL("../..", import.meta.url),
+            env: {
+              PATH: process.env.PATH ?? "",
+              HOME: process.env.HOME ?? "",
+              PORT: "0",
+              VIGIL_ROLE: "runner",
+              RUNNER_PORT: String(port),
+              DATABASE_URL: schema.serviceUrl,
+              REDIS_URL: REDIS_URL!,
+              REFRESH_INTERVAL: "1h",
+              HISTORY_DAYS: "30"
+            },
+            stdio: ["ignore", "pipe", "pipe"]
+          })
+          let output = ""
+          child.stdout.on("data", (d) => (output += d))
+          child.stderr.on("data", (d) => (output += d))
+          const timer = setTimeout(() => child.kill("SIGKILL"), 240_000)
+          child.on("exit", (code) => {
+            clearTimeout(timer)
+            resolve({ code, output })
+          })
+        })
+        expect(exit.code, exit.output.slice(-2_000)).not.toBe(0)
+        expect(exit.code, "stopped on its own, not killed after the wait").not.toBe(null)
+        expect(exit.output).toContain(`the runner could not join the cluster on its transport address`)
+        expect(exit.output).toContain(`RUNNER_PORT=${port}`)
+      } finally {
+        await new Promise((resolve) => taken.close(resolve))
+        await schema.drop()
+      }
+    }, 300_000)
   }
 )
