@@ -261,11 +261,8 @@ export const compileExpression = (text: string, ctx: CompileContext): Either.Eit
   return Either.right(build(f.ast, f.ir, plan(f.ir), ctx))
 }
 
-/**
- * Compiles a predicate (scan `q`, subscription condition, or — with
- * `ctx.mode = "expr"` — a custom signal's `expr`): the root must be boolean.
- */
-export const compileQuery = (text: string, ctx: CompileContext): Either.Either<CompiledQuery, QueryError> => {
+/** Lex, parse, inline and type-check a predicate: the root must be boolean. */
+const frontOfPredicate = (text: string, ctx: CompileContext): Either.Either<Front, QueryError> => {
   const mode = withMode(ctx, undefined)
   const f = front(text, ctx)
   if (!("ir" in f)) return Either.left(toQueryError(mode, text, f))
@@ -277,6 +274,44 @@ export const compileQuery = (text: string, ctx: CompileContext): Either.Either<C
       ])
     )
   }
+  return Either.right(f)
+}
+
+/** see `CompiledQuery.matchBits` (a scope of its own: the closure holds the plan only) */
+const matchBitsOf =
+  (compiled: EvalPlan): CompiledQuery["matchBits"] =>
+  (snapshot, rows, scope) =>
+    run(snapshot, (arena) => {
+      const env = envFor(snapshot, arena, scope)
+      const bits = compiled.bits?.(env, 2)
+      if (bits === undefined) {
+        const sel = rows ?? env.all
+        const out = arena.i32()
+        const n = compiled.select(env, sel, sel.length, 2, out)
+        return { bits: bitsOfRows(snapshot.size, out, n), count: n }
+      }
+      if (rows !== undefined) andInto(bits, bitsOfRows(snapshot.size, rows))
+      return { bits, count: countBits(bits) }
+    })
+
+/** A predicate's matches and nothing else: what a page of a one-off scan reads. */
+export type Matcher = Pick<CompiledQuery, "matchBits">
+
+/**
+ * Compiles a predicate as `compileQuery` does (the same errors), to its matches only: no canonical
+ * texts rendered, no references listed — for a `q` answered once and dropped.
+ */
+export const compileMatcher = (text: string, ctx: CompileContext): Either.Either<Matcher, QueryError> =>
+  Either.map(frontOfPredicate(text, ctx), (f) => ({ matchBits: matchBitsOf(plan(f.ir)) }))
+
+/**
+ * Compiles a predicate (scan `q`, subscription condition, or — with
+ * `ctx.mode = "expr"` — a custom signal's `expr`): the root must be boolean.
+ */
+export const compileQuery = (text: string, ctx: CompileContext): Either.Either<CompiledQuery, QueryError> => {
+  const checked = frontOfPredicate(text, ctx)
+  if (Either.isLeft(checked)) return Either.left(checked.left)
+  const f = checked.right
   const compiled = plan(f.ir)
   const base = build(f.ast, f.ir, compiled, ctx)
   const predicate = predicateOf(compiled)
@@ -294,20 +329,7 @@ export const compileQuery = (text: string, ctx: CompileContext): Either.Either<C
       })
     },
     evaluateInto: predicate.evaluateInto,
-    matchBits(snapshot, rows, scope) {
-      return run(snapshot, (arena) => {
-        const env = envFor(snapshot, arena, scope)
-        const bits = compiled.bits?.(env, 2)
-        if (bits === undefined) {
-          const sel = rows ?? env.all
-          const out = arena.i32()
-          const n = compiled.select(env, sel, sel.length, 2, out)
-          return { bits: bitsOfRows(snapshot.size, out, n), count: n }
-        }
-        if (rows !== undefined) andInto(bits, bitsOfRows(snapshot.size, rows))
-        return { bits, count: countBits(bits) }
-      })
-    },
+    matchBits: matchBitsOf(compiled),
     mask(snapshot, rows, scope) {
       const mask = new Uint8Array(snapshot.size)
       for (const r of fns.evaluate(snapshot, rows, scope)) mask[r] = 1

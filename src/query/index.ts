@@ -8,8 +8,10 @@ export {
   type CompiledExpression,
   type CompiledQuery,
   compileExpression,
+  compileMatcher,
   compileQuery,
   flat,
+  type Matcher,
   type Predicate
 } from "./compile.js"
 export { type Columns, type CompileContext, columnsOf, type Signals, signalsOf } from "./context.js"

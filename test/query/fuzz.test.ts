@@ -9,7 +9,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { Expr } from "../../src/query/ast.js"
 import { codePointOffset } from "../../src/query/errors.js"
-import { compileQuery, parse, type QueryError, render } from "../../src/query/index.js"
+import { compileMatcher, compileQuery, parse, type QueryError, render } from "../../src/query/index.js"
 import { expr } from "./generators.js"
 import { context, snapshotOf } from "./support.js"
 
@@ -40,11 +40,16 @@ const checkError = (text: string, e: QueryError) => {
 const exercise = (text: string) => {
   for (const c of [ctx, exprCtx]) {
     const r = compileQuery(text, c)
+    // the matches-only compilation fails alike, and matches alike
+    const matcher = compileMatcher(text, c)
     if (Either.isLeft(r)) {
       checkError(text, r.left)
+      expect(matcher).toEqual(r)
       continue
     }
     const q = r.right
+    if (Either.isLeft(matcher)) throw new Error(`compiles, but not to its matches only: ${text}`)
+    expect(matcher.right.matchBits(snap)).toEqual(q.matchBits(snap))
     q.evaluate(snap)
     q.truth(snap)
     q.toSql({ table: "states", firstParam: 3 })

@@ -15,7 +15,9 @@ import {
   type CompileContext,
   type CompiledQuery,
   columnsOf,
+  compileMatcher,
   compileQuery,
+  type Matcher,
   type Mode,
   type QueryError,
   type Signals
@@ -102,27 +104,61 @@ const compiledCache = new WeakMap<TickerDirectory, Map<string, CompiledQuery>>()
  */
 const seenBefore = makeSeenBefore()
 
-/** The compilation of a `q` that names no custom signal (cached), or undefined when it does not compile without them. */
-export const compileWithoutSignals = (text: string, directory: TickerDirectory): CompiledQuery | undefined => {
+const cacheOf = (directory: TickerDirectory): Map<string, CompiledQuery> => {
   let cache = compiledCache.get(directory)
   if (cache === undefined) {
     cache = new Map()
     compiledCache.set(directory, cache)
   }
+  return cache
+}
+
+/** the cached compilation of `text`, most recently used now */
+const cached = (cache: Map<string, CompiledQuery>, text: string): CompiledQuery | undefined => {
   const hit = cache.get(text)
   if (hit !== undefined) {
     cache.delete(text)
     cache.set(text, hit)
-    return hit
   }
+  return hit
+}
+
+/** compiled now, and kept when `text` was seen before */
+const compileAndKeep = (cache: Map<string, CompiledQuery>, text: string, directory: TickerDirectory) => {
   const compiled = compileQuery(text, compileContext(directory))
   if (Either.isLeft(compiled)) return undefined
-  if (seenBefore(text)) {
-    if (cache.size >= COMPILED_CACHE_SIZE) cache.delete(cache.keys().next().value as string)
-    cache.set(text, compiled.right)
-  }
+  if (cache.size >= COMPILED_CACHE_SIZE) cache.delete(cache.keys().next().value as string)
+  cache.set(text, compiled.right)
   return compiled.right
 }
+
+/**
+ * `text` compiled through the cache: the cached compilation, or one made now and kept when `text`
+ * was seen before, or else what `once` makes of a text seen once (undefined when it does not compile).
+ */
+const throughCache = <A>(
+  text: string,
+  directory: TickerDirectory,
+  once: (text: string, ctx: CompileContext) => Either.Either<A, QueryError>
+): CompiledQuery | A | undefined => {
+  const cache = cacheOf(directory)
+  const hit = cached(cache, text)
+  if (hit !== undefined) return hit
+  if (seenBefore(text)) return compileAndKeep(cache, text, directory)
+  return Either.getOrUndefined(once(text, compileContext(directory)))
+}
+
+/** The compilation of a `q` that names no custom signal (cached), or undefined when it does not compile without them. */
+export const compileWithoutSignals = (text: string, directory: TickerDirectory): CompiledQuery | undefined =>
+  throughCache(text, directory, compileQuery)
+
+/**
+ * The matches of a `q` that names no custom signal, or undefined when it does not compile without
+ * them: the cached compilation, or — for a `q` not seen before, answered once and dropped — a
+ * compilation to its matches only (`compileMatcher`: no canonical texts, no references).
+ */
+export const matcherWithoutSignals = (text: string, directory: TickerDirectory): Matcher | undefined =>
+  throughCache(text, directory, compileMatcher)
 
 /**
  * Compiles a scan `q` (or a condition) for an account: custom signals resolved (on Pro and above,

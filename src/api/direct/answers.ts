@@ -12,7 +12,7 @@ import type { MarketReader } from "../../market/engine/MarketData.js"
 import type { Snapshot } from "../../market/snapshot.js"
 import { isWellFormedSymbol, normalizeSymbol, type TickerDirectory } from "../../market/tickers/index.js"
 import { jsonHazard } from "../bodyGuard.js"
-import { compileWithoutSignals } from "../common/compile.js"
+import { matcherWithoutSignals } from "../common/compile.js"
 import type { CursorCodec } from "../cursor.js"
 import { ScanBody, ScanParams } from "../scan/Api.js"
 import { type ScanInput, scanAnswer, scanParameters } from "../scan/answer.js"
@@ -70,7 +70,7 @@ export const answerScan = (input: ScanInput, accountId: string, state: DirectSta
   if (snapshot === undefined || codec === undefined) return undefined
   const p = scanParameters(input, undefined, false)
   if (Either.isLeft(p)) return undefined
-  const compiled = compileWithoutSignals(p.right.q, state.directory)
+  const compiled = matcherWithoutSignals(p.right.q, state.directory)
   if (compiled === undefined) return undefined
   let rows: Int32Array | undefined
   let scope: { universe: string; size: number } | undefined

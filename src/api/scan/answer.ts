@@ -7,7 +7,7 @@
 import { Either, type Schema } from "effect"
 import { isoDate } from "../../market/indicators/days.js"
 import type { Snapshot } from "../../market/snapshot.js"
-import type { CompiledQuery } from "../../query/index.js"
+import type { Matcher } from "../../query/index.js"
 import { type OrderValue, pageOf, valueAt } from "../../query/order.js"
 import { isoAsOf } from "../common/market.js"
 import { pageSize, parseDate } from "../common/params.js"
@@ -102,7 +102,8 @@ export type ScanAnswer = Schema.Schema.Type<typeof ScanResponse>
 /** What the answer is computed from, once the parameters are valid. */
 export interface ScanSource {
   readonly accountId: string
-  readonly compiled: CompiledQuery
+  /** the compiled `q` (its matches are all the answer reads) */
+  readonly compiled: Matcher
   /** the live snapshot, or the daily state as of `asof` */
   readonly snapshot: Snapshot
   /** the universe's rows (ascending), when scoped: the rows matched and ranked among */
