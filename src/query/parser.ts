@@ -13,7 +13,7 @@
  */
 import { Parser, possibly, recursiveParser, sepBy1, sequenceOf, succeedWith, updateError, withData } from "arcsecond"
 import { makeSeenBefore } from "../seenBefore.js"
-import { type ArithOp, type CompareOp, type Expr, nesting } from "./ast.js"
+import { type ArithOp, type CompareOp, children, type Expr, nesting } from "./ast.js"
 import { entry, type RawEntry } from "./errors.js"
 import { lex, type Token } from "./lexer.js"
 
@@ -372,14 +372,23 @@ interface Template {
   readonly tokenAt: ReadonlyMap<number, number>
 }
 
+/** Whether every node of `e` sits at a token (so its tree can be rebuilt for any text of its shape). */
+const positionsAreTokens = (e: Expr, tokenAt: ReadonlyMap<number, number>): boolean => {
+  const stack = [e]
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (!tokenAt.has(node.pos)) return false
+    stack.push(...children(node))
+  }
+  return true
+}
+
 /**
  * The tree of `template` for the tokens of another text of the same shape: each position moved to
- * its token's, each number its token's value. Undefined when a position is not a token's (then the
- * shape is not kept).
+ * its token's, each number its token's value. Kept templates passed `positionsAreTokens`, so every
+ * position has its token.
  */
-const rebase = (e: Expr, tokenAt: ReadonlyMap<number, number>, toks: ReadonlyArray<Token>): Expr | undefined => {
-  const at = tokenAt.get(e.pos)
-  if (at === undefined) return undefined
+const rebuild = (e: Expr, tokenAt: ReadonlyMap<number, number>, toks: ReadonlyArray<Token>): Expr => {
+  const at = tokenAt.get(e.pos)!
   const pos = toks[at]!.pos
   // literals of each node's own shape, not spreads: a spread with a field overridden is ~10 times dearer
   switch (e._tag) {
@@ -396,60 +405,49 @@ const rebase = (e: Expr, tokenAt: ReadonlyMap<number, number>, toks: ReadonlyArr
     case "Qualified":
       return { _tag: "Qualified", ticker: e.ticker, name: e.name, pos }
     case "Neg":
-    case "Not": {
-      const arg = rebase(e.arg, tokenAt, toks)
-      return arg === undefined ? undefined : { _tag: e._tag, arg, pos }
-    }
-    case "IsNull": {
-      const arg = rebase(e.arg, tokenAt, toks)
-      return arg === undefined ? undefined : { _tag: "IsNull", negated: e.negated, arg, pos }
-    }
-    case "IsBool": {
-      const arg = rebase(e.arg, tokenAt, toks)
-      return arg === undefined ? undefined : { _tag: "IsBool", negated: e.negated, value: e.value, arg, pos }
-    }
-    case "Signal": {
-      const body = rebase(e.body, tokenAt, toks)
-      return body === undefined ? undefined : { _tag: "Signal", name: e.name, body, pos }
-    }
+    case "Not":
+      return { _tag: e._tag, arg: rebuild(e.arg, tokenAt, toks), pos }
+    case "IsNull":
+      return { _tag: "IsNull", negated: e.negated, arg: rebuild(e.arg, tokenAt, toks), pos }
+    case "IsBool":
+      return { _tag: "IsBool", negated: e.negated, value: e.value, arg: rebuild(e.arg, tokenAt, toks), pos }
+    case "Signal":
+      return { _tag: "Signal", name: e.name, body: rebuild(e.body, tokenAt, toks), pos }
     case "And":
-    case "Or": {
-      const left = rebase(e.left, tokenAt, toks)
-      const right = left && rebase(e.right, tokenAt, toks)
-      return right === undefined ? undefined : { _tag: e._tag, left: left!, right, pos }
-    }
+    case "Or":
+      return { _tag: e._tag, left: rebuild(e.left, tokenAt, toks), right: rebuild(e.right, tokenAt, toks), pos }
     case "Compare":
-    case "Arith": {
-      const left = rebase(e.left, tokenAt, toks)
-      const right = left && rebase(e.right, tokenAt, toks)
-      return right === undefined ? undefined : ({ _tag: e._tag, op: e.op, left: left!, right, pos } as Expr)
-    }
+      return {
+        _tag: "Compare",
+        op: e.op,
+        left: rebuild(e.left, tokenAt, toks),
+        right: rebuild(e.right, tokenAt, toks),
+        pos
+      }
+    case "Arith":
+      return {
+        _tag: "Arith",
+        op: e.op,
+        left: rebuild(e.left, tokenAt, toks),
+        right: rebuild(e.right, tokenAt, toks),
+        pos
+      }
     case "Between": {
-      const arg = rebase(e.arg, tokenAt, toks)
-      const low = arg && rebase(e.low, tokenAt, toks)
-      const high = low && rebase(e.high, tokenAt, toks)
-      return high === undefined ? undefined : { _tag: "Between", negated: e.negated, arg: arg!, low: low!, high, pos }
+      const arg = rebuild(e.arg, tokenAt, toks)
+      const low = rebuild(e.low, tokenAt, toks)
+      return { _tag: "Between", negated: e.negated, arg, low, high: rebuild(e.high, tokenAt, toks), pos }
     }
     case "Like": {
-      const arg = rebase(e.arg, tokenAt, toks)
-      const pattern = arg && rebase(e.pattern, tokenAt, toks)
-      return pattern === undefined
-        ? undefined
-        : { _tag: "Like", negated: e.negated, caseInsensitive: e.caseInsensitive, arg: arg!, pattern, pos }
+      const arg = rebuild(e.arg, tokenAt, toks)
+      const pattern = rebuild(e.pattern, tokenAt, toks)
+      return { _tag: "Like", negated: e.negated, caseInsensitive: e.caseInsensitive, arg, pattern, pos }
     }
-    case "In":
-    case "Call": {
-      const list = e._tag === "In" ? e.items : e.args
-      const out: Array<Expr> = []
-      for (const c of list) {
-        const r = rebase(c, tokenAt, toks)
-        if (r === undefined) return undefined
-        out.push(r)
-      }
-      if (e._tag === "Call") return { _tag: "Call", name: e.name, args: out, pos }
-      const arg = rebase(e.arg, tokenAt, toks)
-      return arg === undefined ? undefined : { _tag: "In", negated: e.negated, arg, items: out, pos }
+    case "In": {
+      const arg = rebuild(e.arg, tokenAt, toks)
+      return { _tag: "In", negated: e.negated, arg, items: e.items.map((c) => rebuild(c, tokenAt, toks)), pos }
     }
+    case "Call":
+      return { _tag: "Call", name: e.name, args: e.args.map((c) => rebuild(c, tokenAt, toks)), pos }
   }
 }
 
@@ -470,8 +468,7 @@ const parseShaped = (toks: ReadonlyArray<Token>): ParseResult => {
   if (template !== undefined) {
     templates.delete(shape)
     templates.set(shape, template)
-    const expr = rebase(template.expr, template.tokenAt, toks)
-    if (expr !== undefined) return { ok: true, expr }
+    return { ok: true, expr: rebuild(template.expr, template.tokenAt, toks) }
   }
   const parsed = parseTokens(toks)
   if (!parsed.ok) return parsed
@@ -480,7 +477,7 @@ const parseShaped = (toks: ReadonlyArray<Token>): ParseResult => {
   }
   if (!shapeSeen(shape)) return parsed
   const tokenAt = new Map(toks.map((t, i) => [t.pos, i] as const))
-  if (rebase(parsed.expr, tokenAt, toks) === undefined) return parsed
+  if (!positionsAreTokens(parsed.expr, tokenAt)) return parsed
   if (templates.size >= SHAPES) templates.delete(templates.keys().next().value as string)
   templates.set(shape, { expr: parsed.expr, tokenAt })
   return parsed

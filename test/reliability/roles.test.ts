@@ -20,20 +20,26 @@ import { privateSchema } from "./support/database.js"
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
+/** Starts the service with only `env` (and PATH, HOME, PORT=0); resolves with its exit code and output, killing it after four minutes. */
+const run = (env: Record<string, string>) =>
+  new Promise<{ code: number | null; output: string }>((resolve) => {
+    const child = spawn(process.execPath, [...SERVICE_ENTRY], {
+      cwd: new URL("../..", import.meta.url),
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: "0", ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    child.stdout.on("data", (d) => (output += d))
+    child.stderr.on("data", (d) => (output += d))
+    const timer = setTimeout(() => child.kill("SIGKILL"), 240_000)
+    child.on("exit", (code) => {
+      clearTimeout(timer)
+      resolve({ code, output })
+    })
+  })
+
 describe("a role started without the stores it needs", () => {
   it("stops at once with exit code 2, naming the variable", async () => {
-    const run = (env: Record<string, string>) =>
-      new Promise<{ code: number | null; output: string }>((resolve) => {
-        const child = spawn(process.execPath, [...SERVICE_ENTRY], {
-          cwd: new URL("../..", import.meta.url),
-          env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: "0", ...env },
-          stdio: ["ignore", "pipe", "pipe"]
-        })
-        let output = ""
-        child.stdout.on("data", (d) => (output += d))
-        child.stderr.on("data", (d) => (output += d))
-        child.on("exit", (code) => resolve({ code, output }))
-      })
     const [api, runner] = await Promise.all([
       run({ VIGIL_ROLE: "api" }),
       run({ VIGIL_ROLE: "runner", REDIS_URL: "redis://127.0.0.1:6379" })
@@ -129,30 +135,13 @@ describe.skipIf(DATABASE_URL === undefined || REDIS_URL === undefined)(
       const port = await freePort()
       await new Promise<void>((resolve) => taken.listen(port, "127.0.0.1", resolve))
       try {
-        const exit = await new Promise<{ code: number | null; output: string }>((resolve) => {
-          const child = spawn(process.execPath, [...SERVICE_ENTRY], {
-            cwd: new URL("../..", import.meta.url),
-            env: {
-              PATH: process.env.PATH ?? "",
-              HOME: process.env.HOME ?? "",
-              PORT: "0",
-              VIGIL_ROLE: "runner",
-              RUNNER_PORT: String(port),
-              DATABASE_URL: schema.serviceUrl,
-              REDIS_URL: REDIS_URL!,
-              REFRESH_INTERVAL: "1h",
-              HISTORY_DAYS: "30"
-            },
-            stdio: ["ignore", "pipe", "pipe"]
-          })
-          let output = ""
-          child.stdout.on("data", (d) => (output += d))
-          child.stderr.on("data", (d) => (output += d))
-          const timer = setTimeout(() => child.kill("SIGKILL"), 240_000)
-          child.on("exit", (code) => {
-            clearTimeout(timer)
-            resolve({ code, output })
-          })
+        const exit = await run({
+          VIGIL_ROLE: "runner",
+          RUNNER_PORT: String(port),
+          DATABASE_URL: schema.serviceUrl,
+          REDIS_URL: REDIS_URL!,
+          REFRESH_INTERVAL: "1h",
+          HISTORY_DAYS: "30"
         })
         expect(exit.code, exit.output.slice(-2_000)).not.toBe(0)
         expect(exit.code, "stopped on its own, not killed after the wait").not.toBe(null)
