@@ -6,6 +6,8 @@ export default defineConfig({
     // says which suites a run without DATABASE_URL, REDIS_URL or ../shared/data skips; one migrated
     // embedded database to copy; `npm start`'s build, which the services started as processes run
     globalSetup: ["test/support/notice.ts", "test/support/pgliteTemplate.ts", "test/support/serviceBuild.ts"],
+    // `VIGIL_TEST_CPU_LOG=<file>`: each test file's CPU appended to that file (test/support/cpuPerFile.ts)
+    setupFiles: process.env.VIGIL_TEST_CPU_LOG === undefined ? [] : ["test/support/cpuPerFile.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

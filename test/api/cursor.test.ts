@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto"
+import { createHash, createHmac, randomBytes } from "node:crypto"
 import { Effect, Either, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import {
@@ -11,6 +11,16 @@ import {
 } from "../../src/api/cursor.js"
 
 describe("cursors", () => {
+  it("keep their format: base64url of the payload and the first 16 bytes of its HMAC (cursors issued before stay valid)", () => {
+    const key = Buffer.alloc(32, 7)
+    const token = makeCursorCodec(key).encode({ q: "price > 1", endpoint: "scan", limit: 50 }, ["1.5", "AAPL"])
+    const canonical = '{"endpoint":"scan","limit":50,"q":"price > 1"}'
+    const b = createHash("sha256").update(canonical).digest("base64url").slice(0, 22)
+    const payload = Buffer.from(JSON.stringify({ b, p: ["1.5", "AAPL"] }))
+    const tag = createHmac("sha256", key).update(payload).digest().subarray(0, 16)
+    expect(token).toBe(Buffer.concat([payload, tag]).toString("base64url"))
+  })
+
   const codec = makeCursorCodec(randomBytes(32))
   const binding = { endpoint: "scan", account: "acc_1", q: "price > 10", limit: 50, order: "price", dir: "desc" }
 
