@@ -15,11 +15,11 @@ const rows = readFileSync(log, "utf8")
   .map((l) => JSON.parse(l))
   .map((r) => ({ file: relative(process.cwd(), r.file), own: r.own, children: r.children, all: r.own + r.children }))
   .sort((a, b) => b.all - a.all)
-const sum = (xs) => xs.reduce((a, r) => a + r.all, 0)
-const total = sum(rows)
+const sum = (key) => rows.reduce((a, r) => a + r[key], 0)
+const total = sum("all")
 const s = (x) => x.toFixed(1).padStart(7)
 console.log(
-  `${rows.length} files, ${total.toFixed(0)} s of CPU (own ${sum(rows.map((r) => ({ all: r.own }))).toFixed(0)} s, children ${sum(rows.map((r) => ({ all: r.children }))).toFixed(0)} s)`
+  `${rows.length} files, ${total.toFixed(0)} s of CPU (own ${sum("own").toFixed(0)} s, children ${sum("children").toFixed(0)} s)`
 )
 const folders = new Map()
 for (const r of rows) {

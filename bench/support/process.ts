@@ -22,6 +22,12 @@ const statCpuSeconds = (file: string): number => {
 /** CPU seconds (user + system) a process has used so far, all its threads, from /proc. */
 export const cpuSeconds = (pid: number): number => statCpuSeconds(`/proc/${pid}/stat`)
 
+/** CPU seconds (user + system) of a process's children that have exited and been waited for (`cutime` + `cstime`). */
+export const reapedChildrenCpuSeconds = (pid: number): number => {
+  const fields = statFields(`/proc/${pid}/stat`)
+  return (Number(fields[13]) + Number(fields[14])) / 100
+}
+
 /** CPU seconds (user + system) the main thread of a process (the event loop) has used so far. */
 export const mainThreadCpuSeconds = (pid: number): number => statCpuSeconds(`/proc/${pid}/task/${pid}/stat`)
 
