@@ -178,7 +178,10 @@ const WalkHelperLive = Layer.scopedDiscard(
   })
 )
 
-export const AppLive = WalkHelperLive.pipe(Layer.provideMerge(appOver(TickersLive)))
+/** The whole service over a ticker directory, the walk helper included: `npm start`'s is `AppLive`. */
+export const serviceOver = (tickers: Layer.Layer<Tickers>) => WalkHelperLive.pipe(Layer.provideMerge(appOver(tickers)))
+
+export const AppLive = serviceOver(TickersLive)
 
 const levels = { debug: LogLevel.Debug, info: LogLevel.Info, warning: LogLevel.Warning, error: LogLevel.Error }
 

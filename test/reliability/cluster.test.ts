@@ -18,6 +18,7 @@ describe.skipIf(DATABASE_URL === undefined || REDIS_URL === undefined)(`cluster 
       webhooks: 90,
       kills: 2,
       sigterms: 1,
+      market: "sample",
       // the figures (15 s, 5 s) are `npm run proof:cluster`'s; here, on CI's two shared cores, a
       // failover must happen (one took 23 s while every process competed for the CPU)
       failoverBoundsMs: { sigkill: 40_000, sigterm: 15_000 }

@@ -16,7 +16,8 @@ describe("crash safety", () => {
       store: url === undefined || url === "" ? "embedded" : "postgres",
       ...(url === undefined || url === "" ? {} : { databaseUrl: url }),
       webhooks: 60,
-      kills: 3
+      kills: 3,
+      market: "sample"
     })
     const text = formatReport(report)
     expect(report.violations, text).toEqual([])

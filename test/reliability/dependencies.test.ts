@@ -16,6 +16,7 @@ describe("dependency faults", () => {
       pgOutageMs: 8_000,
       redisOutageMs: 4_000,
       redisFreezeMs: 8_000,
+      market: "sample",
       ...(process.env.DATABASE_URL ? { fallbackDatabaseUrl: process.env.DATABASE_URL } : {}),
       log: (line) => lines.push(line)
     })

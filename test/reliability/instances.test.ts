@@ -16,7 +16,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type LocalReceiver, startReceiver } from "../support/receiver.js"
-import { admin, api, expectError, type RunningServer, startServer, waitReady } from "../support/server.js"
+import {
+  admin,
+  api,
+  expectError,
+  type RunningServer,
+  SAMPLE_PROCESS,
+  startServer,
+  waitReady
+} from "../support/server.js"
 import { DATABASE_URL, NEEDS_BOTH, REDIS_URL } from "../support/servers.js"
 import { privateSchema } from "./support/database.js"
 
@@ -45,11 +53,11 @@ describe.skipIf(DATABASE_URL === undefined || REDIS_URL === undefined)(
         // nothing here reads history: a month of it builds the market in a fraction of the time
         HISTORY_DAYS: "30"
       }
-      // one after the other (each start loads the whole market: two at once on a CI machine already
-      // running other files' servers took over 4 minutes); generous bounds for the same reason
-      a = await startServer(env, 300_000)
+      // one after the other (each start loads its market: two at once over the whole market, on a CI
+      // machine already running other files' servers, took over 4 minutes); generous bounds for the same reason
+      a = await startServer(env, 300_000, SAMPLE_PROCESS)
       await waitReady(a, 300_000)
-      b = await startServer(env, 300_000)
+      b = await startServer(env, 300_000, SAMPLE_PROCESS)
       await waitReady(b, 300_000)
     }, 1_200_000)
 

@@ -14,7 +14,15 @@ import { createServer } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort } from "../support/freePort.js"
 import { type LocalReceiver, startReceiver } from "../support/receiver.js"
-import { admin, api, type RunningServer, SERVICE_ENTRY, startServer, waitReady } from "../support/server.js"
+import {
+  admin,
+  api,
+  type RunningServer,
+  SAMPLE_PROCESS,
+  SERVICE_ENTRY,
+  startServer,
+  waitReady
+} from "../support/server.js"
 import { DATABASE_URL, NEEDS_BOTH, REDIS_URL } from "../support/servers.js"
 import { privateSchema } from "./support/database.js"
 
@@ -71,9 +79,13 @@ describe.skipIf(DATABASE_URL === undefined || REDIS_URL === undefined)(
         WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
         HISTORY_DAYS: "30"
       }
-      runner = await startServer({ ...env, VIGIL_ROLE: "runner", RUNNER_PORT: String(await freePort()) }, 300_000)
+      runner = await startServer(
+        { ...env, VIGIL_ROLE: "runner", RUNNER_PORT: String(await freePort()) },
+        300_000,
+        SAMPLE_PROCESS
+      )
       await waitReady(runner, 300_000)
-      apiServer = await startServer({ ...env, VIGIL_ROLE: "api" }, 300_000)
+      apiServer = await startServer({ ...env, VIGIL_ROLE: "api" }, 300_000, SAMPLE_PROCESS)
       await waitReady(apiServer, 300_000)
     }, 1_200_000)
 

@@ -15,7 +15,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort } from "../support/freePort.js"
 import { type LocalReceiver, startReceiver } from "../support/receiver.js"
-import { admin, api, type RunningServer, startServer, waitReady } from "../support/server.js"
+import { admin, api, type RunningServer, SAMPLE_PROCESS, startServer, waitReady } from "../support/server.js"
 import { DATABASE_URL, NEEDS_BOTH, REDIS_URL } from "../support/servers.js"
 import { type Inspector, privateSchema } from "./support/database.js"
 
@@ -53,12 +53,13 @@ describe.skipIf(DATABASE_URL === undefined || REDIS_URL === undefined)(
       for (let i = 0; i < 2; i++) {
         const runner = await startServer(
           { ...env, VIGIL_ROLE: "runner", RUNNER_PORT: String(await freePort()) },
-          300_000
+          300_000,
+          SAMPLE_PROCESS
         )
         runners.push(runner)
         await waitReady(runner, 300_000)
       }
-      apiServer = await startServer({ ...env, VIGIL_ROLE: "api" }, 300_000)
+      apiServer = await startServer({ ...env, VIGIL_ROLE: "api" }, 300_000, SAMPLE_PROCESS)
       await waitReady(apiServer, 300_000)
     }, 1_200_000)
 

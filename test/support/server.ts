@@ -8,6 +8,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { freePort } from "./freePort.js"
+import { sampleTickersFile } from "./sampleTickers.js"
 import { ensureServiceBuilt, nodeScript } from "./serviceBuild.js"
 
 /** A running service, in a child process (`startServer`) or in the test's own (inProcess.ts). */
@@ -50,8 +51,13 @@ export interface StartOptions {
   readonly keepOutput?: number
   /** flags for node itself, before the script (V8 flags NODE_OPTIONS does not take) */
   readonly nodeArgs?: ReadonlyArray<string>
-  /** what node runs after `nodeArgs` (default `SERVICE_ENTRY`) */
+  /** what node runs after `nodeArgs` (default `SERVICE_ENTRY`, or the sample's entry for `market: "sample"`) */
   readonly entry?: ReadonlyArray<string>
+  /**
+   * The seed's tickers ("all", the default: `npm start` itself) or the fixed sample of
+   * sampleTickers.ts, through sampleService.mjs (the same build and process wrapper)
+   */
+  readonly market?: "all" | "sample"
 }
 
 /** A test service's environment: a free port, its data directory, the test admin token, `env` over them. */
@@ -82,15 +88,26 @@ export const runnerTransport = async (env: Record<string, string>): Promise<Reco
  */
 export const SERVICE_ENTRY: ReadonlyArray<string> = nodeScript("start")
 
+/** A process over the sample market, for proofs about processes that do not count or page the whole market. */
+export const SAMPLE_PROCESS: StartOptions = { market: "sample" }
+
+/** The service over the sample market: the start script's node flags, sampleService.mjs and the sample's list. */
+const sampleEntry = (): ReadonlyArray<string> => [
+  ...SERVICE_ENTRY.filter((a) => a.startsWith("--")),
+  join(ROOT, "test/support/sampleService.mjs"),
+  sampleTickersFile()
+]
+
 export const startServer = async (
   env: Record<string, string> = {},
   timeoutMs = 60_000,
   options: StartOptions = {}
 ): Promise<RunningServer> => {
+  const entry = options.entry ?? (options.market === "sample" ? sampleEntry() : SERVICE_ENTRY)
   if (options.entry === undefined) ensureServiceBuilt()
   const dataDir = env.DATA_DIR ?? newDataDir(env)
   const transport = await runnerTransport(env)
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...(options.entry ?? SERVICE_ENTRY)], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? "",

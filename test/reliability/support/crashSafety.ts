@@ -79,6 +79,11 @@ export interface CrashOptions {
   /** the Redis the cluster's processes share (API processes need one) */
   readonly redisUrl?: string
   readonly historyDays?: number
+  /**
+   * The processes' market: the seed's tickers ("all", the default: `npm run proof:*`) or the
+   * suites' sample (the CI-sized runs in `npm test`; server.ts `StartOptions.market`)
+   */
+  readonly market?: "all" | "sample"
   readonly log?: (line: string) => void
   /** keep the schema / data directory for inspection */
   readonly keep?: boolean
@@ -233,8 +238,10 @@ export const runCrashSafety = async (options: CrashOptions): Promise<CrashReport
     ...(pgSchema === undefined ? {} : { DATABASE_URL: pgSchema.serviceUrl }),
     ...(options.redisUrl === undefined ? {} : { REDIS_URL: options.redisUrl })
   }
-  const single = runners > 0 ? undefined : singleService(baseEnv)
-  const cluster = runners > 0 && pgSchema !== undefined ? clusterOf(baseEnv, runners, pgSchema.inspector) : undefined
+  const market = options.market ?? "all"
+  const single = runners > 0 ? undefined : singleService(baseEnv, market)
+  const cluster =
+    runners > 0 && pgSchema !== undefined ? clusterOf(baseEnv, runners, pgSchema.inspector, market) : undefined
   const topology = (single ?? cluster)!
   const server = () => topology.api()
   const violations: Array<string> = []

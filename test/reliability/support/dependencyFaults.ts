@@ -38,6 +38,8 @@ export interface FaultOptions {
   readonly redisFreezeMs: number
   /** where a proxy points when no private cluster can be made */
   readonly fallbackDatabaseUrl?: string
+  /** the service's market: the seed's tickers ("all", `npm run proof:faults`) or the suites' sample (server.ts) */
+  readonly market?: "all" | "sample"
   readonly log?: (line: string) => void
 }
 
@@ -201,7 +203,8 @@ export const runDependencyFaults = async (options: FaultOptions): Promise<FaultR
         WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
         WEBHOOK_RETRY_SCHEDULE: "6s,2s,2s,2s,2s"
       },
-      300_000
+      300_000,
+      { market: options.market ?? "all" }
     )
     await waitReady(server, 300_000)
     const url = server.url

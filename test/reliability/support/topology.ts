@@ -79,19 +79,19 @@ const exited = (s: RunningServer) =>
     s.process.exitCode !== null || s.process.signalCode !== null ? r(null) : s.process.once("exit", r)
   )
 
-const start = async (env: Record<string, string>) => {
-  const s = await startServer(env, 300_000)
+const start = async (env: Record<string, string>, market: "all" | "sample") => {
+  const s = await startServer(env, 300_000, { market })
   await waitReady(s, 300_000)
   return s
 }
 
 /** One service process (`VIGIL_ROLE=all`). */
-export const singleService = (baseEnv: Record<string, string>) => {
+export const singleService = (baseEnv: Record<string, string>, market: "all" | "sample" = "all") => {
   let server: RunningServer | undefined
   return {
     api: () => server,
     start: async (env: Record<string, string> = {}) => {
-      server = await start({ ...baseEnv, ...env })
+      server = await start({ ...baseEnv, ...env }, market)
     },
     stop: async () => {
       await server?.stop()
@@ -105,7 +105,7 @@ export const singleService = (baseEnv: Record<string, string>) => {
       await exited(victim)
       before()
       const t0 = Date.now()
-      server = await start(baseEnv)
+      server = await start(baseEnv, market)
       return Date.now() - t0
     },
     destroy: async () => {
@@ -118,7 +118,12 @@ export const singleService = (baseEnv: Record<string, string>) => {
 }
 
 /** An API process and `runners` runners on one PostgreSQL database (`db` inspects it). */
-export const clusterOf = (baseEnv: Record<string, string>, runners: number, db: () => Promise<Inspector>) => {
+export const clusterOf = (
+  baseEnv: Record<string, string>,
+  runners: number,
+  db: () => Promise<Inspector>,
+  market: "all" | "sample" = "all"
+) => {
   let api: RunningServer | undefined
   const running: Array<RunningServer | undefined> = []
   const dataDirs: Array<string> = []
@@ -143,8 +148,8 @@ export const clusterOf = (baseEnv: Record<string, string>, runners: number, db: 
     start: async (env: Record<string, string> = {}) => {
       lastEnv = env
       // one after the other: each loads its market (seconds of CPU) before joining
-      for (let i = 0; i < runners; i++) running[i] = await start(envOf("runner", env))
-      api = await start(envOf("api", env))
+      for (let i = 0; i < runners; i++) running[i] = await start(envOf("runner", env), market)
+      api = await start(envOf("api", env), market)
     },
     stop: async () => {
       await api?.stop()
@@ -190,7 +195,7 @@ export const clusterOf = (baseEnv: Record<string, string>, runners: number, db: 
         if (!(handoverMs <= 10_000) || !(failoverMs <= 12_000)) traceSlowFailover(running, t0)
         const [after] = await inspector.query("SELECT coalesce(sum(missed), 0)::int AS missed FROM slice_ticks")
         const r0 = Date.now()
-        const restarted = await start(envOf("runner", lastEnv))
+        const restarted = await start(envOf("runner", lastEnv), market)
         running[i] = restarted
         const restartMs = Date.now() - r0
         // it joins the cluster once its market is loaded, and is ready once it holds slices: from the
