@@ -51,6 +51,8 @@ interface Result {
   readonly tick: ReadonlyArray<number>
   readonly refresh: ReadonlyArray<number>
   readonly cpuPerTick: number
+  /** the API process's CPU per timed tick (it follows the ticks too: its market refreshes to each) */
+  readonly apiCpuPerTick: number
   /** the same, before any webhook existed (the baseline) */
   readonly bareCpu: number
   /** one market refresh to a tick, per runner (ms) */
@@ -129,6 +131,7 @@ const run = (runners: number): Promise<Result> =>
       // two ticks of warm-up: the first after a start reads every webhook's key again (a sync
       // reads from where the previous one began, so a change committed late is still seen)
       for (let k = 0; k < 2; k++) await refresh()
+      const api0 = cpuSeconds(api.process.pid!)
       const cpu0 = cpuOf(runnerList)
       const walls: Array<number> = []
       const ticks: Array<number> = []
@@ -146,6 +149,7 @@ const run = (runners: number): Promise<Result> =>
         ticks.push(Number(rows.rows[0].ms))
       }
       const cpu1 = cpuOf(runnerList)
+      const apiCpuPerTick = (cpuSeconds(api.process.pid!) - api0) / TICKS
       await db.end()
       const rss = await Promise.all(
         runnerList.map(async (r) => ({
@@ -163,6 +167,7 @@ const run = (runners: number): Promise<Result> =>
         tick: ticks,
         refresh: walls,
         cpuPerTick: (cpu1 - cpu0) / TICKS,
+        apiCpuPerTick,
         bareCpu,
         marketMs,
         rss,
@@ -188,6 +193,7 @@ const main = async () => {
       `${n} runner${n === 1 ? "" : "s"}: first refresh ${ms(r.firstMs)}, its deliveries sent ${ms(r.drainMs)} later; tick (singleton → last slice commit) p50 ${ms(quantile(r.tick, 0.5))}, p99 ${ms(quantile(r.tick, 0.99))}; refresh as answered p50 ${ms(quantile(r.refresh, 0.5))}, p99 ${ms(quantile(r.refresh, 0.99))}; CPU per tick over the runners ${r.cpuPerTick.toFixed(3)} s`
     )
     console.log(`  ticks: ${r.tick.map((t) => t.toFixed(0)).join(", ")} ms`)
+    console.log(`  the API process (not in the runners' sum): CPU per tick ${r.apiCpuPerTick.toFixed(3)} s`)
     console.log(
       `  without webhooks (baseline, same processes): CPU per tick ${r.bareCpu.toFixed(3)} s, of which a market refresh to the tick ${r.marketMs.toFixed(0)} ms per runner; the webhooks' part ${(r.cpuPerTick - r.bareCpu).toFixed(3)} s`
     )
