@@ -63,13 +63,16 @@ interface Result {
   readonly drainMs: number
 }
 
+const runnerNodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")
+
 const run = (runners: number): Promise<Result> =>
   withPgSchema(DATABASE_URL, async (url) => {
     const env = { DATABASE_URL: url, REDIS_URL, REFRESH_INTERVAL: "1h", SIGNAL_FLAG_HISTORY: "lazy" }
     const started: Array<RunningServer> = []
     try {
       for (let i = 0; i < runners; i++) {
-        const r = await startServer({ ...env, VIGIL_ROLE: "runner" }, 300_000)
+        // BENCH_SERVER_NODE_ARGS: node flags for the runners (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`)
+        const r = await startServer({ ...env, VIGIL_ROLE: "runner" }, 300_000, { nodeArgs: runnerNodeArgs })
         started.push(r)
         await waitReady(r, 300_000)
       }

@@ -10,6 +10,7 @@
  * `MarketData` is their facade; the API and the evaluator read it through
  * `MarketReader`.
  */
+
 import {
   addTradingDays,
   closeInstant,
@@ -39,6 +40,7 @@ import type { MarketSource } from "../sources/MarketSource.js"
 import type { TickerMeta } from "../tickers/index.js"
 import type { Membership } from "../universes.js"
 import { HistoryCheckpoints } from "./checkpoints.js"
+import { ColumnBlocks } from "./columnBlocks.js"
 import type { DeepGridReader } from "./deepAsOf.js"
 import { tickerInputs } from "./inputs.js"
 import type { QuoteBar } from "./quotes.js"
@@ -129,6 +131,10 @@ export class MarketCore {
   /** the live feed's fundamentals and news over the source (`sim` is this) */
   readonly feed: FeedSource
   readonly index: ReadonlyMap<string, number>
+  /** the tickers' symbols in row order (one array, shared by every live snapshot) */
+  readonly symbols: ReadonlyArray<string>
+  /** the live rows' computed columns, their blocks recycled once no snapshot reads them */
+  readonly liveBlocks: ColumnBlocks
   readonly isCrypto: Uint8Array
   /** every ticker's daily bars in the window (its warm-up year, then `HISTORY_DAYS` sessions) */
   series: Array<BarSeries>
@@ -173,6 +179,8 @@ export class MarketCore {
     this.tickers = options.tickers
     this.size = options.tickers.length
     this.index = new Map(options.tickers.map((t, i) => [t.ticker, i]))
+    this.symbols = options.tickers.map((t) => t.ticker)
+    this.liveBlocks = new ColumnBlocks(this.size)
     this.isCrypto = Uint8Array.from(options.tickers, (t) => (t.asset_type === "CRYPTO" ? 1 : 0))
     const simulator = simulatorFor(options.seed, options.tickers)
     this.feed = new FeedSource(options.source?.(simulator) ?? simulator, (t) => this.index.get(t) ?? -1)

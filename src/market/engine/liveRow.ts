@@ -4,12 +4,12 @@
  * news (or, for a ticker a live feed quotes, the bar its quotes made). `refresh` first rolls
  * sessions that ended into the history.
  */
-import { allocateColumns, bindColumns, type DailyBar, previewAll, type TickerInputs } from "../indicators/index.js"
+import { bindColumns, preview } from "../indicators/index.js"
 import type { Column, Snapshot } from "../snapshot.js"
 import type { MarketCore } from "./core.js"
-import { tickerInputs } from "./inputs.js"
+import { inputsInto, newInputs } from "./inputs.js"
 import { quoteVwap } from "./quotes.js"
-import { appendIfClosed, minuteOf, partialBar, rollSessions } from "./sessions.js"
+import { appendIfClosed, minuteOf, newBar, partialBarInto, rollSessions } from "./sessions.js"
 import { VENDOR_FEED_START } from "./specs.js"
 
 /**
@@ -40,27 +40,28 @@ export const refresh = (core: MarketCore, now: number): Snapshot => {
   const fEquity = core.fundamentalsOn(core.equity.day)
   const fCrypto = core.fundamentalsOn(core.crypto.day)
   const vendorE = core.equity.date >= VENDOR_FEED_START
-  const bars: Array<DailyBar | undefined> = new Array(n)
-  const inputs: Array<TickerInputs> = new Array(n)
+  const computed = core.liveBlocks.take()
+  const sink = bindColumns(computed)
+  // one bar and one set of inputs, rewritten for each row: a refresh of the whole market made 26,000
+  // short-lived objects that lived long enough to be promoted (~6 MB of old space a refresh, a full
+  // collection every few refreshes)
+  const bar = newBar()
+  const inputs = newInputs()
   for (let i = 0; i < n; i++) {
+    const st = core.states[i]
     const crypto = core.isCrypto[i] === 1
     const session = crypto ? core.crypto : core.equity
-    const p = crypto ? core.partialCrypto : core.partialEquity
-    if (session.intraday.slotOf[i] < 0) {
-      bars[i] = undefined
-    } else {
-      bars[i] = partialBar(p, i, session.day, crypto)
-    }
-    inputs[i] = tickerInputs(crypto ? fCrypto : fEquity, i, newsVolume[i], newsSentiment[i], crypto || vendorE)
+    if (st === undefined || session.intraday.slotOf[i] < 0) continue
+    partialBarInto(bar, crypto ? core.partialCrypto : core.partialEquity, i, session.day, crypto)
+    inputsInto(inputs, crypto ? fCrypto : fEquity, i, newsVolume[i], newsSentiment[i], crypto || vendorE)
+    preview(st, bar, inputs, sink, i)
   }
-  const computed = allocateColumns(n)
-  previewAll(core.states, bars, inputs, bindColumns(computed))
   const columns = new Map<string, Column>(core.stringColumns)
   for (const [name, col] of computed) columns.set(name, col)
   core.latest = {
     asOf: now,
     size: n,
-    tickers: core.tickers.map((t) => t.ticker),
+    tickers: core.symbols,
     index: core.index,
     columns
   }

@@ -156,12 +156,21 @@ export const minuteCoverage = (core: MarketCore, i: number): { from: number; to:
 }
 
 /** Ticker `i`'s bar so far on `day` from a session's partial bars, in ticks as the history keeps bars. */
-export const partialBar = (p: PartialBars, i: number, day: number, crypto: boolean): DailyBar => ({
-  day,
-  open: tickRound(p.open[i], crypto),
-  high: tickRound(p.high[i], crypto),
-  low: tickRound(p.low[i], crypto),
-  close: tickRound(p.close[i], crypto),
-  volume: Math.round(p.volume[i]),
-  vwap: p.vwap[i]
-})
+export const partialBar = (p: PartialBars, i: number, day: number, crypto: boolean): DailyBar =>
+  partialBarInto(newBar(), p, i, day, crypto)
+
+export type MutableBar = { -readonly [K in keyof DailyBar]-?: DailyBar[K] }
+
+export const newBar = (): MutableBar => ({ day: 0, open: 0, high: 0, low: 0, close: 0, volume: 0, vwap: 0 })
+
+/** `partialBar` written into `out` (a refresh reuses one bar for every row: nothing per row for the collector). */
+export const partialBarInto = (out: MutableBar, p: PartialBars, i: number, day: number, crypto: boolean): DailyBar => {
+  out.day = day
+  out.open = tickRound(p.open[i], crypto)
+  out.high = tickRound(p.high[i], crypto)
+  out.low = tickRound(p.low[i], crypto)
+  out.close = tickRound(p.close[i], crypto)
+  out.volume = Math.round(p.volume[i])
+  out.vwap = p.vwap[i]
+  return out
+}

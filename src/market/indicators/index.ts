@@ -43,5 +43,14 @@ export {
 } from "./rebuild.js"
 export { type Cell, referenceColumns } from "./reference.js"
 export { Scratch, scratch } from "./scratch.js"
-export { allocateColumns, bindColumns, COMPUTED_COLUMN_NAMES, type RowSink, writeRow } from "./sink.js"
+export {
+  allocateColumnBlock,
+  allocateColumns,
+  bindColumns,
+  blockColumns,
+  COMPUTED_COLUMN_NAMES,
+  type ColumnBlock,
+  type RowSink,
+  writeRow
+} from "./sink.js"
 export { ALL_FAMILIES, type DailyBar, DailyState, makeState, SC_COUNT } from "./state.js"

@@ -137,16 +137,29 @@ export const writeRow = (sink: RowSink, row: number, r: Scratch): void => {
 }
 
 /**
- * Fresh zeroed (all-null) arrays for every computed column, for a snapshot of
- * `size` rows: views of three shared buffers (numeric values, flag values,
- * masks), so `writeRow` takes its fast path.
+ * Every computed column of a snapshot of `size` rows in three buffers: the numeric columns' values
+ * (column after column), the flags' values, and every column's mask (in `OUTPUT_COLUMNS` order).
  */
-export const allocateColumns = (size: number): Map<string, NumericColumn | BooleanColumn> => {
-  const numericCount = OUTPUT_COLUMNS.filter((c) => c.type !== "boolean").length
-  const flagCount = OUTPUT_COLUMNS.length - numericCount
-  const numbers = new Float64Array(numericCount * size)
-  const flags = new Uint8Array(flagCount * size)
-  const valid = new Uint8Array(OUTPUT_COLUMNS.length * size)
+export interface ColumnBlock {
+  readonly size: number
+  readonly numbers: Float64Array
+  readonly flags: Uint8Array
+  readonly valid: Uint8Array
+}
+
+const NUMERIC_COUNT = OUTPUT_COLUMNS.filter((c) => c.type !== "boolean").length
+
+/** A zeroed (all-null) block of every computed column for `size` rows. */
+export const allocateColumnBlock = (size: number): ColumnBlock => ({
+  size,
+  numbers: new Float64Array(NUMERIC_COUNT * size),
+  flags: new Uint8Array((OUTPUT_COLUMNS.length - NUMERIC_COUNT) * size),
+  valid: new Uint8Array(OUTPUT_COLUMNS.length * size)
+})
+
+/** The block's columns by name: views of its three buffers, so `writeRow` takes its fast path. */
+export const blockColumns = (block: ColumnBlock): Map<string, NumericColumn | BooleanColumn> => {
+  const { size, numbers, flags, valid } = block
   const columns = new Map<string, NumericColumn | BooleanColumn>()
   let n = 0
   let f = 0
@@ -160,6 +173,10 @@ export const allocateColumns = (size: number): Map<string, NumericColumn | Boole
   })
   return columns
 }
+
+/** Fresh zeroed (all-null) arrays for every computed column, for a snapshot of `size` rows (one block's views). */
+export const allocateColumns = (size: number): Map<string, NumericColumn | BooleanColumn> =>
+  blockColumns(allocateColumnBlock(size))
 
 /** The scratch row as plain values by column name (allocates; for tests, debugging and single-row reads). */
 export const scratchValues = (r: Scratch): Record<string, number | boolean | null> => {
