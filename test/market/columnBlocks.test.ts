@@ -3,6 +3,8 @@
  * a block comes back only when every column view handed out of it has been collected, comes back
  * zeroed, and the pool holds at most `keep` of them.
  */
+import { readdirSync, readFileSync } from "node:fs"
+import { join, relative, resolve } from "node:path"
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 import { describe, expect, it } from "vitest"
@@ -79,5 +81,26 @@ describe("the live row's column blocks", () => {
       await new Promise((r) => setTimeout(r, 5))
     }
     expect(blocks.free.length).toBe(2)
+  })
+})
+
+describe("the recycling's one precondition", () => {
+  it("holds in src/: no module makes views of its own over a column's buffer", () => {
+    // a view made from `col.values.buffer` or `col.values.subarray(…)` is not counted: its block could be
+    // refilled under it. The block's own views are made in one place, `blockColumns` (indicators/sink.ts)
+    const src = resolve(import.meta.dirname, "../../src")
+    const files = readdirSync(src, { recursive: true, encoding: "utf8" }).filter(
+      (f) => f.endsWith(".ts") && f !== "market/indicators/sink.ts"
+    )
+    const found = files.flatMap((f) =>
+      readFileSync(join(src, f), "utf8")
+        .split("\n")
+        .flatMap((line, i) =>
+          /\b(values|valid)\.(buffer|subarray)\b/.test(line) && !line.trimStart().startsWith("*")
+            ? [`${relative(src, join(src, f))}:${i + 1}: ${line.trim()}`]
+            : []
+        )
+    )
+    expect(found).toEqual([])
   })
 })
