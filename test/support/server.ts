@@ -98,6 +98,26 @@ const sampleEntry = (): ReadonlyArray<string> => [
   sampleTickersFile()
 ]
 
+/** services started here and still running: killed when this process exits */
+const children = new Set<ChildProcess>()
+
+/**
+ * Kills `child` if this process exits before it: a test file (or a script) that fails before
+ * its `stop()` leaves no service running behind it, holding a port, a data directory and CPU.
+ */
+const reapOnExit = (child: ChildProcess) => {
+  if (children.size === 0) process.once("exit", killChildren)
+  children.add(child)
+  child.once("exit", () => {
+    children.delete(child)
+    if (children.size === 0) process.removeListener("exit", killChildren)
+  })
+}
+
+const killChildren = () => {
+  for (const c of children) c.kill("SIGKILL")
+}
+
 export const startServer = async (
   env: Record<string, string> = {},
   timeoutMs = 60_000,
@@ -117,6 +137,7 @@ export const startServer = async (
     },
     stdio: ["ignore", "pipe", "pipe"]
   })
+  reapOnExit(child)
   let output = ""
   const keep = options.keepOutput ?? Number.POSITIVE_INFINITY
   const onData = (d: Buffer) => {
