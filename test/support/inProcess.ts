@@ -24,7 +24,7 @@ import { openServers } from "../../src/api/server.js"
 import { appConfig, describeConfigError } from "../../src/config/AppConfig.js"
 import { Tickers } from "../../src/market/tickers/index.js"
 import { setLogDestination } from "../../src/observability/logSink.js"
-import { sampleDirectory } from "./sampleTickers.js"
+import { type MarketChoice, sampleDirectory } from "./sampleTickers.js"
 import { newDataDir, runnerTransport, serviceVariables } from "./server.js"
 
 export interface Service {
@@ -41,7 +41,7 @@ export interface Service {
 
 export interface ServiceOptions {
   /** the seed's tickers ("all", the default) or the fixed sample of sampleTickers.ts */
-  readonly market?: "all" | "sample"
+  readonly market?: MarketChoice
   readonly timeoutMs?: number
 }
 

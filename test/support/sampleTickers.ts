@@ -5,9 +5,6 @@
  * about 1,700 of 13,047, all three asset types, every exchange. The market
  * over it is built by the same simulator from the same seed.
  */
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { loadTickers, makeTickerDirectory, type TickerDirectory } from "../../src/market/tickers/index.js"
 
 /** tickers the suites name (a test may read any of them) */
@@ -34,13 +31,11 @@ export const sampleDirectory = (): TickerDirectory => {
   return sample
 }
 
-let listed: string | undefined
+/** A service's market: the seed's tickers ("all", `npm start`'s) or this fixed sample. */
+export type MarketChoice = "all" | "sample"
 
-/** A JSON file listing the sample's tickers (written once per process), for sampleService.mjs. */
-export const sampleTickersFile = (): string => {
-  if (listed === undefined) {
-    listed = join(mkdtempSync(join(tmpdir(), "vigil-sample-")), "tickers.json")
-    writeFileSync(listed, JSON.stringify(sampleDirectory().all.map((t) => t.ticker)))
-  }
-  return listed
-}
+/** The sample's tickers as one comma-separated argument, for sampleService.mjs. */
+export const sampleTickersArgument = (): string =>
+  sampleDirectory()
+    .all.map((t) => t.ticker)
+    .join(",")

@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { freePort } from "./freePort.js"
-import { sampleTickersFile } from "./sampleTickers.js"
+import { type MarketChoice, sampleTickersArgument } from "./sampleTickers.js"
 import { ensureServiceBuilt, nodeScript } from "./serviceBuild.js"
 
 /** A running service, in a child process (`startServer`) or in the test's own (inProcess.ts). */
@@ -57,7 +57,7 @@ export interface StartOptions {
    * The seed's tickers ("all", the default: `npm start` itself) or the fixed sample of
    * sampleTickers.ts, through sampleService.mjs (the same build and process wrapper)
    */
-  readonly market?: "all" | "sample"
+  readonly market?: MarketChoice
 }
 
 /** A test service's environment: a free port, its data directory, the test admin token, `env` over them. */
@@ -95,7 +95,7 @@ export const SAMPLE_PROCESS: StartOptions = { market: "sample" }
 const sampleEntry = (): ReadonlyArray<string> => [
   ...SERVICE_ENTRY.filter((a) => a.startsWith("--")),
   join(ROOT, "test/support/sampleService.mjs"),
-  sampleTickersFile()
+  sampleTickersArgument()
 ]
 
 /** services started here and still running: killed when this process exits */

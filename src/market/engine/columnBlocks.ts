@@ -13,7 +13,6 @@
  * Float64Array(col.values.buffer)`): only the views handed out are counted. A snapshot derived
  * from another shares its column objects, so it keeps the block lent.
  */
-
 import { allocateColumnBlock, blockColumns, type ColumnBlock } from "../indicators/index.js"
 import type { BooleanColumn, NumericColumn } from "../snapshot.js"
 
@@ -29,7 +28,7 @@ export class ColumnBlocks {
   private readonly lent = new FinalizationRegistry<Lent>((lent) => {
     if (--lent.views === 0 && this.free.length < this.keep) this.free.push(lent.block)
   })
-  /** blocks made and blocks reused (for tests and metrics) */
+  /** blocks made and blocks reused (for tests) */
   made = 0
   reused = 0
 

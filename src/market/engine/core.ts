@@ -10,7 +10,6 @@
  * `MarketData` is their facade; the API and the evaluator read it through
  * `MarketReader`.
  */
-
 import {
   addTradingDays,
   closeInstant,

@@ -14,7 +14,9 @@
  *   that bar, so the state after a commit is the one the previewed row implies.
  *
  * - `previewAll(states, bars, inputs, sink)` is `preview` for every row of
- *   a snapshot (row i from states[i], bars[i], inputs[i]): one refresh.
+ *   a snapshot (row i from states[i], bars[i], inputs[i]). The live refresh
+ *   previews row by row instead (`market/engine/liveRow.ts`), rewriting one bar
+ *   and one set of inputs rather than holding arrays of them.
  *
  * The row of a completed day is the preview of its final bar on the state
  * before it, so live rows and rebuilt historical rows come from the same code.

@@ -6,8 +6,8 @@
  *   commit(st, completedBar)                       // once per completed day
  *   const columns = allocateColumns(size)          // per snapshot: every computed column
  *   const sink = bindColumns(columns)              // once per set of column arrays
- *   previewAll(states, partialBars, inputs, sink)  // every refresh (row i = states[i])
- *   preview(st, partialBar, inputs, sink, row)     // or one row at a time
+ *   preview(st, partialBar, inputs, sink, row)     // every refresh, row by row (one bar, one inputs reused)
+ *   previewAll(states, bars, inputs, sink)         // or every row from arrays of them
  *   const cp = checkpoint(st)                      // JSON-safe, restorable
  *   const sc = recursiveScalars(st)                // or 25 doubles, where the bars are kept:
  *   restoreFromBars(config, sc, count, bars, end)  // rebuilds the rest from the bar arrays

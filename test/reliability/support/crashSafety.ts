@@ -59,6 +59,7 @@
  * SIGTERM handover ≤ 5 s with no tick missed, every restarted runner taking slices back.
  */
 import { rmSync } from "node:fs"
+import type { MarketChoice } from "../../support/sampleTickers.js"
 import { admin, newDataDir } from "../../support/server.js"
 import { embeddedInspector, type Inspector, privateDatabase, privateSchema } from "./database.js"
 import { type Receiver, startReceiver } from "./receiver.js"
@@ -83,7 +84,7 @@ export interface CrashOptions {
    * The processes' market: the seed's tickers ("all", the default: `npm run proof:*`) or the
    * suites' sample (the CI-sized runs in `npm test`; server.ts `StartOptions.market`)
    */
-  readonly market?: "all" | "sample"
+  readonly market?: MarketChoice
   readonly log?: (line: string) => void
   /** keep the schema / data directory for inspection */
   readonly keep?: boolean

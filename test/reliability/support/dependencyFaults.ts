@@ -28,6 +28,7 @@
  *    exactly 60 admissions and then 429, decided in Redis (its hash counts
  *    60) without any fallback.
  */
+import type { MarketChoice } from "../../support/sampleTickers.js"
 import { admin, type RunningServer, startServer, waitReady } from "../../support/server.js"
 import { type PrivatePostgres, type PrivateRedis, privatePostgres, privateRedis } from "./private.js"
 import { type Receiver, startReceiver } from "./receiver.js"
@@ -39,7 +40,7 @@ export interface FaultOptions {
   /** where a proxy points when no private cluster can be made */
   readonly fallbackDatabaseUrl?: string
   /** the service's market: the seed's tickers ("all", `npm run proof:faults`) or the suites' sample (server.ts) */
-  readonly market?: "all" | "sample"
+  readonly market?: MarketChoice
   readonly log?: (line: string) => void
 }
 

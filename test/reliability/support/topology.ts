@@ -5,6 +5,7 @@
  * again, measuring, for a runner, what the cluster did meanwhile.
  */
 import { rmSync } from "node:fs"
+import type { MarketChoice } from "../../support/sampleTickers.js"
 import { newDataDir, type RunningServer, startServer, waitReady } from "../../support/server.js"
 import type { Inspector } from "./database.js"
 
@@ -79,14 +80,14 @@ const exited = (s: RunningServer) =>
     s.process.exitCode !== null || s.process.signalCode !== null ? r(null) : s.process.once("exit", r)
   )
 
-const start = async (env: Record<string, string>, market: "all" | "sample") => {
+const start = async (env: Record<string, string>, market: MarketChoice) => {
   const s = await startServer(env, 300_000, { market })
   await waitReady(s, 300_000)
   return s
 }
 
 /** One service process (`VIGIL_ROLE=all`). */
-export const singleService = (baseEnv: Record<string, string>, market: "all" | "sample" = "all") => {
+export const singleService = (baseEnv: Record<string, string>, market: MarketChoice = "all") => {
   let server: RunningServer | undefined
   return {
     api: () => server,
@@ -122,7 +123,7 @@ export const clusterOf = (
   baseEnv: Record<string, string>,
   runners: number,
   db: () => Promise<Inspector>,
-  market: "all" | "sample" = "all"
+  market: MarketChoice = "all"
 ) => {
   let api: RunningServer | undefined
   const running: Array<RunningServer | undefined> = []
