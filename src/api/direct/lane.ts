@@ -36,6 +36,7 @@ import { answerScan, answerTicker, type DirectState, scanInputOfBody, scanInputO
 import { type Entry, makeResponseCache } from "./cache.js"
 import { errorAnswer, makeDirectCreate } from "./create.js"
 import { makeDeadlines } from "./deadlines.js"
+import { makeEndTogether } from "./endTogether.js"
 import { makeRequestLog } from "./requestLog.js"
 import { type DirectRoute, directRouteOf } from "./routes.js"
 
@@ -119,6 +120,7 @@ export const DirectLaneLive: Layer.Layer<
     const clock = yield* Effect.clock
     const log = makeRequestLog(runtime, clock)
     const cache = makeResponseCache()
+    const ends = makeEndTogether()
     // an answer is kept from its request's second sighting on (seenBefore.ts): a scan whose `q` moves
     // per request is never kept, where keeping each until 4,096 later answers evicted it made
     // old-generation garbage of every answer (the collector's threads took a fifth of such a scan's CPU)
@@ -158,21 +160,20 @@ export const DirectLaneLive: Layer.Layer<
         : `S ${key.account.id} ${key.account.plan} ${read.body ?? read.req.url}`
 
     /** The answer for an authenticated read, from the cache or made now; undefined when the API answers. */
-    const prepare = (read: Read, key: AuthenticatedKey): { entry: Entry; hit: boolean } | undefined => {
+    const prepare = (read: Read, key: AuthenticatedKey): { body: Uint8Array | string; hit: boolean } | undefined => {
       if (admissionFailure(key) !== undefined) return void bypass(read)
       const k = cacheKey(read, key)
       // a snapshot is published and its count moved in one step: both read here are the same one's
       const publication = market.publications()
       const cached = cache.get(k, publication)
-      if (cached !== undefined) return { entry: cached, hit: true }
+      if (cached !== undefined) return { body: cached.body, hit: true }
       const text = answerOf(read, key)
       if (text === undefined) return void bypass(read)
-      const entry = { publication, body: Buffer.from(text, "utf8") }
-      if (seenBefore(k)) {
-        cache.set(k, entry)
-        hotLaneTotal.unsafeUpdate(1, outcomeLabels.filled)
-      }
-      return { entry, hit: false }
+      if (!seenBefore(k)) return { body: text, hit: false }
+      const entry: Entry = { publication, body: Buffer.from(text, "utf8") }
+      cache.set(k, entry)
+      hotLaneTotal.unsafeUpdate(1, outcomeLabels.filled)
+      return { body: entry.body, hit: false }
     }
 
     /**
@@ -184,7 +185,7 @@ export const DirectLaneLive: Layer.Layer<
       requestId: string,
       answer: {
         readonly status: number
-        readonly body: Uint8Array
+        readonly body: Uint8Array | string
         readonly headers?: Readonly<Record<string, string>>
         readonly decision?: Decision
       },
@@ -195,7 +196,7 @@ export const DirectLaneLive: Layer.Layer<
       res.writeHead(status, {
         ...answer.headers,
         "content-type": "application/json",
-        "content-length": String(body.length),
+        "content-length": String(typeof body === "string" ? Buffer.byteLength(body, "utf8") : body.length),
         "x-request-id": requestId,
         ...(decision === undefined
           ? {}
@@ -205,7 +206,7 @@ export const DirectLaneLive: Layer.Layer<
               "x-ratelimit-reset": String(decision.resetSeconds)
             })
       })
-      res.end(body)
+      ends.end(res, body)
       hotLaneTotal.unsafeUpdate(1, hit ? outcomeLabels.hit : outcomeLabels.miss)
       const seconds = Number(process.hrtime.bigint() - read.startedNs) / 1e9
       recordRequest(req.method!, read.route.label, status, seconds)
@@ -213,10 +214,10 @@ export const DirectLaneLive: Layer.Layer<
     }
 
     /** A read's 200. A refusal by the limiter is not counted: the API checks again and answers the 429. */
-    const respond = (read: Read, answer: { entry: Entry; hit: boolean }, decision: Decision) => {
+    const respond = (read: Read, answer: { body: Uint8Array | string; hit: boolean }, decision: Decision) => {
       if (!decision.allowed) return bypass(read)
       const requestId = requestIdOf(read.req.headers["x-request-id"] as string | undefined)
-      write(read, requestId, { status: 200, body: answer.entry.body, decision }, answer.hit)
+      write(read, requestId, { status: 200, body: answer.body, decision }, answer.hit)
     }
 
     /** creates running, answered with the API's 503 when they pass its deadline (a database that stopped) */
@@ -226,12 +227,7 @@ export const DirectLaneLive: Layer.Layer<
     const failed = (read: Read, requestId: string, error: ApiErrorInstance, headers?: Record<string, string>) => {
       if (read.res.headersSent) return
       const answer = errorAnswer(error, requestId)
-      write(
-        read,
-        requestId,
-        { ...answer, headers: { ...answer.headers, ...headers }, body: Buffer.from(answer.body, "utf8") },
-        false
-      )
+      write(read, requestId, { ...answer, headers: { ...answer.headers, ...headers } }, false)
     }
 
     /** The key of a token not cached (or the cache's answer), waiting at most AUTH_WAIT; none when unknown or late. */
@@ -277,7 +273,7 @@ export const DirectLaneLive: Layer.Layer<
                 requestId
               })
               if (outcome._tag === "PassOn") return bypass(read)
-              write(read, requestId, { ...outcome, body: Buffer.from(outcome.body, "utf8") }, false)
+              write(read, requestId, outcome, false)
             }).pipe(
               // a defect: the create may have been stored, so the API must not run it again
               Effect.catchAllCause((cause) =>
