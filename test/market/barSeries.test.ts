@@ -52,6 +52,22 @@ describe("BarSeries", () => {
     }
   })
 
+  it("reuses an arena for series of no more bars, zero as a new one, and refuses more than it holds", () => {
+    const arena = new SeriesArena(8)
+    const first = BarSeries.scaledIn(8, arena)
+    for (let k = 0; k < 8; k++) first.push(100 + k, 10 + k / 100, 11, 9, 10.5 + k, 1000 + k)
+    expect(arena.reuse(9)).toBeUndefined()
+    expect(arena.reuse(8)).toBe(arena)
+    const again = [BarSeries.scaledIn(5, arena), BarSeries.scaledIn(3, arena)]
+    // the same memory, handed out again as a new arena's is: every slot zero before a bar is pushed
+    expect(again[0]!.days.buffer).toBe(first.days.buffer)
+    for (const s of again)
+      for (const a of [s.days, s.open, s.high, s.low, s.close, s.volume])
+        expect(Array.from(a)).toEqual(Array(a.length).fill(0))
+    again[0]!.push(200, 1.5, 2, 1, 1.25, 3)
+    expect([again[0]!.days[0], again[0]!.close[0], again[0]!.volume[0], again[0]!.length]).toEqual([200, 1.25, 3, 1])
+  })
+
   it("appends another series as pushing its bars one by one would, whatever each keeps its prices and volumes as", () => {
     const bars = (from: number, n: number, price: (k: number) => number, volume: (k: number) => number) =>
       Array.from(

@@ -14,7 +14,7 @@ import type { Evaluation } from "../../src/alerts/dryRun/replay.js"
 import { isTradingDay } from "../../src/market/calendar.js"
 import { readRow } from "../../src/market/engine/asOf.js"
 import { gridIndexFor } from "../../src/market/engine/deepAsOf.js"
-import { stretchesOf } from "../../src/market/engine/deepWalk.js"
+import { makeStretchRoom, stretchesOf } from "../../src/market/engine/deepWalk.js"
 import { MarketData } from "../../src/market/engine/MarketData.js"
 import { BarSeries } from "../../src/market/history/barSeries.js"
 import { DEEP_GRID_EVERY, deepGridBarsTo, deepGridInMemory } from "../../src/market/history/deepGrid.js"
@@ -101,13 +101,16 @@ describe.each([
     const slots = md.tickers.map((_, i) => i)
     const fromDay = epochDay("2007-02-05")
     const toDay = epochDay("2009-11-27")
-    // small stretches (a few months each) over a few tickers, as the whole market's are over years
-    const cut = (tail: number) =>
-      stretchesOf(slots.length, fromDay, toDay, tail, md.wholeMarketFrom, slots.length * 520).map((s) => ({
+    // small stretches (a few months each) over a few tickers, as the whole market's are over years, their
+    // series kept in one room as walkStretchesOf keeps them (each stretch's in the arena of the one before)
+    const cut = (tail: number) => {
+      const room = makeStretchRoom()
+      return stretchesOf(slots.length, fromDay, toDay, tail, md.wholeMarketFrom, slots.length * 520).map((s) => ({
         from: s.from,
         to: s.to,
-        reader: () => md.reachingBack(slots, s.from, s.through)
+        reader: () => md.reachingBack(slots, s.from, s.through, undefined, room)
       }))
+    }
     expect(cut(10).length).toBeGreaterThan(3)
     const days = rebalanceDays(fromDay, toDay, "1w")
     const exits = days.map((d) => exitDay(d, 5))

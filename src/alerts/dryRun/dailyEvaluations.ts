@@ -62,8 +62,9 @@ export function* dailyEvaluations(md: MarketReader, spec: DailySpec): Generator<
   const scopes = Array.from({ length: span }, (_, d) => spec.scope(fromDay + d))
   for (let k = 0; k < n; k++) {
     const s = md.series[slots[k]!]!
-    for (let j = Math.max(s.indexAtOrAfter(fromDay), 0); j <= s.indexAtOrBefore(toDay); j++) {
-      const d = s.days[j]! - fromDay
+    const days = s.days
+    for (let j = Math.max(s.indexAtOrAfter(fromDay), 0), last = s.indexAtOrBefore(toDay); j <= last; j++) {
+      const d = days[j]! - fromDay
       if (seen[d] === 0 && (scopes[d]?.has(slots[k]!) ?? true)) seen[d] = 1
     }
   }

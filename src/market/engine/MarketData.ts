@@ -34,7 +34,7 @@ import { dailySeries, rowAsOf, snapshotAsOf, weeklySeries } from "./asOf.js"
 import { dailyBars } from "./bars.js"
 import { type DailySnapshot, MarketCore, type MarketDataOptions } from "./core.js"
 import type { DeepGridReader } from "./deepAsOf.js"
-import { reachingBack } from "./deepWalk.js"
+import { reachingBack, type StretchRoom } from "./deepWalk.js"
 import {
   applyFundamentals,
   applyMentions,
@@ -255,8 +255,14 @@ export class MarketData implements MarketReader {
     return this.core.deepGrid
   }
   /** This market with the series of `slots` reaching back before the window to `fromDay` (to `through`), for a walk (`deepWalk.ts`). */
-  reachingBack(slots: ReadonlyArray<number>, fromDay: number, through?: number, families?: number): MarketReader {
-    return reachingBack(this.core, this, slots, fromDay, through, families)
+  reachingBack(
+    slots: ReadonlyArray<number>,
+    fromDay: number,
+    through?: number,
+    families?: number,
+    room?: StretchRoom
+  ): MarketReader {
+    return reachingBack(this.core, this, slots, fromDay, through, families, room)
   }
   /** What that grid is built from: this market's source, tickers and imported bars, to the day before the window. */
   deepGridSpec(): DeepGridSpec {

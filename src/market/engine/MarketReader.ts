@@ -17,6 +17,7 @@ import type { SeriesPoint } from "./asOf.js"
 import type { Bars } from "./bars.js"
 import type { DailySnapshot, MarketDataOptions } from "./core.js"
 import type { DeepGridReader } from "./deepAsOf.js"
+import type { StretchRoom } from "./deepWalk.js"
 import type { MinutePoint } from "./minutes.js"
 
 export interface MarketReader {
@@ -79,9 +80,16 @@ export interface MarketReader {
   readonly deepGrid: DeepGridReader | undefined
   /**
    * this market with the series of `slots` reaching back before the window to `fromDay` (and, with
-   * `through`, ending there; with `families`, reaching as far back as their restores read), for a walk (needs the grid)
+   * `through`, ending there; with `families`, reaching as far back as their restores read), for a walk (needs the grid);
+   * with `room`, its series kept where the walk's stretch before kept its own
    */
-  reachingBack(slots: ReadonlyArray<number>, fromDay: number, through?: number, families?: number): MarketReader
+  reachingBack(
+    slots: ReadonlyArray<number>,
+    fromDay: number,
+    through?: number,
+    families?: number,
+    room?: StretchRoom
+  ): MarketReader
   /** what that grid is built from (`history/deepGrid.ts`) */
   deepGridSpec(): DeepGridSpec
 }

@@ -79,10 +79,25 @@ export class SeriesArena {
   private at = 0
   private ohlAt = 0
 
-  constructor(private readonly capacity: number) {
+  constructor(readonly capacity: number) {
     this.days = int32s(capacity)
     this.close = float64s(capacity)
     this.volume = uint32s(capacity)
+  }
+
+  /**
+   * This arena emptied for another set of series of at most `capacity` bars, what it handed out zeroed as a
+   * new one's is; undefined when they do not fit. Its earlier series must not be read again.
+   */
+  reuse(capacity: number): SeriesArena | undefined {
+    if (capacity > this.capacity) return undefined
+    this.days.fill(0, 0, this.at)
+    this.close.fill(0, 0, this.at)
+    this.volume.fill(0, 0, this.at)
+    this.ohl?.fill(0, 0, this.ohlAt)
+    this.at = 0
+    this.ohlAt = 0
+    return this
   }
 
   /** the next `n` bars' days, closes and volumes (undefined when they do not fit) */
