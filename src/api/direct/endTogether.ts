@@ -19,7 +19,15 @@ export const makeEndTogether = (): EndTogether => {
   const flush = () => {
     const batch = pending
     pending = []
-    for (let i = 0; i < batch.length; i += 2) (batch[i] as ServerResponse).end(batch[i + 1] as Uint8Array | string)
+    for (let i = 0; i < batch.length; i += 2) {
+      const res = batch[i] as ServerResponse
+      // one answer that cannot be ended (its socket gone wrong) must not leave the rest of the batch unsent
+      try {
+        res.end(batch[i + 1] as Uint8Array | string)
+      } catch {
+        res.destroy()
+      }
+    }
   }
   return {
     end: (res, body) => {

@@ -26,6 +26,22 @@ describe("answers ended together", () => {
     expect(log).toEqual(["a:x", "b:3", "c:yz", "d:w"])
   })
 
+  it("ends the rest of a batch when one answer's end throws, that one's response destroyed", async () => {
+    const ends = makeEndTogether()
+    const log: Array<string> = []
+    const broken = {
+      end: () => {
+        throw new Error("socket gone wrong")
+      },
+      destroy: () => log.push("broken:destroyed")
+    } as unknown as ServerResponse
+    ends.end(recording(log, "a"), "x")
+    ends.end(broken, "y")
+    ends.end(recording(log, "c"), "z")
+    await turn()
+    expect(log).toEqual(["a:x", "broken:destroyed", "c:z"])
+  })
+
   it("delivers text and bytes whole over a real socket, the declared length counted in UTF-8", async () => {
     const ends = makeEndTogether()
     const text = JSON.stringify({ name: "Société Générale — ½", n: 1 })
