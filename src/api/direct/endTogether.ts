@@ -8,14 +8,17 @@
  */
 import type { ServerResponse } from "node:http"
 
+/** An answer's body as the direct path writes it: a miss's JSON text, or the bytes the answers cache keeps. */
+export type AnswerBody = Uint8Array | string
+
 export interface EndTogether {
   /** ends `res` with `body` once the current turn of the event loop is done */
-  readonly end: (res: ServerResponse, body: Uint8Array | string) => void
+  readonly end: (res: ServerResponse, body: AnswerBody) => void
 }
 
 export const makeEndTogether = (): EndTogether => {
   // response, body, response, body, …: one array, no object per answer
-  let pending: Array<ServerResponse | Uint8Array | string> = []
+  let pending: Array<ServerResponse | AnswerBody> = []
   const flush = () => {
     const batch = pending
     pending = []
@@ -23,7 +26,7 @@ export const makeEndTogether = (): EndTogether => {
       const res = batch[i] as ServerResponse
       // one answer that cannot be ended (its socket gone wrong) must not leave the rest of the batch unsent
       try {
-        res.end(batch[i + 1] as Uint8Array | string)
+        res.end(batch[i + 1] as AnswerBody)
       } catch {
         res.destroy()
       }

@@ -36,7 +36,7 @@ import { answerScan, answerTicker, type DirectState, scanInputOfBody, scanInputO
 import { type Entry, makeResponseCache } from "./cache.js"
 import { errorAnswer, makeDirectCreate } from "./create.js"
 import { makeDeadlines } from "./deadlines.js"
-import { makeEndTogether } from "./endTogether.js"
+import { type AnswerBody, makeEndTogether } from "./endTogether.js"
 import { makeRequestLog } from "./requestLog.js"
 import { type DirectRoute, directRouteOf } from "./routes.js"
 
@@ -160,7 +160,7 @@ export const DirectLaneLive: Layer.Layer<
         : `S ${key.account.id} ${key.account.plan} ${read.body ?? read.req.url}`
 
     /** The answer for an authenticated read, from the cache or made now; undefined when the API answers. */
-    const prepare = (read: Read, key: AuthenticatedKey): { body: Uint8Array | string; hit: boolean } | undefined => {
+    const prepare = (read: Read, key: AuthenticatedKey): { body: AnswerBody; hit: boolean } | undefined => {
       if (admissionFailure(key) !== undefined) return void bypass(read)
       const k = cacheKey(read, key)
       // a snapshot is published and its count moved in one step: both read here are the same one's
@@ -185,7 +185,7 @@ export const DirectLaneLive: Layer.Layer<
       requestId: string,
       answer: {
         readonly status: number
-        readonly body: Uint8Array | string
+        readonly body: AnswerBody
         readonly headers?: Readonly<Record<string, string>>
         readonly decision?: Decision
       },
@@ -214,7 +214,7 @@ export const DirectLaneLive: Layer.Layer<
     }
 
     /** A read's 200. A refusal by the limiter is not counted: the API checks again and answers the 429. */
-    const respond = (read: Read, answer: { body: Uint8Array | string; hit: boolean }, decision: Decision) => {
+    const respond = (read: Read, answer: { body: AnswerBody; hit: boolean }, decision: Decision) => {
       if (!decision.allowed) return bypass(read)
       const requestId = requestIdOf(read.req.headers["x-request-id"] as string | undefined)
       write(read, requestId, { status: 200, body: answer.body, decision }, answer.hit)

@@ -79,7 +79,7 @@ export class SeriesArena {
   private at = 0
   private ohlAt = 0
 
-  constructor(readonly capacity: number) {
+  constructor(private readonly capacity: number) {
     this.days = int32s(capacity)
     this.close = float64s(capacity)
     this.volume = uint32s(capacity)
