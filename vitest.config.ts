@@ -3,11 +3,21 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // says which suites a run without DATABASE_URL, REDIS_URL or ../shared/data skips; one migrated
-    // embedded database to copy; `npm start`'s build, which the services started as processes run
-    globalSetup: ["test/support/notice.ts", "test/support/pgliteTemplate.ts", "test/support/serviceBuild.ts"],
-    // `VIGIL_TEST_CPU_LOG=<file>`: each test file's CPU appended to that file (test/support/cpuPerFile.ts)
-    setupFiles: process.env.VIGIL_TEST_CPU_LOG === undefined ? [] : ["test/support/cpuPerFile.ts"],
+    // the run's temporary files on the RAM disk; says which suites a run without DATABASE_URL, REDIS_URL
+    // or ../shared/data skips; `npm start`'s build, which the services started as processes run; one
+    // migrated embedded database to copy
+    globalSetup: [
+      "test/support/ramDisk.ts",
+      "test/support/notice.ts",
+      "test/support/serviceBuild.ts",
+      "test/support/pgliteTemplate.ts"
+    ],
+    // the service's worker threads from that build (builtWorkers.ts); with `VIGIL_TEST_CPU_LOG=<file>`,
+    // each test file's CPU appended to that file (test/support/cpuPerFile.ts)
+    setupFiles: [
+      "test/support/builtWorkers.ts",
+      ...(process.env.VIGIL_TEST_CPU_LOG === undefined ? [] : ["test/support/cpuPerFile.ts"])
+    ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

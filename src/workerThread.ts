@@ -6,11 +6,11 @@
  * worker starts from a one-line bootstrap that loads the module through
  * tsx's API.
  */
-import { readFileSync, readlinkSync } from "node:fs"
+import { existsSync, readFileSync, readlinkSync } from "node:fs"
 import { createRequire } from "node:module"
 import { setPriority } from "node:os"
-import { dirname, resolve } from "node:path"
-import { pathToFileURL } from "node:url"
+import { dirname, relative, resolve } from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { parentPort, type TransferListItem, Worker, workerData } from "node:worker_threads"
 import { Effect } from "effect"
 
@@ -28,16 +28,42 @@ const tsxApiUrl = (): string => {
   return tsxApi
 }
 
+/** the folders of `startWorkersFromBuild`, once a process has said so */
+let twins: { readonly src: string; readonly build: string } | undefined
+
+/**
+ * From here on, a worker whose TypeScript module lies under `src` starts from the module's built
+ * twin under `build` (scripts/build-server.mjs keeps the folders and names), as `npm start`'s
+ * workers do, when the twin exists; other modules as before. For a process that runs the
+ * TypeScript and knows the build is of the same sources, because its run made it (vitest's
+ * globalSetup, test/support/serviceBuild.ts): a worker under tsx loads its modules through tsx's
+ * loader, on a thread of its own, every time it starts — ~2 s of CPU more for each embedded
+ * database a test opens (docs/benchmarks.md). The twin's own imports resolve inside `build`.
+ */
+export const startWorkersFromBuild = (src: string, build: string): void => {
+  twins = { src: resolve(src), build: resolve(build) }
+}
+
+/** `module`'s built twin, when `startWorkersFromBuild` was called and the module has one */
+const builtTwin = (module: URL): URL | undefined => {
+  if (twins === undefined || module.protocol !== "file:" || !module.pathname.endsWith(".ts")) return undefined
+  const path = relative(twins.src, fileURLToPath(module))
+  if (path.startsWith("..")) return undefined
+  const twin = resolve(twins.build, path.replace(/\.ts$/, ".js"))
+  return existsSync(twin) ? pathToFileURL(twin) : undefined
+}
+
 /**
  * Starts `module` (a file URL of a .ts or .js module) in a new worker thread with `workerData`: a
  * built module (`npm start` runs `build/`, scripts/build-server.mjs) as it is, a TypeScript one
- * through the bootstrap.
+ * from its built twin (`startWorkersFromBuild`) or through the bootstrap.
  */
 export const startWorker = (
-  module: URL,
+  given: URL,
   workerData: unknown,
   transferList?: ReadonlyArray<TransferListItem>
 ): Worker => {
+  const module = builtTwin(given) ?? given
   const options = {
     workerData,
     // the parent's flags may include tsx's loader, which a worker cannot use; the bootstrap loads it

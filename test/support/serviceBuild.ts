@@ -8,6 +8,7 @@
 import { spawnSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
+import { startWorkersFromBuild } from "../../src/workerThread.js"
 
 const ROOT = resolve(import.meta.dirname, "../..")
 
@@ -27,13 +28,21 @@ export const buildService = (): number => {
   return (performance.now() - started) / 1000
 }
 
-/** vitest's globalSetup: the build, made once for the run (its test processes inherit `VIGIL_TEST_BUILT`). */
-export default function serviceBuild(): void {
+const made = (): void => {
   buildService()
   process.env.VIGIL_TEST_BUILT = "1"
 }
 
+/**
+ * vitest's globalSetup: the build, made once for the run (its test processes inherit `VIGIL_TEST_BUILT`);
+ * the worker threads the later globalSetups start (pgliteTemplate.ts) start from it (builtWorkers.ts).
+ */
+export default function serviceBuild(): void {
+  made()
+  startWorkersFromBuild(join(ROOT, "src"), join(ROOT, "build"))
+}
+
 /** Makes the build unless this process, or the test run it belongs to, has made it. */
 export const ensureServiceBuilt = (): void => {
-  if (process.env.VIGIL_TEST_BUILT !== "1") serviceBuild()
+  if (process.env.VIGIL_TEST_BUILT !== "1") made()
 }
