@@ -9,7 +9,8 @@ import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { runWorker, startWorkersFromBuild } from "../src/workerThread.js"
+import { runWorker } from "../src/workerThread.js"
+import { startWorkersFromBuild } from "../src/workerTwins.js"
 
 describe("worker threads", () => {
   // the run's setup (builtWorkers.ts) points workers at src/'s build: a module outside src/ keeps tsx

@@ -6,7 +6,7 @@
  * (a script, a benchmark) keep tsx.
  */
 import { join, resolve } from "node:path"
-import { startWorkersFromBuild } from "../../src/workerThread.js"
+import { startWorkersFromBuild } from "../../src/workerTwins.js"
 
 const ROOT = resolve(import.meta.dirname, "../..")
 

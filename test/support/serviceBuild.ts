@@ -8,7 +8,7 @@
 import { spawnSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
-import { startWorkersFromBuild } from "../../src/workerThread.js"
+import { startWorkersFromBuild } from "../../src/workerTwins.js"
 
 const ROOT = resolve(import.meta.dirname, "../..")
 
