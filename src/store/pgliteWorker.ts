@@ -25,8 +25,6 @@ import { dirname, extname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parentPort, workerData } from "node:worker_threads"
 import { PGlite } from "@electric-sql/pglite"
-import { Effect } from "effect"
-import { runWorker } from "../workerThread.js"
 import {
   PGLITE_SHARED_BUFFERS,
   type PgliteFailure,
@@ -73,10 +71,15 @@ const createModule = new URL(`./pgliteCreate${extname(fileURLToPath(import.meta.
 
 const startParams = [...PGlite.defaultStartParams, "-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`]
 
-/** Opens the database; an empty data directory gets its cluster from a short-lived thread first (`pgliteCreate.ts`). */
+/**
+ * Opens the database; an empty data directory gets its cluster from a short-lived thread first
+ * (`pgliteCreate.ts`). Effect, which starting that thread takes, is loaded only then: loading it
+ * costs ~0.9 s of CPU, more than opening an existing database (docs/benchmarks.md).
+ */
 const open = async ({ dataDir, create }: PgliteWorkerInput): Promise<PGlite> => {
   if (dataDir === undefined) return PGlite.create("memory://", { startParams })
   if (!create) return PGlite.create(dataDir, { startParams })
+  const [{ Effect }, { runWorker }] = await Promise.all([import("effect"), import("../workerThread.js")])
   const pgliteWasmModule = await Effect.runPromise(
     runWorker<WebAssembly.Module>("PGlite create worker", createModule, { dataDir, wasm: pgliteWasm })
   )
