@@ -7,7 +7,7 @@
  * writes and syncs its pages there as cheaply (docs/benchmarks.md). Without a RAM disk with room, or
  * with `TMPDIR` already set, nothing changes.
  */
-import { mkdtempSync, rmSync, statfsSync } from "node:fs"
+import { chmodSync, mkdtempSync, rmSync, statfsSync } from "node:fs"
 import { join } from "node:path"
 
 const RAM_DISK = "/dev/shm"
@@ -26,6 +26,8 @@ const freeBytes = (path: string): number => {
 export default function ramDisk(): (() => void) | undefined {
   if (process.env.TMPDIR !== undefined || freeBytes(RAM_DISK) < ROOM_BYTES) return undefined
   const dir = mkdtempSync(join(RAM_DISK, "vigil-tests-"))
+  // open to every user, as /tmp is: the dependency-faults proof runs a PostgreSQL of its own as `postgres`
+  chmodSync(dir, 0o1777)
   process.env.TMPDIR = dir
   return () => rmSync(dir, { recursive: true, force: true })
 }
