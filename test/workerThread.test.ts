@@ -3,14 +3,14 @@
  * runs) starts as it is, without tsx's loader in its thread; a TypeScript one (tests, benchmarks)
  * through tsx's API.
  */
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { copyFileSync } from "node:fs"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { runWorker } from "../src/workerThread.js"
 import { startWorkersFromBuild } from "../src/workerTwins.js"
+import { scopedTempDir } from "./support/tempDir.js"
 
 describe("worker threads", () => {
   // the run's setup (builtWorkers.ts) points workers at src/'s build: a module outside src/ keeps tsx
@@ -32,8 +32,7 @@ describe("worker threads", () => {
     "start a TypeScript module from its built twin once told where the build is, through tsx while it has none",
     () =>
       Effect.gen(function* () {
-        const build = mkdtempSync(join(tmpdir(), "vigil-twins-"))
-        yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(build, { recursive: true, force: true })))
+        const build = yield* scopedTempDir("vigil-twins-")
         startWorkersFromBuild(join(import.meta.dirname, "support"), build)
         const typescript = new URL("./support/urlWorker.ts", import.meta.url)
         expect(yield* runWorker<string>("no twin yet", typescript, undefined)).toContain("tsx")

@@ -3,9 +3,6 @@
  * database is created in a worker thread while the market loads; the market
  * need not wait for it (a new database holds no imported bars).
  */
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Layer } from "effect"
@@ -18,6 +15,7 @@ import { NewDatabase, pgliteLayer } from "../../src/store/Database.js"
 import { ImportedBars } from "../../src/store/importedBars.js"
 import { MarketStoreLive } from "../../src/store/marketStore.js"
 import { PgliteClient } from "../../src/store/PgliteClient.js"
+import { scopedTempDir } from "../support/tempDir.js"
 
 const subset = makeTickerDirectory(loadTickers().filter((t, i) => i % 400 === 0 || t.ticker === "AAPL"))
 
@@ -43,8 +41,7 @@ describe("a first start on the embedded store", () => {
     "loads the market while the database is created, then opens it; a restart opens it before the market",
     () =>
       Effect.gen(function* () {
-        const dir = mkdtempSync(join(tmpdir(), "vigil-newdb-"))
-        yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+        const dir = yield* scopedTempDir("vigil-newdb-")
         yield* Effect.gen(function* () {
           expect(yield* NewDatabase).toBe(true)
           expect((yield* PgliteClient).created).toBe(true)

@@ -34,12 +34,21 @@ const made = (): void => {
 }
 
 /**
+ * When this test run made the build (`VIGIL_TEST_BUILT`), the service's worker threads in this process start
+ * from it (src/workerTwins.ts) instead of loading their TypeScript through tsx in each thread. Loads nothing
+ * heavy: every test process calls it first (builtWorkers.ts).
+ */
+export const startWorkersFromRunBuild = (): void => {
+  if (process.env.VIGIL_TEST_BUILT === "1") startWorkersFromBuild(join(ROOT, "src"), join(ROOT, "build"))
+}
+
+/**
  * vitest's globalSetup: the build, made once for the run (its test processes inherit `VIGIL_TEST_BUILT`);
- * the worker threads the later globalSetups start (pgliteTemplate.ts) start from it (builtWorkers.ts).
+ * the worker threads the later globalSetups start (pgliteTemplate.ts) start from it.
  */
 export default function serviceBuild(): void {
   made()
-  startWorkersFromBuild(join(ROOT, "src"), join(ROOT, "build"))
+  startWorkersFromRunBuild()
 }
 
 /** Makes the build unless this process, or the test run it belongs to, has made it. */
