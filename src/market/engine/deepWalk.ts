@@ -12,10 +12,12 @@
  * Everything else reads through to the market (`Object.create`: a view, nothing copied).
  */
 import { BarSeries, SeriesArena } from "../history/barSeries.js"
-import { appendStored } from "../history/deepBarsReader.js"
+import { appendStored, type DeepBarsReader } from "../history/deepBarsReader.js"
 import { DEEP_GRID_EVERY } from "../history/deepGrid.js"
 import { deepStateBefore } from "../history/deepTicker.js"
 import { generateBars } from "../history/generateBars.js"
+import { readAnswers, type StretchRead } from "../history/stretchRead.js"
+import { awaitStretchRead, helperReads, postStretchRead } from "../history/walkHelper.js"
 import { followStart, START_SIZE } from "../history/walkStart.js"
 import { ALL_FAMILIES, type DailyState } from "../indicators/index.js"
 import type { MarketCore } from "./core.js"
@@ -79,22 +81,77 @@ export const stretchesOf = (
  * Where a walk's stretches keep their series: one arena, reused from one stretch to the next (a stretch
  * is read to its end before the next one's reader is called). Twenty whole-market years' stretches
  * otherwise each touched ~220 MB of new memory: its page faults, and external memory that brought the
- * collector's full collections sooner.
+ * collector's full collections sooner. With the stretches it serves (`walkStretchesOf`), a room also
+ * has the walk helper read the next stretch's series off the bar file into a second arena while this
+ * thread walks the one before (`stretchRead.ts`).
  */
-export interface StretchRoom {
-  /** room for `capacity` bars: the last stretch's arena emptied when it fits, else a new one */
-  readonly arena: (capacity: number) => SeriesArena
-}
+export class StretchRoom {
+  private current: SeriesArena | undefined
+  private spare: SeriesArena | undefined
+  private pending: { readonly key: string; readonly arena: SeriesArena; readonly read: StretchRead } | undefined
+  /** stretches whose series the walk helper read (tests) */
+  readsTaken = 0
 
-export const makeStretchRoom = (): StretchRoom => {
-  let kept: SeriesArena | undefined
-  return {
-    arena: (capacity) => {
-      kept = kept?.reuse(capacity) ?? new SeriesArena(capacity)
-      return kept
+  constructor(private readonly stretches: ReadonlyArray<Stretch> = []) {}
+
+  /** room for `capacity` bars: the last stretch's arena emptied when it fits, else a new one */
+  arena(capacity: number): SeriesArena {
+    this.current = this.current?.reuse(capacity) ?? new SeriesArena(capacity)
+    return this.current
+  }
+
+  /** the stretch walked after the one from `fromDay` (read ahead only before the window) */
+  after(fromDay: number): { readonly from: number; readonly through: number } | undefined {
+    const k = this.stretches.findIndex((s) => s.from === fromDay)
+    const next = k < 0 ? undefined : this.stretches[k + 1]
+    return next?.through === undefined ? undefined : { from: next.from, through: next.through }
+  }
+
+  /** Posts the read of the stretch `key` names (`plan`'s series off `bars`) to the walk helper, if one runs. */
+  readAhead(key: string, plan: StretchPlan, bars: DeepBarsReader): void {
+    const path = bars.path
+    if (path === undefined || this.pending !== undefined || !helperReads()) return
+    const arena = this.spare?.fits(plan.total) === true ? this.spare : new SeriesArena(plan.total)
+    const read: StretchRead = {
+      kind: "read",
+      path,
+      layout: bars.layout,
+      arena: arena.parts(),
+      total: plan.total,
+      from: plan.from,
+      slots: Int32Array.from(plan.capacities.keys()),
+      capacities: Int32Array.from(plan.capacities.values()),
+      ends: Int32Array.from(plan.capacities.keys(), plan.deepTo),
+      ...readAnswers(plan.capacities.size)
     }
+    postStretchRead(read)
+    this.spare = arena
+    this.pending = { key, arena, read }
+  }
+
+  /**
+   * The arena the helper filled for the stretch `key` names, made this room's current one, and the
+   * series' lengths (-1: read it here); undefined when it was not read ahead or the read failed (that
+   * arena is then let go: a stuck helper may still write to it).
+   */
+  takeAhead(key: string, capacity: number): { readonly arena: SeriesArena; readonly lengths: Int32Array } | undefined {
+    const pending = this.pending
+    this.pending = undefined
+    if (pending === undefined) return undefined
+    if (pending.key !== key || !awaitStretchRead(pending.read)) {
+      this.spare = undefined
+      return undefined
+    }
+    const arena = pending.arena.rewind(capacity)
+    if (arena === undefined) return undefined
+    this.spare = this.current
+    this.current = arena
+    this.readsTaken++
+    return { arena, lengths: pending.read.lengths }
   }
 }
+
+export const makeStretchRoom = (stretches: ReadonlyArray<Stretch> = []): StretchRoom => new StretchRoom(stretches)
 
 /** One stretch of a history walk's days and the market it reads. */
 export interface WalkStretch {
@@ -123,8 +180,7 @@ export const walkStretchesOf = (
   tail: number,
   families: number = ALL_FAMILIES
 ): Array<WalkStretch> => {
-  const room = makeStretchRoom()
-  return stretchesOf(
+  const stretches = stretchesOf(
     slots.length,
     fromDay,
     toDay,
@@ -132,12 +188,68 @@ export const walkStretchesOf = (
     md.wholeMarketFrom,
     DEEP_WALK_MAX_BARS,
     lookbackDays(families)
-  ).map(({ from, to, through }) => ({
+  )
+  const room = makeStretchRoom(stretches)
+  return stretches.map(({ from, to, through }) => ({
     from,
     to,
     reader: () => (through === undefined ? md : md.reachingBack(slots, from, through, families, room))
   }))
 }
+
+/** What one stretch's series hold (`reachingBack`): the grid day it restores at, the days and the room read. */
+export interface StretchPlan {
+  /** the grid day's index, and the day */
+  readonly k: number
+  readonly gridDay: number
+  /** the first day read */
+  readonly from: number
+  /** each walked ticker's room in bars, ticker by ticker (ascending) */
+  readonly capacities: ReadonlyMap<number, number>
+  /** their sum */
+  readonly total: number
+  /** the last day of ticker `i`'s deep part read */
+  readonly deepTo: (i: number) => number
+  /** whether the window's bars go on ticker `i`'s series (the stretch reaches them) */
+  readonly withWindow: (i: number) => boolean
+}
+
+/** The plan of the stretch of `slots` from `fromDay` to `through` (the grid laid). */
+const planStretch = (
+  core: MarketCore,
+  slots: ReadonlyArray<number>,
+  fromDay: number,
+  through: number,
+  families: number
+): StretchPlan => {
+  const meta = core.deepGrid!.meta
+  const k = gridIndexFor(meta, fromDay)
+  const gridDay = meta.origin + meta.every * k
+  const from = gridDay - lookbackDays(families)
+  /** the first day of ticker `i`'s window: its own bars (imported older ones included) */
+  const windowFrom = (i: number) => {
+    const window = core.series[i]
+    return window.length > 0 ? window.days[0] : core.windowDayOf(i)
+  }
+  const withWindow = (i: number) => through >= windowFrom(i)
+  const deepTo = (i: number) => Math.min(windowFrom(i) - 1, through)
+  const capacities = new Map<number, number>()
+  let total = 0
+  for (const i of Int32Array.from(slots).sort()) {
+    const to = deepTo(i)
+    if (to < from) continue
+    const capacity =
+      Math.ceil((to - from + 1) * (core.isCrypto[i] ? 1 : SESSIONS_PER_DAY)) +
+      8 +
+      (withWindow(i) ? core.series[i].length : 0)
+    capacities.set(i, capacity)
+    total += capacity
+  }
+  return { k, gridDay, from, capacities, total, deepTo, withWindow }
+}
+
+/** what names a stretch of a walk read ahead */
+const stretchKey = (fromDay: number, through: number, families: number): string => `${fromDay}:${through}:${families}`
 
 /**
  * `md` with the series of `slots` reaching back to `fromDay` (an as-of row of `fromDay` included:
@@ -157,48 +269,36 @@ export const reachingBack = (
 ): MarketReader => {
   const grid = core.deepGrid
   if (grid === undefined) throw new Error("the whole market's history before the window is not built")
-  const meta = grid.meta
-  const k = gridIndexFor(meta, fromDay)
-  const gridDay = meta.origin + meta.every * k
-  const from = gridDay - lookbackDays(families)
-  const block = grid.block(k)
+  const plan = planStretch(core, slots, fromDay, through, families)
+  const { gridDay, from, deepTo, withWindow } = plan
+  const block = grid.block(plan.k)
   const series: Array<BarSeries> = [...core.series]
   const extended = new Set<number>()
-  const sorted = Int32Array.from(slots).sort()
-  const fresh = new Map<number, BarSeries>()
-  /** the first day of ticker `i`'s window: its own bars (imported older ones included) */
-  const windowFrom = (i: number) => {
-    const window = core.series[i]
-    return window.length > 0 ? window.days[0] : core.windowDayOf(i)
-  }
-  /** the window's bars go on the series only when it reaches them */
-  const withWindow = (i: number) => through >= windowFrom(i)
-  /** the last day of ticker `i`'s deep part read */
-  const deepTo = (i: number) => Math.min(windowFrom(i) - 1, through)
-  const capacities = new Map<number, number>()
-  let total = 0
-  for (const i of sorted) {
-    const to = deepTo(i)
-    if (to < from) continue
-    const capacity =
-      Math.ceil((to - from + 1) * (core.isCrypto[i] ? 1 : SESSIONS_PER_DAY)) +
-      8 +
-      (withWindow(i) ? core.series[i].length : 0)
-    capacities.set(i, capacity)
-    total += capacity
-  }
+  const stored = grid.bars
   // the series' arrays as views of a few buffers, their opens, highs and lows int32 ticks from the
-  // start: the new memory a walk touches is most of what building its series costs (~3 ms a MB)
-  const arena = room === undefined ? new SeriesArena(total) : room.arena(total)
-  for (const [i, capacity] of capacities) fresh.set(i, BarSeries.scaledIn(capacity, arena))
+  // start: the new memory a walk touches is most of what building its series costs (~3 ms a MB). Read
+  // ahead by the walk helper (the stretch before posted it), the same views hold their bars already.
+  const ahead = room?.takeAhead(stretchKey(fromDay, through, families), plan.total)
+  const arena = ahead?.arena ?? (room === undefined ? new SeriesArena(plan.total) : room.arena(plan.total))
+  const fresh = new Map<number, BarSeries>()
+  const again: Array<number> = []
+  let p = 0
+  for (const [i, capacity] of plan.capacities) {
+    const s = BarSeries.scaledIn(capacity, arena)
+    fresh.set(i, s)
+    if (ahead === undefined) continue
+    const n = ahead.lengths[p++]!
+    if (n >= 0) s.length = n
+    else again.push(i)
+  }
   const walked = Int32Array.from(fresh.keys()).sort()
   const onBar = (i: number, d: number, o: number, h: number, l: number, c: number, v: number) => {
     if (d >= from) fresh.get(i)!.push(d, o, h, l, c, v)
   }
   // read off the bar file where it holds the range (tickers listed after its end generate theirs)
-  const stored = grid.bars
   const covered = (i: number) => stored?.covers(from, deepTo(i)) === true
-  if (stored !== undefined) appendStored(stored, walked.filter(covered), from, deepTo, (i) => fresh.get(i)!)
+  const read = (ahead === undefined ? walked : Int32Array.from(again)).filter(covered)
+  if (stored !== undefined && read.length > 0) appendStored(stored, read, from, deepTo, (i) => fresh.get(i)!)
   const rest = walked.filter((i) => !covered(i))
   const walk = generateBars({
     source: core.sim,
@@ -244,6 +344,13 @@ export const reachingBack = (
     if (deep === undefined || jd >= deep.series.length || deep.series.days[jd] !== s.days[j])
       throw new Error(`no state of ${core.tickers[i].ticker} before ${s.days[j]}`)
     return deepStateBefore(deep, jd)
+  }
+
+  // the next stretch's series, read by the walk helper while this one is walked
+  const next = room?.after(fromDay)
+  if (next !== undefined && stored !== undefined) {
+    const key = stretchKey(next.from, next.through, families)
+    room!.readAhead(key, planStretch(core, slots, next.from, next.through, families), stored)
   }
 
   const view = Object.create(md) as MarketReader & { series: ReadonlyArray<BarSeries> }

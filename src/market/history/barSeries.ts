@@ -79,10 +79,64 @@ export class SeriesArena {
   private at = 0
   private ohlAt = 0
 
-  constructor(private readonly capacity: number) {
-    this.days = int32s(capacity)
-    this.close = float64s(capacity)
-    this.volume = uint32s(capacity)
+  constructor(
+    private readonly capacity: number,
+    /** another arena's memory (`over`) */
+    parts?: ArenaParts
+  ) {
+    this.days = parts?.days ?? int32s(capacity)
+    this.close = parts?.close ?? float64s(capacity)
+    this.volume = parts?.volume ?? uint32s(capacity)
+    this.ohl = parts?.ohl
+    this.at = parts?.at ?? 0
+    this.ohlAt = parts?.ohlAt ?? 0
+  }
+
+  /** An arena over `parts`' memory as its owner had handed it out (another thread's view of it). */
+  static over(parts: ArenaParts): SeriesArena {
+    return new SeriesArena(parts.capacity, parts)
+  }
+
+  /** This arena's memory and what it has handed out, for another thread (`over`). */
+  parts(): ArenaParts {
+    this.ohl ??= int32s(3 * this.capacity)
+    return {
+      capacity: this.capacity,
+      days: this.days,
+      close: this.close,
+      volume: this.volume,
+      ohl: this.ohl,
+      at: this.at,
+      ohlAt: this.ohlAt
+    }
+  }
+
+  /**
+   * As `reuse`, without zeroing: another thread empties it (`over(parts()).reuse`) and fills it, and
+   * this one then takes the same series in the same order.
+   */
+  rewind(capacity: number): SeriesArena | undefined {
+    if (capacity > this.capacity) return undefined
+    this.at = 0
+    this.ohlAt = 0
+    return this
+  }
+
+  /** whether `capacity` bars fit in it */
+  fits(capacity: number): boolean {
+    return capacity <= this.capacity
+  }
+
+  /** whether `s` keeps its bars in this arena's memory (not grown, widened or moved out of it) */
+  holds(s: BarSeries): boolean {
+    return (
+      this.ohl !== undefined &&
+      within(s.days, this.days) &&
+      within(s.close, this.close) &&
+      within(s.volume, this.volume) &&
+      within(s.open, this.ohl) &&
+      s.ohlScale === PRICE_SCALE
+    )
   }
 
   /**
@@ -121,6 +175,23 @@ export class SeriesArena {
     this.ohlAt += 3 * n
     return this.ohl.subarray(from, this.ohlAt)
   }
+}
+
+/** whether `a` is a view inside `room` (small arrays share slabs: the buffer alone does not tell) */
+const within = (a: ArrayBufferView, room: ArrayBufferView): boolean =>
+  a.buffer === room.buffer &&
+  a.byteOffset >= room.byteOffset &&
+  a.byteOffset + a.byteLength <= room.byteOffset + room.byteLength
+
+/** A `SeriesArena`'s memory as another thread receives it (shared, not copied), and what it had handed out. */
+export interface ArenaParts {
+  readonly capacity: number
+  readonly days: Int32Array
+  readonly close: Float64Array
+  readonly volume: Uint32Array
+  readonly ohl: Int32Array
+  readonly at: number
+  readonly ohlAt: number
 }
 
 /** A series' arrays as another thread receives them (shared, not copied). */

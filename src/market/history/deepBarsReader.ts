@@ -4,6 +4,7 @@
  * (`StoredRun`) — decoded to doubles for a group's scratch (`read`, the deep as-of reads), or copied as
  * they are into a walk's series (`appendStored`: int32 ticks into a series that keeps prices so).
  */
+import { readSync } from "node:fs"
 import { type BarColumns, type BarSeries, PRICE_SCALE } from "./barSeries.js"
 import { align8, CHUNK_DAYS, type DeepBarsLayout } from "./deepBars.js"
 
@@ -30,7 +31,9 @@ export class DeepBarsReader {
 
   constructor(
     readonly layout: DeepBarsLayout,
-    private readonly readAt: (into: Uint8Array, position: number) => void
+    private readonly readAt: (into: Uint8Array, position: number) => void,
+    /** the file it reads, when it reads one (another thread may open it too: `stretchRead.ts`) */
+    readonly path?: string
   ) {}
 
   /** Whether the file holds every bar of `fromDay … toDay`. */
@@ -258,4 +261,14 @@ export const appendRun = (s: BarSeries, run: StoredRun): void => {
     volume[k] = whole ? u32[volumesAt + b] : f64[volumesAt + b]
   }
   s.length = k
+}
+
+/** Fills `into` from `fd` at `position`. */
+export const readFully = (fd: number, into: Uint8Array, position: number): void => {
+  let done = 0
+  while (done < into.length) {
+    const n = readSync(fd, into, done, into.length - done, position + done)
+    if (n === 0) throw new Error(`the deep history file ends before byte ${position + into.length}`)
+    done += n
+  }
 }

@@ -16,7 +16,6 @@ import {
   openSync,
   readdirSync,
   readFileSync,
-  readSync,
   renameSync,
   rmSync,
   statfsSync,
@@ -27,7 +26,7 @@ import { join } from "node:path"
 import type { DeepGridReader } from "../engine/deepAsOf.js"
 import { isoDate } from "../indicators/days.js"
 import { BARS_BEFORE_ORIGIN, type DeepBarsLayout } from "./deepBars.js"
-import { DeepBarsReader } from "./deepBarsReader.js"
+import { DeepBarsReader, readFully } from "./deepBarsReader.js"
 import { buildDeepGrid, type DeepGridMeta, type DeepGridSpec, deepGridBarsTo } from "./deepGrid.js"
 import { GRID_SLOT, gridDays } from "./gridStates.js"
 
@@ -223,10 +222,14 @@ export const openDeepGridFile = (dir: string, key: string): DeepGridFile | undef
     bars:
       barsFd === undefined || meta.bars === undefined
         ? undefined
-        : new DeepBarsReader(meta.bars, (into, position) => {
-            if (!open) throw new Error("the deep grid file was closed")
-            readFully(barsFd, into, position)
-          }),
+        : new DeepBarsReader(
+            meta.bars,
+            (into, position) => {
+              if (!open) throw new Error("the deep grid file was closed")
+              readFully(barsFd, into, position)
+            },
+            bars
+          ),
     block: (k) => {
       if (!open) throw new Error("the deep grid file was closed")
       const out = new Float64Array(blockDoubles)
@@ -252,16 +255,6 @@ const leftByDeadBuild = (name: string): boolean => {
     return false
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "ESRCH"
-  }
-}
-
-/** Fills `into` from `fd` at `position`. */
-const readFully = (fd: number, into: Uint8Array, position: number): void => {
-  let done = 0
-  while (done < into.length) {
-    const n = readSync(fd, into, done, into.length - done, position + done)
-    if (n === 0) throw new Error(`the deep history file ends before byte ${position + into.length}`)
-    done += n
   }
 }
 

@@ -13,6 +13,11 @@
  * runs it claimed and did not finish are walked again here, and the next
  * shared walk starts a new helper (after three have died, none: walks go on
  * alone).
+ *
+ * Between its parts of walks, the helper also reads a long walk's next
+ * stretch of years off the grid's bar file (`stretchRead.ts`): posted after
+ * the shared walk of the stretch before, so it reads while this thread
+ * evaluates and replays that stretch's days.
  */
 import { extname } from "node:path"
 import { performance } from "node:perf_hooks"
@@ -34,6 +39,7 @@ import {
   UNCLAIMED
 } from "./keptWalk.js"
 import { type PackedSeries, packSeries } from "./packedSeries.js"
+import { READ_DONE, READ_FAILED, READ_PENDING, type StretchRead } from "./stretchRead.js"
 import { START_SIZE } from "./walkStart.js"
 
 /** What the helper is posted for one walk. */
@@ -118,6 +124,11 @@ class Helper {
     return p
   }
 
+  /** posts a stretch to read (its answer comes in its shared status, not as a message) */
+  postRead(read: StretchRead): void {
+    this.worker.postMessage(read)
+  }
+
   stop(): void {
     void this.worker.terminate()
   }
@@ -157,6 +168,47 @@ export const stopWalkHelper = (): void => {
   helper = undefined
 }
 
+/** Whether a helper runs (or can be started) to read a walk's next stretch (`postStretchRead`). */
+export const helperReads = (): boolean => walkSharing.enabled && theHelper() !== undefined
+
+/**
+ * Posts `read` (a walk's next stretch, `stretchRead.ts`) to the helper (`helperReads`): handed to it
+ * after the next shared walk's part, or when awaited (`awaitStretchRead`).
+ */
+export const postStretchRead = (read: StretchRead): void => {
+  deferred.push(read)
+}
+
+/**
+ * Reads posted and not yet handed to the helper: they go after the next shared walk's (the helper
+ * reads the next stretch once it has done its part of this one, while this thread evaluates and
+ * replays its days), or when awaited.
+ */
+const deferred: Array<StretchRead> = []
+
+const handOverReads = (): void => {
+  const h = helper?.alive === true ? helper : undefined
+  for (const read of deferred.splice(0)) {
+    if (h === undefined) Atomics.store(read.status, 0, READ_FAILED)
+    else h.postRead(read)
+  }
+}
+
+/**
+ * Waits for a posted read's answer: true once done, false when it failed or the helper is taken for
+ * stuck (it died, or takes longer than `STUCK_MS`; a read is a fraction of a second).
+ */
+export const awaitStretchRead = (read: Pick<StretchRead, "status">): boolean => {
+  handOverReads()
+  const since = performance.now()
+  for (;;) {
+    const status = Atomics.load(read.status, 0)
+    if (status !== READ_PENDING) return status === READ_DONE
+    if (performance.now() - since > STUCK_MS) return false
+    Atomics.wait(read.status, 0, READ_PENDING, 50)
+  }
+}
+
 /**
  * Walks `plan`'s tickers over `md`, shared with the helper when it can be (see the module comment):
  * `walkRun` walks tickers `from` … `to - 1` here. Without a helper, or when a start is not a recipe, all
@@ -176,6 +228,8 @@ export function* sharedWalk(
 ): Generator<void, WalkShare> {
   const n = plan.slots.length
   const alone = function* () {
+    // the helper has no part in this walk: it may read the next stretch now
+    handOverReads()
     yield* walkRun(0, n)
     return { runs: 1, byHelper: 0 }
   }
@@ -204,6 +258,7 @@ export function* sharedWalk(
     recipes,
     failAfter: options.failAfter
   })
+  handOverReads()
   try {
     if (options.helperFirst === true) {
       const since = performance.now()

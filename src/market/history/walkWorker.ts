@@ -13,6 +13,7 @@ import { BarSeries } from "./barSeries.js"
 import type { WalkMarket } from "./dailyWalk.js"
 import { HELPER, keptWalker, newClaims, takeRuns } from "./keptWalk.js"
 import { packSeries, unpackSeries } from "./packedSeries.js"
+import { performRead, type StretchRead } from "./stretchRead.js"
 import type { HelperAnswer, HelperWalk } from "./walkHelper.js"
 import { followStart, freshStart, START_SIZE } from "./walkStart.js"
 
@@ -88,7 +89,9 @@ const warmUp = (): void => {
 
 warmUp()
 
-parentPort?.on("message", (job: HelperWalk) => {
+parentPort?.on("message", (job: HelperWalk | StretchRead) => {
+  // a walk's next stretch to read: answered in its shared status
+  if ("kind" in job) return performRead(job)
   let answer: HelperAnswer
   try {
     walk(job)
