@@ -180,17 +180,21 @@ export class KeptRows {
     const span = Math.max(0, toDay - fromDay + 1)
     const start = new Int32Array(span + 1)
     // each set bit's days: from its bar's day to the day before the next bar, at most the carry-forward
+    // the set bits found once, by the native search (most bits of a condition over years are clear)
+    const { offset, dayOf } = this
+    const n = this.slots.length
+    const size = offset[n]!
+    const hits: Array<number> = []
+    for (let p = bits.indexOf(1); p >= 0 && p < size; p = bits.indexOf(1, p + 1)) hits.push(p)
     const each = (visit: (k: number, d0: number, d1: number) => void) => {
-      const { offset, dayOf } = this
-      for (let k = 0; k < this.slots.length; k++) {
+      let k = 0
+      for (const p of hits) {
+        while (offset[k + 1]! <= p) k++
         const last = offset[k + 1]! - 1
-        for (let p = offset[k]!; p <= last; p++) {
-          if (bits[p] !== 1) continue
-          const d0 = Math.max(dayOf[p]!, fromDay)
-          const until = p < last ? dayOf[p + 1]! - 1 : Number.POSITIVE_INFINITY
-          const d1 = Math.min(until, dayOf[p]! + CARRY_FORWARD_DAYS, toDay)
-          if (d0 <= d1) visit(k, d0 - fromDay, d1 - fromDay)
-        }
+        const d0 = Math.max(dayOf[p]!, fromDay)
+        const until = p < last ? dayOf[p + 1]! - 1 : Number.POSITIVE_INFINITY
+        const d1 = Math.min(until, dayOf[p]! + CARRY_FORWARD_DAYS, toDay)
+        if (d0 <= d1) visit(k, d0 - fromDay, d1 - fromDay)
       }
     }
     each((_, a, b) => {
