@@ -4,7 +4,8 @@
  * reads back exactly as pushed, across growth and overlays.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { BarSeries, PRICE_SCALE, SeriesArena } from "../../src/market/history/barSeries.js"
+import { BarSeries, PRICE_SCALE } from "../../src/market/history/barSeries.js"
+import { SeriesArena } from "../../src/market/history/seriesArena.js"
 
 const pushAll = (s: BarSeries, volumes: ReadonlyArray<number>, from = 100) =>
   volumes.forEach((v, k) => {

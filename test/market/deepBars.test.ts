@@ -7,9 +7,10 @@
  */
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { BarSeries, SeriesArena } from "../../src/market/history/barSeries.js"
+import { BarSeries } from "../../src/market/history/barSeries.js"
 import { CHUNK_DAYS, DeepBarsWriter } from "../../src/market/history/deepBars.js"
 import { appendStored, DeepBarsReader, groupBars } from "../../src/market/history/deepBarsReader.js"
+import { SeriesArena } from "../../src/market/history/seriesArena.js"
 
 interface Bar {
   readonly day: number

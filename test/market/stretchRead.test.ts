@@ -12,9 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeStretchRoom, type StretchRoom, stretchesOf } from "../../src/market/engine/deepWalk.js"
 import { MarketData } from "../../src/market/engine/MarketData.js"
 import type { MarketReader } from "../../src/market/engine/MarketReader.js"
-import { type BarSeries, SeriesArena } from "../../src/market/history/barSeries.js"
+import type { BarSeries } from "../../src/market/history/barSeries.js"
 import { appendStored } from "../../src/market/history/deepBarsReader.js"
 import { deepGridKey, openDeepGridFile, writeDeepGridFile } from "../../src/market/history/deepGridFile.js"
+import { SeriesArena } from "../../src/market/history/seriesArena.js"
 import { fillStretch, readAnswers, seriesIn } from "../../src/market/history/stretchRead.js"
 import { stopWalkHelper, walkHelperReady, walkSharing } from "../../src/market/history/walkHelper.js"
 import { epochDay } from "../../src/market/indicators/days.js"
@@ -153,7 +154,7 @@ describe("a walk's next stretch read ahead by the walk helper", () => {
       },
       bars
     )
-    const taken = seriesIn(arena.rewind(total)!, capacities)
+    const taken = seriesIn(arena.rewind(), capacities)
     expect(answers.lengths[1]).toBe(-1)
     expect(Array.from(taken[1]!.days).every((d) => d === 0)).toBe(true)
     // the others hold what reading them here gives

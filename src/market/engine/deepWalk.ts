@@ -11,11 +11,12 @@
  *
  * Everything else reads through to the market (`Object.create`: a view, nothing copied).
  */
-import { BarSeries, SeriesArena } from "../history/barSeries.js"
+import { BarSeries } from "../history/barSeries.js"
 import { appendStored, type DeepBarsReader } from "../history/deepBarsReader.js"
 import { DEEP_GRID_EVERY } from "../history/deepGrid.js"
 import { deepStateBefore } from "../history/deepTicker.js"
 import { generateBars } from "../history/generateBars.js"
+import { SeriesArena } from "../history/seriesArena.js"
 import { readAnswers, type StretchRead } from "../history/stretchRead.js"
 import { awaitStretchRead, helperReads, postStretchRead } from "../history/walkHelper.js"
 import { followStart, START_SIZE } from "../history/walkStart.js"
@@ -88,7 +89,9 @@ export const stretchesOf = (
 export class StretchRoom {
   private current: SeriesArena | undefined
   private spare: SeriesArena | undefined
-  private pending: { readonly key: string; readonly arena: SeriesArena; readonly read: StretchRead } | undefined
+  private pending:
+    | { readonly key: string; readonly plan: StretchPlan; readonly arena: SeriesArena; readonly read: StretchRead }
+    | undefined
   /** stretches whose series the walk helper read (tests) */
   readsTaken = 0
 
@@ -126,15 +129,18 @@ export class StretchRoom {
     }
     postStretchRead(read)
     this.spare = arena
-    this.pending = { key, arena, read }
+    this.pending = { key, plan, arena, read }
   }
 
   /**
-   * The arena the helper filled for the stretch `key` names, made this room's current one, and the
-   * series' lengths (-1: read it here); undefined when it was not read ahead or the read failed (that
-   * arena is then let go: a stuck helper may still write to it).
+   * The stretch `key` names as the helper read it: the plan it read by (its series are taken by that
+   * plan, whatever the window did since), its arena made this room's current one, and the series'
+   * lengths (-1: read it here); undefined when it was not read ahead or the read failed (that arena is
+   * then let go: a stuck helper may still write to it).
    */
-  takeAhead(key: string, capacity: number): { readonly arena: SeriesArena; readonly lengths: Int32Array } | undefined {
+  takeAhead(
+    key: string
+  ): { readonly plan: StretchPlan; readonly arena: SeriesArena; readonly lengths: Int32Array } | undefined {
     const pending = this.pending
     this.pending = undefined
     if (pending === undefined) return undefined
@@ -142,12 +148,11 @@ export class StretchRoom {
       this.spare = undefined
       return undefined
     }
-    const arena = pending.arena.rewind(capacity)
-    if (arena === undefined) return undefined
+    const arena = pending.arena.rewind()
     this.spare = this.current
     this.current = arena
     this.readsTaken++
-    return { arena, lengths: pending.read.lengths }
+    return { plan: pending.plan, arena, lengths: pending.read.lengths }
   }
 }
 
@@ -269,16 +274,16 @@ export const reachingBack = (
 ): MarketReader => {
   const grid = core.deepGrid
   if (grid === undefined) throw new Error("the whole market's history before the window is not built")
-  const plan = planStretch(core, slots, fromDay, through, families)
+  // the series' arrays as views of a few buffers, their opens, highs and lows int32 ticks from the
+  // start: the new memory a walk touches is most of what building its series costs (~3 ms a MB). Read
+  // ahead by the walk helper (the stretch before posted it), the same views hold their bars already.
+  const ahead = room?.takeAhead(stretchKey(fromDay, through, families))
+  const plan = ahead?.plan ?? planStretch(core, slots, fromDay, through, families)
   const { gridDay, from, deepTo, withWindow } = plan
   const block = grid.block(plan.k)
   const series: Array<BarSeries> = [...core.series]
   const extended = new Set<number>()
   const stored = grid.bars
-  // the series' arrays as views of a few buffers, their opens, highs and lows int32 ticks from the
-  // start: the new memory a walk touches is most of what building its series costs (~3 ms a MB). Read
-  // ahead by the walk helper (the stretch before posted it), the same views hold their bars already.
-  const ahead = room?.takeAhead(stretchKey(fromDay, through, families), plan.total)
   const arena = ahead?.arena ?? (room === undefined ? new SeriesArena(plan.total) : room.arena(plan.total))
   const fresh = new Map<number, BarSeries>()
   const again: Array<number> = []
@@ -348,9 +353,9 @@ export const reachingBack = (
 
   // the next stretch's series, read by the walk helper while this one is walked
   const next = room?.after(fromDay)
-  if (next !== undefined && stored !== undefined) {
+  if (room !== undefined && next !== undefined && stored !== undefined) {
     const key = stretchKey(next.from, next.through, families)
-    room!.readAhead(key, planStretch(core, slots, next.from, next.through, families), stored)
+    room.readAhead(key, planStretch(core, slots, next.from, next.through, families), stored)
   }
 
   const view = Object.create(md) as MarketReader & { series: ReadonlyArray<BarSeries> }

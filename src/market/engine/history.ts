@@ -4,11 +4,12 @@
  * them with checkpoints, its history before the window built on demand
  * (`history/deepTicker.ts`), and the system universes' monthly memberships.
  */
-import { BarSeries, barInto, newBar, SeriesArena } from "../history/barSeries.js"
+import { BarSeries, barInto, newBar } from "../history/barSeries.js"
 import { HISTORY_START_DAY } from "../history/coverage.js"
 import { DEEP_GRID_EVERY, DEEP_GRID_STEP, type DeepGridSpec } from "../history/deepGrid.js"
 import { buildDeepTicker, type DeepTicker } from "../history/deepTicker.js"
 import { generateBars } from "../history/generateBars.js"
+import { SeriesArena } from "../history/seriesArena.js"
 import { epochDay } from "../indicators/days.js"
 import { commitDeferred, configForAssetType, type DailyState, finishCommits, makeState } from "../indicators/index.js"
 import { type Membership, computeMemberships as membershipsOf } from "../universes.js"

@@ -16,183 +16,20 @@
  * otherwise (`ohlScale` = 1). Read them with `openAt`/`highAt`/`lowAt`, or
  * divide by `ohlScale`: the same number that was pushed, bit for bit. Closes
  * (read everywhere) stay doubles.
+ *
+ * The arrays live in `SharedArrayBuffer`s (`sharedSlabs.ts`): another thread
+ * (the flag history's worker, see `flagWorker.ts`) reads a series without a
+ * copy. Bars are only ever appended past `length` or moved to new arrays
+ * (growth, compaction), so a reader that took `length` once reads bars nobody
+ * writes. The series built together share a few buffers (`seriesArena.ts`):
+ * handing a thread 13,047 series' 78,000 buffers of their own took 5.5 s of
+ * the sender's thread, the views of a handful take milliseconds.
  */
 import type { DailyBar } from "../indicators/state.js"
+import type { SeriesArena } from "./seriesArena.js"
+import { float64s, float64sOf, int32s, uint32s } from "./sharedSlabs.js"
 
 export const PRICE_SCALE = 10_000
-
-/**
- * The arrays live in `SharedArrayBuffer`s: another thread (the flag history's
- * worker, see `flagWorker.ts`) reads a series without a copy. Bars are only
- * ever appended past `length` or moved to new arrays (growth, compaction), so
- * a reader that took `length` once reads bars nobody writes. The series built
- * together share a few buffers (`SeriesArena`): handing a thread 13,047
- * series' 78,000 buffers of their own took 5.5 s of the sender's thread, the
- * views of a handful take milliseconds.
- */
-/**
- * Where a series' own arrays come from (a series grown past its room, expanded to doubles, built on its
- * own by an import): views carved off slabs of shared memory, so the series of a market that has run for
- * months are still views of a few buffers (a history walk hands them all to the walk helper's thread on
- * every walk: `walkHelper.ts`). Carved once each, never reused: zero as a new buffer is. A slab lives
- * while a view of it does; arrays past a quarter of a slab get a buffer of their own.
- */
-const SLAB_BYTES = 16 << 20
-let slab: SharedArrayBuffer = new SharedArrayBuffer(0)
-let slabAt = 0
-const carve = (bytes: number): readonly [SharedArrayBuffer, number] => {
-  const size = (bytes + 7) & ~7
-  if (size > SLAB_BYTES / 4) return [new SharedArrayBuffer(size), 0]
-  if (slabAt + size > slab.byteLength) {
-    slab = new SharedArrayBuffer(SLAB_BYTES)
-    slabAt = 0
-  }
-  const at = slabAt
-  slabAt += size
-  return [slab, at]
-}
-const int32s = (n: number) => {
-  const [buffer, at] = carve(n * 4)
-  return new Int32Array(buffer, at, n)
-}
-const uint32s = (n: number) => {
-  const [buffer, at] = carve(n * 4)
-  return new Uint32Array(buffer, at, n)
-}
-const float64s = (n: number) => {
-  const [buffer, at] = carve(n * 8)
-  return new Float64Array(buffer, at, n)
-}
-/** a shared copy of `a` */
-const float64sOf = (a: ArrayLike<number>) => {
-  const out = float64s(a.length)
-  out.set(a)
-  return out
-}
-
-/** Room for the days, closes and volumes of many series (`capacity` bars in all), and then their opens, highs and lows. */
-export class SeriesArena {
-  private readonly days: Int32Array
-  private readonly close: Float64Array
-  private readonly volume: Uint32Array
-  private ohl: Int32Array | undefined
-  private at = 0
-  private ohlAt = 0
-
-  constructor(
-    private readonly capacity: number,
-    /** another arena's memory (`over`) */
-    parts?: ArenaParts
-  ) {
-    this.days = parts?.days ?? int32s(capacity)
-    this.close = parts?.close ?? float64s(capacity)
-    this.volume = parts?.volume ?? uint32s(capacity)
-    this.ohl = parts?.ohl
-    this.at = parts?.at ?? 0
-    this.ohlAt = parts?.ohlAt ?? 0
-  }
-
-  /** An arena over `parts`' memory as its owner had handed it out (another thread's view of it). */
-  static over(parts: ArenaParts): SeriesArena {
-    return new SeriesArena(parts.capacity, parts)
-  }
-
-  /** This arena's memory and what it has handed out, for another thread (`over`). */
-  parts(): ArenaParts {
-    this.ohl ??= int32s(3 * this.capacity)
-    return {
-      capacity: this.capacity,
-      days: this.days,
-      close: this.close,
-      volume: this.volume,
-      ohl: this.ohl,
-      at: this.at,
-      ohlAt: this.ohlAt
-    }
-  }
-
-  /**
-   * As `reuse`, without zeroing: another thread empties it (`over(parts()).reuse`) and fills it, and
-   * this one then takes the same series in the same order.
-   */
-  rewind(capacity: number): SeriesArena | undefined {
-    if (capacity > this.capacity) return undefined
-    this.at = 0
-    this.ohlAt = 0
-    return this
-  }
-
-  /** whether `capacity` bars fit in it */
-  fits(capacity: number): boolean {
-    return capacity <= this.capacity
-  }
-
-  /** whether `s` keeps its bars in this arena's memory (not grown, widened or moved out of it) */
-  holds(s: BarSeries): boolean {
-    return (
-      this.ohl !== undefined &&
-      within(s.days, this.days) &&
-      within(s.close, this.close) &&
-      within(s.volume, this.volume) &&
-      within(s.open, this.ohl) &&
-      s.ohlScale === PRICE_SCALE
-    )
-  }
-
-  /**
-   * This arena emptied for another set of series of at most `capacity` bars, what it handed out zeroed as a
-   * new one's is; undefined when they do not fit. Its earlier series must not be read again.
-   */
-  reuse(capacity: number): SeriesArena | undefined {
-    if (capacity > this.capacity) return undefined
-    this.days.fill(0, 0, this.at)
-    this.close.fill(0, 0, this.at)
-    this.volume.fill(0, 0, this.at)
-    this.ohl?.fill(0, 0, this.ohlAt)
-    this.at = 0
-    this.ohlAt = 0
-    return this
-  }
-
-  /** the next `n` bars' days, closes and volumes (undefined when they do not fit) */
-  take(n: number): { days: Int32Array; close: Float64Array; volume: Uint32Array } | undefined {
-    if (this.at + n > this.capacity) return undefined
-    const from = this.at
-    this.at += n
-    const to = this.at
-    return {
-      days: this.days.subarray(from, to),
-      close: this.close.subarray(from, to),
-      volume: this.volume.subarray(from, to)
-    }
-  }
-
-  /** the next `n` bars' opens, highs and lows as int32, allocated on first use (after the build); undefined when they do not fit */
-  takeOhl(n: number): Int32Array | undefined {
-    this.ohl ??= int32s(3 * this.capacity)
-    if (this.ohlAt + 3 * n > this.ohl.length) return undefined
-    const from = this.ohlAt
-    this.ohlAt += 3 * n
-    return this.ohl.subarray(from, this.ohlAt)
-  }
-}
-
-/** whether `a` is a view inside `room` (small arrays share slabs: the buffer alone does not tell) */
-const within = (a: ArrayBufferView, room: ArrayBufferView): boolean =>
-  a.buffer === room.buffer &&
-  a.byteOffset >= room.byteOffset &&
-  a.byteOffset + a.byteLength <= room.byteOffset + room.byteLength
-
-/** A `SeriesArena`'s memory as another thread receives it (shared, not copied), and what it had handed out. */
-export interface ArenaParts {
-  readonly capacity: number
-  readonly days: Int32Array
-  readonly close: Float64Array
-  readonly volume: Uint32Array
-  readonly ohl: Int32Array
-  readonly at: number
-  readonly ohlAt: number
-}
 
 /** A series' arrays as another thread receives them (shared, not copied). */
 export interface SeriesArrays {

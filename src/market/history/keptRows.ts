@@ -179,13 +179,12 @@ export class KeptRows {
   daysWhere(bits: Uint8Array, fromDay: number, toDay: number): { readonly start: Int32Array; readonly ks: Int32Array } {
     const span = Math.max(0, toDay - fromDay + 1)
     const start = new Int32Array(span + 1)
-    // each set bit's days: from its bar's day to the day before the next bar, at most the carry-forward
     // the set bits found once, by the native search (most bits of a condition over years are clear)
     const { offset, dayOf } = this
-    const n = this.slots.length
-    const size = offset[n]!
+    const size = offset[this.slots.length]!
     const hits: Array<number> = []
     for (let p = bits.indexOf(1); p >= 0 && p < size; p = bits.indexOf(1, p + 1)) hits.push(p)
+    // each set bit's days: from its bar's day to the day before the next bar, at most the carry-forward
     const each = (visit: (k: number, d0: number, d1: number) => void) => {
       let k = 0
       for (const p of hits) {

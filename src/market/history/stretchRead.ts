@@ -9,9 +9,10 @@
  * the helper is gone.
  */
 import { closeSync, fstatSync, openSync, statSync } from "node:fs"
-import { type ArenaParts, BarSeries, SeriesArena } from "./barSeries.js"
+import { BarSeries } from "./barSeries.js"
 import type { DeepBarsLayout } from "./deepBars.js"
 import { appendStored, DeepBarsReader, readFully } from "./deepBarsReader.js"
+import { type ArenaParts, SeriesArena } from "./seriesArena.js"
 
 /** `status[0]` of a read: posted, done (`lengths` written), failed */
 export const READ_PENDING = 0
@@ -60,10 +61,7 @@ export const fillStretch = (read: StretchRead, bars: DeepBarsReader): void => {
   const series = seriesIn(arena, read.capacities)
   // each series' room as handed out, to zero again where a series leaves it
   const rooms = series.map((s) => [s.days, s.close, s.volume, s.open, s.high, s.low] as const)
-  const at = new Map<number, number>()
-  read.slots.forEach((i, p) => {
-    at.set(i, p)
-  })
+  const at = new Map(Array.from(read.slots, (i, p) => [i, p]))
   const covered = read.slots.filter((_, p) => bars.covers(read.from, read.ends[p]!))
   appendStored(
     bars,

@@ -168,6 +168,13 @@ export const stopWalkHelper = (): void => {
   helper = undefined
 }
 
+/**
+ * Reads posted and not yet handed to the helper: they go after the next shared walk's (the helper
+ * reads the next stretch once it has done its part of this one, while this thread evaluates and
+ * replays its days), or when awaited.
+ */
+const deferred: Array<StretchRead> = []
+
 /** Whether a helper runs (or can be started) to read a walk's next stretch (`postStretchRead`). */
 export const helperReads = (): boolean => walkSharing.enabled && theHelper() !== undefined
 
@@ -178,13 +185,6 @@ export const helperReads = (): boolean => walkSharing.enabled && theHelper() !==
 export const postStretchRead = (read: StretchRead): void => {
   deferred.push(read)
 }
-
-/**
- * Reads posted and not yet handed to the helper: they go after the next shared walk's (the helper
- * reads the next stretch once it has done its part of this one, while this thread evaluates and
- * replays its days), or when awaited.
- */
-const deferred: Array<StretchRead> = []
 
 const handOverReads = (): void => {
   const h = helper?.alive === true ? helper : undefined
