@@ -20,6 +20,15 @@ const WAIT = { timeout: 30_000 }
 const fits = async (page: Page, where: string) =>
   expect([where, await page.evaluate("document.documentElement.scrollWidth")]).toEqual([where, WIDTH])
 
+const daysBetween = (a: string, b: string) => Math.round((Date.parse(b) - Date.parse(a)) / 86_400_000)
+
+/** Monday to Friday from `a` to `b`, both counted */
+const weekdays = (a: string, b: string) => {
+  let n = 0
+  for (let t = Date.parse(a); t <= Date.parse(b); t += 86_400_000) if (new Date(t).getUTCDay() % 6 !== 0) n++
+  return n
+}
+
 describe.skipIf(!HAS_CHROMIUM)(`the dashboard's journey in Chromium (${NEEDS_CHROMIUM})`, () => {
   const server = serveForSuite()
   const chromium = chromiumForSuite()
@@ -86,7 +95,21 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard's journey in Chromium (${NEEDS_CHR
     await page.getByRole("link", { name: ticker, exact: true }).click()
     const chart = page.getByRole("img", { name: `${ticker} candlestick chart` })
     await chart.locator("canvas").first().waitFor(WAIT)
-    expect(Number(await chart.getAttribute("data-bars"))).toBeGreaterThan(1_000)
+    // every daily bar the ticker has within the pro plan's five years (a young listing has fewer)
+    const coverage = (await page.evaluate(
+      `fetch("/dashboard/v2/tickers/${encodeURIComponent(ticker)}/coverage").then((r) => r.json())`
+    )) as { daily_from: string; daily_to: string }
+    const planFrom = new Date(Date.now() - 5 * 365 * 86_400_000).toISOString().slice(0, 10)
+    const from = coverage.daily_from > planFrom ? coverage.daily_from : planFrom
+    const summary = await page.getByText(/^[\d,]+ daily bars, /).textContent()
+    const [, count, firstDay, lastDay] = /^([\d,]+) daily bars, (\S+) to (\S+)/.exec(summary!)!
+    expect(Number(await chart.getAttribute("data-bars"))).toBe(Number(count!.replaceAll(",", "")))
+    expect(firstDay! >= from && daysBetween(from, firstDay!) <= 4, `first bar ${firstDay} for ${from}`).toBe(true)
+    expect(lastDay).toBe(coverage.daily_to)
+    const bars = Number(count!.replaceAll(",", ""))
+    expect(bars).toBeGreaterThanOrEqual(Math.floor(weekdays(firstDay!, lastDay!) * 0.95))
+    expect(bars).toBeLessThanOrEqual(daysBetween(firstDay!, lastDay!) + 1)
+    if (coverage.daily_from < planFrom) expect(bars).toBeGreaterThan(1_200)
     await fits(page, "ticker")
 
     // subscribe from the screener after the dry-run
