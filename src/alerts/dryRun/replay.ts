@@ -44,15 +44,98 @@ export interface TickerTally {
   lastAt: number
 }
 
+/** the forward-return horizons, in daily bars of the ticker's own series */
+export const HORIZONS = { "1d": 1, "5d": 5, "20d": 20 } as const
+const HORIZON_NAMES = Object.keys(HORIZONS) as Array<keyof typeof HORIZONS>
+const HORIZON_BARS: ReadonlyArray<number> = HORIZON_NAMES.map((name) => HORIZONS[name])
+/** the most daily bars a forward return looks ahead */
+const MAX_HORIZON_BARS = Math.max(...Object.values(HORIZONS))
+/** calendar days past a day that hold its forward returns' closes (20 sessions: ~28 days, and holidays) */
+export const FORWARD_DAYS = Math.ceil(MAX_HORIZON_BARS * 1.5) + 10
+
 /**
- * A signal whose forward return is measured: the ticker's price then, and its closes each horizon's
- * daily bars after the session evaluated (`HORIZON_BARS`; NaN: no such bar) — read when it is
+ * The signals whose forward returns are measured: each one's ticker's price then, and its closes each
+ * horizon's daily bars after the session evaluated (`HORIZONS`; NaN: no such bar) — read when it is
  * recorded, off the series that evaluation read (a long dry-run reads one stretch of years at a time).
+ * Kept as columns: twenty years of the whole market record ~500,000 of them.
  */
-interface Signal {
-  readonly id: number
-  readonly price: number
-  readonly exits: Float64Array
+export class Signals {
+  size = 0
+  private prices = new Float64Array(1_024)
+  private exits: Array<Float64Array> = HORIZON_BARS.map(() => new Float64Array(1_024))
+
+  /** records ticker `id` of evaluation `e` */
+  record(e: Evaluation, id: number): void {
+    if (this.size === this.prices.length) this.grow()
+    const n = this.size++
+    this.prices[n] = e.price(id)
+    const bar = e.bar(id)
+    for (let h = 0; h < HORIZON_BARS.length; h++) {
+      this.exits[h]![n] = bar >= 0 ? (e.closeAt(id, bar + HORIZON_BARS[h]!) ?? Number.NaN) : Number.NaN
+    }
+  }
+
+  /** the returns of horizon `h` (an index of `HORIZONS`) of the signals with a price then and a close then */
+  returns(h: number): Array<number> {
+    const out: Array<number> = []
+    const exits = this.exits[h]!
+    for (let n = 0; n < this.size; n++) {
+      const price = this.prices[n]!
+      const exit = exits[n]!
+      if (price > 0 && exit > 0) out.push(exit / price - 1)
+    }
+    return out
+  }
+
+  private grow(): void {
+    const widen = (a: Float64Array) => {
+      const b = new Float64Array(a.length * 2)
+      b.set(a)
+      return b
+    }
+    this.prices = widen(this.prices)
+    this.exits = this.exits.map(widen)
+  }
+}
+
+/** Per ticker (market slot) that had events: how many of each, the first and the last; as columns. */
+class Tallies {
+  private fires = new Int32Array(0)
+  private clears = new Int32Array(0)
+  private firstAt = new Float64Array(0)
+  private lastAt = new Float64Array(0)
+
+  add(id: number, fired: boolean, at: number): void {
+    if (id >= this.fires.length) this.grow(id)
+    if (this.fires[id] === 0 && this.clears[id] === 0) this.firstAt[id] = at
+    if (fired) this.fires[id]!++
+    else this.clears[id]!++
+    this.lastAt[id] = at
+  }
+
+  /** the tickers with events, by slot */
+  toMap(): Map<number, TickerTally> {
+    const out = new Map<number, TickerTally>()
+    for (let id = 0; id < this.fires.length; id++) {
+      const fires = this.fires[id]!
+      const clears = this.clears[id]!
+      if (fires + clears > 0) out.set(id, { fires, clears, firstAt: this.firstAt[id]!, lastAt: this.lastAt[id]! })
+    }
+    return out
+  }
+
+  private grow(id: number): void {
+    const size = Math.max(id + 1, this.fires.length * 2, 1_024)
+    const fires = new Int32Array(size)
+    const clears = new Int32Array(size)
+    const firstAt = new Float64Array(size)
+    const lastAt = new Float64Array(size)
+    fires.set(this.fires)
+    clears.set(this.clears)
+    firstAt.set(this.firstAt)
+    lastAt.set(this.lastAt)
+    Object.assign(this, { fires, clears, firstAt, lastAt })
+  }
 }
 
 /** How many events a replay keeps in full (the rest are counted). */
@@ -64,10 +147,15 @@ export class Replay {
   evaluations = 0
   eventCount = 0
   readonly events: Array<ReplayEvent> = []
-  readonly tallies = new Map<number, TickerTally>()
-  readonly signals: Array<Signal> = []
+  readonly signals = new Signals()
+  private readonly tally = new Tallies()
 
   constructor(private readonly options: FiringOptions) {}
+
+  /** per ticker (market slot) that had events: how many of each, the first and the last */
+  get tallies(): Map<number, TickerTally> {
+    return this.tally.toMap()
+  }
 
   /** Steps every ticker that matters at one evaluation; returns the events it caused. */
   step(e: Evaluation): ReadonlyArray<NumberedEvent> {
@@ -79,22 +167,14 @@ export class Replay {
     this.sequence = events[events.length - 1]!.sequence
     // the signals measured: entries when the rule fires on entry, else exits
     const measured = firesOnEnter(this.options) ? step.fired : step.cleared
-    for (const id of measured) this.signals.push(signalOf(e, id))
+    for (const id of measured) this.signals.record(e, id)
     for (const ev of events) {
       this.eventCount++
       if (this.events.length < MAX_EVENTS) {
         this.events.push({ at: e.at, sequence: ev.sequence, type: ev.type, tickers: ev.tickers, repeated: ev.repeated })
       }
-      for (const id of ev.tickers) {
-        let t = this.tallies.get(id)
-        if (t === undefined) {
-          t = { fires: 0, clears: 0, firstAt: e.at, lastAt: e.at }
-          this.tallies.set(id, t)
-        }
-        if (ev.type === "webhook.fired") t.fires++
-        else t.clears++
-        t.lastAt = e.at
-      }
+      const fired = ev.type === "webhook.fired"
+      for (const id of ev.tickers) this.tally.add(id, fired, e.at)
     }
     return events
   }
@@ -110,40 +190,13 @@ export interface ReturnStats {
   readonly hit_rate: number | null
 }
 
-/** the forward-return horizons, in daily bars of the ticker's own series */
-export const HORIZONS = { "1d": 1, "5d": 5, "20d": 20 } as const
-const HORIZON_NAMES = Object.keys(HORIZONS) as Array<keyof typeof HORIZONS>
-/** the most daily bars a forward return looks ahead */
-const MAX_HORIZON_BARS = Math.max(...Object.values(HORIZONS))
-/** calendar days past a day that hold its forward returns' closes (20 sessions: ~28 days, and holidays) */
-export const FORWARD_DAYS = Math.ceil(MAX_HORIZON_BARS * 1.5) + 10
-
-const signalOf = (e: Evaluation, id: number): Signal => {
-  const bar = e.bar(id)
-  const exits = new Float64Array(HORIZON_NAMES.length).fill(Number.NaN)
-  if (bar >= 0) {
-    HORIZON_NAMES.forEach((name, i) => {
-      exits[i] = e.closeAt(id, bar + HORIZONS[name]) ?? Number.NaN
-    })
-  }
-  return { id, price: e.price(id), exits }
-}
-
 /**
  * The forward returns of the replay's signals: per horizon, from the evaluated price to the close
  * `h` daily bars after the session evaluated (none when that bar does not exist yet).
  */
-export const forwardReturns = (signals: ReadonlyArray<Signal>): Record<keyof typeof HORIZONS, ReturnStats> => {
+export const forwardReturns = (signals: Signals): Record<keyof typeof HORIZONS, ReturnStats> => {
   const out = {} as Record<keyof typeof HORIZONS, ReturnStats>
-  for (const [i, name] of HORIZON_NAMES.entries()) {
-    const returns: Array<number> = []
-    for (const s of signals) {
-      const exit = s.exits[i]!
-      if (!(s.price > 0) || !(exit > 0)) continue
-      returns.push(exit / s.price - 1)
-    }
-    out[name] = stats(returns)
-  }
+  for (const [i, name] of HORIZON_NAMES.entries()) out[name] = stats(signals.returns(i))
   return out
 }
 

@@ -159,6 +159,7 @@ describe("dry-run history readers", () => {
     const r = new Replay(DEFAULT_FIRING)
     let before = new Set<number>()
     let fired = 0
+    const entries: Array<[number, number]> = []
     const returns: Array<number> = []
     drain(
       dailyEvaluations(md, {
@@ -175,6 +176,7 @@ describe("dry-run history readers", () => {
         const entered = [...now].filter((s) => !before.has(s))
         expect(events.flatMap((ev) => Array.from(ev.tickers))).toEqual(entered)
         fired += entered.length
+        for (const slot of entered) entries.push([e.at, slot])
         before = now
         // recomputed by hand for the 1-day horizon: the entry's price to its next bar's close
         for (const slot of entered) {
@@ -184,7 +186,17 @@ describe("dry-run history readers", () => {
         }
       }
     )
-    expect(r.signals).toHaveLength(fired)
+    expect(r.signals.size).toBe(fired)
+    // per ticker: its entries (fired on entry only: no cleared events), the first and the last
+    const tallies = new Map<number, { fires: number; clears: number; firstAt: number; lastAt: number }>()
+    for (const [at, slot] of entries) {
+      const t = tallies.get(slot) ?? { fires: 0, clears: 0, firstAt: at, lastAt: at }
+      t.fires++
+      t.lastAt = at
+      tallies.set(slot, t)
+    }
+    expect([...r.tallies].sort((a, b) => a[0] - b[0])).toEqual([...tallies].sort((a, b) => a[0] - b[0]))
+    expect(tallies.size).toBeGreaterThan(10)
     const fr = forwardReturns(r.signals)
     expect(fr["1d"].n).toBe(returns.length)
     expect(fr["1d"].mean).toBeCloseTo(returns.reduce((a, b) => a + b, 0) / returns.length, 5)
