@@ -50,6 +50,10 @@ describe("KeptRows", () => {
             const expected = slots.filter((k) => positions[k]! >= 0 && bits[positions[k]!] === 1)
             const d = day - fromDay
             expect(Array.from(lists.ks.subarray(lists.start[d]!, lists.start[d + 1]!))).toEqual(expected)
+            // each listed ticker's row: its position on the day
+            expect(Array.from(lists.ps.subarray(lists.start[d]!, lists.start[d + 1]!))).toEqual(
+              expected.map((k) => positions[k])
+            )
             for (const k of slots) {
               const p = rows.positionOn(k, day)
               expect(p).toBe(positions[k])

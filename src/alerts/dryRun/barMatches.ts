@@ -11,7 +11,7 @@
  */
 import { columnByName } from "../../market/catalog.js"
 import type { MarketReader } from "../../market/engine/MarketData.js"
-import type { KeptRows } from "../../market/history/keptRows.js"
+import type { DayLists, KeptRows } from "../../market/history/keptRows.js"
 import type { Column, Snapshot } from "../../market/snapshot.js"
 import type { CompiledQuery } from "../../query/index.js"
 import { closeAtOf, STRING_COLUMN_NAMES } from "./daySnapshot.js"
@@ -23,9 +23,9 @@ export const rowLocal = (q: CompiledQuery): boolean =>
 
 export class BarMatches {
   /** per day, the walked tickers (positions in `slots`) whose row satisfies `q` (see `KeptRows.daysWhere`) */
-  private readonly matched: { readonly start: Int32Array; readonly ks: Int32Array }
+  private readonly matched: DayLists
   /** the same for `clear_q` */
-  private readonly cleared: { readonly start: Int32Array; readonly ks: Int32Array } | undefined
+  private readonly cleared: DayLists | undefined
   private readonly priceValues: Float64Array
   private readonly priceValid: Uint8Array
   /** slot → position in `slots` (-1: not walked) */
@@ -58,10 +58,15 @@ export class BarMatches {
    * every row. Its prices and bars are read off the kept bars when asked (a few per day).
    */
   evaluate(day: number, at: number, scope: ReadonlySet<number> | undefined): Evaluation {
-    const { rows, kOfSlot, priceValues, priceValid } = this
+    const { rows, kOfSlot, priceValues, priceValid, matched } = this
+    // a ticker matching on the day (most of those asked: the entries) has its row in the day's list
+    const a = matched.start[day - this.fromDay]!
+    const b = matched.start[day - this.fromDay + 1]!
     const position = (id: number) => {
       const k = kOfSlot[id] ?? -1
-      return k < 0 ? -1 : rows.positionOn(k, day)
+      if (k < 0) return -1
+      const i = sortedIndex(matched.ks, a, b, k)
+      return i >= 0 ? matched.ps[i]! : rows.positionOn(k, day)
     }
     return {
       at,
@@ -80,11 +85,7 @@ export class BarMatches {
   }
 
   /** the slots (ascending) of a day's list, within `scope` */
-  private slotsOn(
-    lists: { readonly start: Int32Array; readonly ks: Int32Array },
-    day: number,
-    scope: ReadonlySet<number> | undefined
-  ): Int32Array {
+  private slotsOn(lists: DayLists, day: number, scope: ReadonlySet<number> | undefined): Int32Array {
     const { slots } = this
     const a = lists.start[day - this.fromDay]!
     const b = lists.start[day - this.fromDay + 1]!
@@ -96,6 +97,20 @@ export class BarMatches {
     }
     return Int32Array.from(out)
   }
+}
+
+/** the index of `k` in `sorted[a … b - 1]` (ascending), or -1 */
+const sortedIndex = (sorted: Int32Array, a: number, b: number, k: number): number => {
+  let lo = a
+  let hi = b - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1
+    const v = sorted[mid]!
+    if (v === k) return mid
+    if (v < k) lo = mid + 1
+    else hi = mid - 1
+  }
+  return -1
 }
 
 /**

@@ -69,6 +69,17 @@ const NEWS_COLUMNS: ReadonlySet<string> = new Set(["news_volume", "news_volume_w
 const inputsFor = (columns: ReadonlyArray<string>): WalkInputs =>
   columns.some((c) => NEWS_COLUMNS.has(c)) ? "all" : columns.some((c) => INPUT_COLUMNS.has(c)) ? "fundamentals" : "none"
 
+/**
+ * Per day of a range, the walked tickers whose row holds a condition (`KeptRows.daysWhere`): day `d`'s
+ * are `ks[start[d]] … ks[start[d + 1] - 1]` (positions in the slots, ascending), each one's row at the
+ * same index of `ps`.
+ */
+export interface DayLists {
+  readonly start: Int32Array
+  readonly ks: Int32Array
+  readonly ps: Int32Array
+}
+
 /** How a walk of kept rows goes (`KeptRows.walk`). */
 export interface WalkOptions {
   readonly shareFrom?: number
@@ -217,10 +228,11 @@ export class KeptRows {
   /**
    * Per day of `fromDay … toDay`, the walked tickers (positions `k`, ascending) whose row on that day
    * (as `on` finds it) is a kept bar with `bits[position] === 1`: the tickers of day `d` are
-   * `ks[start[d - fromDay]] … ks[start[d - fromDay + 1] - 1]`. One pass over each ticker's kept bars
-   * in turn (no pass over every ticker each day); the lists hold only the bits set.
+   * `ks[start[d - fromDay]] … ks[start[d - fromDay + 1] - 1]`, and `ps` beside `ks` the position of each
+   * one's row. One pass over each ticker's kept bars in turn (no pass over every ticker each day); the
+   * lists hold only the bits set.
    */
-  daysWhere(bits: Uint8Array, fromDay: number, toDay: number): { readonly start: Int32Array; readonly ks: Int32Array } {
+  daysWhere(bits: Uint8Array, fromDay: number, toDay: number): DayLists {
     const span = Math.max(0, toDay - fromDay + 1)
     const start = new Int32Array(span + 1)
     // the set bits found once, by the native search (most bits of a condition over years are clear)
@@ -229,7 +241,7 @@ export class KeptRows {
     const hits: Array<number> = []
     for (let p = bits.indexOf(1); p >= 0 && p < size; p = bits.indexOf(1, p + 1)) hits.push(p)
     // each set bit's days: from its bar's day to the day before the next bar, at most the carry-forward
-    const each = (visit: (k: number, d0: number, d1: number) => void) => {
+    const each = (visit: (k: number, d0: number, d1: number, p: number) => void) => {
       let k = 0
       for (const p of hits) {
         while (offset[k + 1]! <= p) k++
@@ -237,7 +249,7 @@ export class KeptRows {
         const d0 = Math.max(dayOf[p]!, fromDay)
         const until = p < last ? dayOf[p + 1]! - 1 : Number.POSITIVE_INFINITY
         const d1 = Math.min(until, dayOf[p]! + CARRY_FORWARD_DAYS, toDay)
-        if (d0 <= d1) visit(k, d0 - fromDay, d1 - fromDay)
+        if (d0 <= d1) visit(k, d0 - fromDay, d1 - fromDay, p)
       }
     }
     each((_, a, b) => {
@@ -245,11 +257,15 @@ export class KeptRows {
     })
     for (let d = 0; d < span; d++) start[d + 1]! += start[d]!
     const ks = new Int32Array(start[span]!)
+    const ps = new Int32Array(start[span]!)
     const fill = start.slice(0, span)
-    each((k, a, b) => {
-      for (let d = a; d <= b; d++) ks[fill[d]!++] = k
+    each((k, a, b, p) => {
+      for (let d = a; d <= b; d++) {
+        ps[fill[d]!] = p
+        ks[fill[d]!++] = k
+      }
     })
-    return { start, ks }
+    return { start, ks, ps }
   }
 
   /** ticker `k`'s row on `day`: the position of its latest kept bar within the carry-forward (-1: none) */
