@@ -11,8 +11,7 @@
  *   members), realtime cadence;
  * - with `--grid-dir=D`, `1d` over the whole market before the window: the
  *   year before it, and 2004 to it (issue 17 item 4: one year ≤ 1 s, twenty
- *   ≤ 10 s), twice each with and without each stretch's walk posted to the
- *   walk helper while the stretch before is evaluated (`dailyStretches`).
+ *   ≤ 10 s).
  *
  * The whole market's year is walked twice: by this thread alone, then shared with
  * the walk helper's thread (`walkHelper.ts`), as the service walks it.
@@ -144,26 +143,20 @@ rows.push([`1m, 5 sessions, top_100 (${minuteSlots.length} tickers)`, fmt(minute
 // built into D unless it is there): the year before the window, and 2004 to the window (~20 years)
 if (adoptGridFromArgs(md, 20260526) !== undefined) {
   const last = md.wholeMarketFrom - 1
-  for (const [name, first, alone, early] of [
-    ["the year before the window", last - 364, true, true],
-    ["the year before the window", last - 364, false, true],
-    // each twenty years twice, alternated: the first run also reads the bar file into the page cache
-    ["2004 to the window", epochDay("2004-01-02"), false, false],
-    ["2004 to the window", epochDay("2004-01-02"), false, true],
-    ["2004 to the window", epochDay("2004-01-02"), false, false],
-    ["2004 to the window", epochDay("2004-01-02"), false, true]
+  for (const [name, first, alone] of [
+    ["the year before the window", last - 364, true],
+    ["the year before the window", last - 364, false],
+    ["2004 to the window", epochDay("2004-01-02"), false]
   ] as const) {
     walkSharing.enabled = !alone
-    walkSharing.early = early
     const run = timed(() => {
       const stretches = walkStretchesOf(md, all, first, last, FORWARD_DAYS, familiesOf(keptColumns(q, undefined)))
       const out = replayAll(dailyStretches(stretches, { slots: all, q, clear: undefined, scope: () => undefined }))
       return { ...out, stretches: stretches.length }
     })
     walkSharing.enabled = true
-    walkSharing.early = true
     const years = (last - first + 1) / 365.25
-    const label = `${name}${alone ? ", one thread alone" : ""}${early ? "" : ", each stretch's walk posted when it starts"}`
+    const label = `${name}${alone ? ", one thread alone" : ""}`
     console.log(
       `1d, ${label}, whole market: ${fmt(run.ms)} wall, ${fmt(run.cpuMs)} CPU (${run.value.stretches} stretches, ${fmt(run.ms / years)} a year); ${run.value.evaluations} evaluations, ${run.value.events} events, ${run.value.signals} 5d returns; RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`
     )

@@ -1,6 +1,6 @@
 /**
  * A long walk's next stretch read ahead by the walk helper's thread (`history/stretchRead.ts`,
- * `engine/stretchRoom.ts`): the series the service's thread takes out of the helper's arena
+ * `engine/deepWalk.ts` `StretchRoom`): the series the service's thread takes out of the helper's arena
  * are those it reads itself, bar for bar, and a walk over them gives the same backtest; a read the
  * helper cannot do (its bar file gone from its path) is read by the service's thread instead; a series
  * the arena cannot hold (volumes that are not whole) is handed back as -1, its room zeroed.
@@ -9,12 +9,9 @@ import { mkdtempSync, renameSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { dailyStretches, dayInstant, keptColumns } from "../../src/alerts/dryRun/dailyEvaluations.js"
-import { FORWARD_DAYS } from "../../src/alerts/dryRun/replay.js"
-import { readersOf, stretchesOf } from "../../src/market/engine/deepWalk.js"
+import { makeStretchRoom, type StretchRoom, stretchesOf } from "../../src/market/engine/deepWalk.js"
 import { MarketData } from "../../src/market/engine/MarketData.js"
 import type { MarketReader } from "../../src/market/engine/MarketReader.js"
-import { makeStretchRoom, type StretchRoom } from "../../src/market/engine/stretchRoom.js"
 import type { BarSeries } from "../../src/market/history/barSeries.js"
 import { appendStored } from "../../src/market/history/deepBarsReader.js"
 import { deepGridKey, openDeepGridFile, writeDeepGridFile } from "../../src/market/history/deepGridFile.js"
@@ -22,7 +19,6 @@ import { SeriesArena } from "../../src/market/history/seriesArena.js"
 import { fillStretch, readAnswers, seriesIn } from "../../src/market/history/stretchRead.js"
 import { stopWalkHelper, walkHelperReady, walkSharing } from "../../src/market/history/walkHelper.js"
 import { epochDay } from "../../src/market/indicators/days.js"
-import { familiesOf } from "../../src/market/indicators/index.js"
 import { loadTickers } from "../../src/market/tickers/index.js"
 import { backtestPeriods, backtestStretches } from "../../src/research/backtest/run.js"
 import { exitDay, rebalanceDays } from "../../src/research/backtest/schedule.js"
@@ -107,42 +103,6 @@ describe("a walk's next stretch read ahead by the walk helper", () => {
     expect(collect(backtestStretches(cut(10, room), { ...spec, days, exits }))).toEqual(whole)
     expect(room.readsTaken).toBeGreaterThan(3)
     expect(whole.filter((p) => p.count > 0).length).toBeGreaterThan(days.length / 2)
-  }, 120_000)
-
-  it("walks the next stretch's rows early while this thread evaluates a dry-run's days: the same evaluations, no read into a stretch still read", () => {
-    md.adoptDeepGrid(openDeepGridFile(dir, key)!)
-    const q = compileOn(md)("rsi_14 < 45 AND day_change_pct > -1")
-    const cuts = stretches(FORWARD_DAYS)
-    const families = familiesOf(keptColumns(q, undefined))
-    /** each evaluation's matches, their prices and closes 20 bars on (read as it comes), and where the room stood */
-    const run = (room: StretchRoom, pause: boolean) => {
-      const dry = { slots: slots(), q, clear: undefined, scope: () => undefined, walk: { shareFrom: 0, runBars: 64 } }
-      const out: Array<unknown> = []
-      let stretch = 0
-      let seen = -1
-      for (const e of dailyStretches(readersOf(md, slots(), cuts, families, room), dry)) {
-        if (e === undefined) continue
-        while (e.at > dayInstant(cuts[stretch]!.to)) stretch++
-        // while stretch k's days are evaluated, no read past stretch k + 1's was posted (it would empty k's arena)
-        expect(room.readsPosted, `reads posted during stretch ${stretch}`).toBeLessThanOrEqual(stretch + 1)
-        // the first day of each stretch: time for the helper to read the next one (a whole market's days take that)
-        if (pause && stretch !== seen) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 30)
-        seen = stretch
-        out.push([e.at, Array.from(e.matched, (id) => [id, e.price(id), e.closeAt(id, e.bar(id) + 20)])])
-      }
-      return out
-    }
-    walkSharing.enabled = false
-    const alone = run(makeStretchRoom(cuts), false)
-    walkSharing.enabled = true
-    const room = makeStretchRoom(cuts)
-    const early = run(room, true)
-    expect(early).toEqual(alone)
-    expect(alone.length).toBeGreaterThan(800)
-    // every stretch after the first taken while the one before was evaluated, its bars read by the helper
-    expect(cuts.length).toBeGreaterThan(4)
-    expect(room.takenEarly).toBe(cuts.length - 1)
-    expect(room.readsTaken).toBe(cuts.length - 1)
   }, 120_000)
 
   it("reads here what the helper cannot read (its bar file gone from its path)", () => {

@@ -21,8 +21,7 @@
 import type { WalkStretch } from "../../market/engine/deepWalk.js"
 import { CARRY_FORWARD_DAYS, type MarketReader } from "../../market/engine/MarketData.js"
 import { stateInstant } from "../../market/history/dailyWalk.js"
-import { barsInRange, KeptRows, type WalkOptions } from "../../market/history/keptRows.js"
-import { walkSharing } from "../../market/history/walkHelper.js"
+import { barsInRange, KeptRows } from "../../market/history/keptRows.js"
 import type { CompiledQuery } from "../../query/index.js"
 import { BarMatches, rowLocal } from "./barMatches.js"
 import { DaySnapshot, STRING_COLUMN_NAMES } from "./daySnapshot.js"
@@ -44,8 +43,6 @@ export interface DailySpec {
    * off each kept bar's own evaluation (`BarMatches`); tests compare the two
    */
   readonly layout?: "days" | "bars" | undefined
-  /** how the rows' walks are shared with the walk helper (tests: `KeptRows.walk`'s options) */
-  readonly walk?: WalkOptions | undefined
 }
 
 /** The computed columns the conditions read, and `price`. */
@@ -54,23 +51,10 @@ export const keptColumns = (q: CompiledQuery, clear: CompiledQuery | undefined):
   return [...names].filter((n) => !STRING_COLUMN_NAMES.has(n)).sort()
 }
 
-/** The kept rows a stretch of `dailyEvaluations` walks (`KeptRows`: `q`'s and `clear`'s columns and the price). */
-export const dailyRows = (md: MarketReader, spec: DailySpec): KeptRows =>
-  new KeptRows(
-    md,
-    spec.slots,
-    keptColumns(spec.q, spec.clear),
-    barsInRange(spec.fromDay - CARRY_FORWARD_DAYS, spec.toDay)
-  )
-
-export function* dailyEvaluations(
-  md: MarketReader,
-  spec: DailySpec,
-  /** the rows made (and their walk posted) before (`dailyRows`); called between the days' evaluations */
-  also: { readonly rows?: KeptRows | undefined; readonly betweenDays?: (() => void) | undefined } = {}
-): Generator<Evaluation | undefined, void> {
+export function* dailyEvaluations(md: MarketReader, spec: DailySpec): Generator<Evaluation | undefined, void> {
   const { slots, fromDay, toDay } = spec
   const n = slots.length
+  const lo = fromDay - CARRY_FORWARD_DAYS
   // the days of the range on which a ticker in scope has a bar
   const span = Math.max(0, toDay - fromDay + 1)
   const seen = new Uint8Array(span)
@@ -84,19 +68,15 @@ export function* dailyEvaluations(
       if (seen[d] === 0 && (scopes[d]?.has(slots[k]!) ?? true)) seen[d] = 1
     }
   }
-  const rows = also.rows ?? dailyRows(md, spec)
-  for (const _ of rows.walk(spec.walk)) yield undefined
-  const between = also.betweenDays ?? (() => {})
+  const rows = new KeptRows(md, slots, keptColumns(spec.q, spec.clear), barsInRange(lo, toDay))
+  for (const _ of rows.walk()) yield undefined
 
   if (spec.layout !== "days" && rowLocal(spec.q) && (spec.clear === undefined || rowLocal(spec.clear))) {
     // each condition evaluated once over every kept bar, each day's matches listed from them
     const byBar = new BarMatches(md, slots, rows, spec.q, spec.clear, fromDay, toDay)
     yield undefined
-    for (let day = fromDay; day <= toDay; day++) {
-      if (seen[day - fromDay] !== 1) continue
-      between()
-      yield byBar.evaluate(day, dayInstant(day), scopes[day - fromDay])
-    }
+    for (let day = fromDay; day <= toDay; day++)
+      if (seen[day - fromDay] === 1) yield byBar.evaluate(day, dayInstant(day), scopes[day - fromDay])
     return
   }
   const positions = new Int32Array(n)
@@ -105,7 +85,6 @@ export function* dailyEvaluations(
   for (let day = fromDay; day <= toDay; day++) {
     rows.on(day, positions, bars)
     if (seen[day - fromDay] !== 1) continue
-    between()
     yield layout.evaluate(dayInstant(day), positions, bars.slice(), spec.q, spec.clear, scopes[day - fromDay])
   }
 }
@@ -118,31 +97,9 @@ export function* dailyStretches(
   stretches: ReadonlyArray<WalkStretch>,
   spec: Omit<DailySpec, "fromDay" | "toDay">
 ): Generator<Evaluation | undefined, void> {
-  // the next stretch's rows, their walk posted to the walk helper while this thread evaluates this
-  // stretch's days: the helper is otherwise idle then (its part of this stretch's walk and its read of
-  // the next one's bars done), and this thread's part of the next walk shrinks by what it walked
-  let next: KeptRows | undefined
-  try {
-    for (let s = 0; s < stretches.length; s++) {
-      const stretch = stretches[s]!
-      const following = stretches[s + 1]
-      yield undefined
-      const rows = next
-      next = undefined
-      const betweenDays = () => {
-        if (next !== undefined || following === undefined || !walkSharing.early) return
-        const md = following.early?.()
-        if (md === undefined) return
-        next = dailyRows(md, { ...spec, fromDay: following.from, toDay: following.to })
-        next.post(spec.walk)
-      }
-      const days = { ...spec, fromDay: stretch.from, toDay: stretch.to }
-      yield* dailyEvaluations(stretch.reader(), days, { rows, betweenDays })
-      stretch.done?.()
-    }
-  } finally {
-    // given up (past its budget): the helper walks no more of the next stretch
-    next?.cancel()
+  for (const { from, to, reader } of stretches) {
+    yield undefined
+    yield* dailyEvaluations(reader(), { ...spec, fromDay: from, toDay: to })
   }
 }
 

@@ -34,7 +34,7 @@ import { dailySeries, rowAsOf, snapshotAsOf, weeklySeries } from "./asOf.js"
 import { dailyBars } from "./bars.js"
 import { type DailySnapshot, MarketCore, type MarketDataOptions } from "./core.js"
 import type { DeepGridReader } from "./deepAsOf.js"
-import { reachingBack } from "./deepWalk.js"
+import { reachingBack, type StretchRoom } from "./deepWalk.js"
 import {
   applyFundamentals,
   applyMentions,
@@ -62,7 +62,6 @@ import { intradaySeries, minuteWalk } from "./minutes.js"
 import { applyQuotes, completedQuoteBars, type Quote, type QuotesOutcome } from "./quotes.js"
 import { runToEnd } from "./runToEnd.js"
 import { minuteCoverage, openSessions, rollSessions } from "./sessions.js"
-import type { StretchRoom } from "./stretchRoom.js"
 
 export { AS_OF_CACHE_SIZE, CARRY_FORWARD_DAYS, readRow } from "./asOf.js"
 export {

@@ -17,8 +17,8 @@ import type { SeriesPoint } from "./asOf.js"
 import type { Bars } from "./bars.js"
 import type { DailySnapshot, MarketDataOptions } from "./core.js"
 import type { DeepGridReader } from "./deepAsOf.js"
+import type { StretchRoom } from "./deepWalk.js"
 import type { MinutePoint } from "./minutes.js"
-import type { StretchRoom } from "./stretchRoom.js"
 
 export interface MarketReader {
   readonly options: MarketDataOptions

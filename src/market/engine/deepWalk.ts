@@ -12,11 +12,13 @@
  * Everything else reads through to the market (`Object.create`: a view, nothing copied).
  */
 import { BarSeries } from "../history/barSeries.js"
-import { appendStored } from "../history/deepBarsReader.js"
+import { appendStored, type DeepBarsReader } from "../history/deepBarsReader.js"
 import { DEEP_GRID_EVERY } from "../history/deepGrid.js"
 import { deepStateBefore } from "../history/deepTicker.js"
 import { generateBars } from "../history/generateBars.js"
 import { SeriesArena } from "../history/seriesArena.js"
+import { readAnswers, type StretchRead } from "../history/stretchRead.js"
+import { awaitStretchRead, helperReads, postStretchRead } from "../history/walkHelper.js"
 import { followStart, START_SIZE } from "../history/walkStart.js"
 import { ALL_FAMILIES, type DailyState } from "../indicators/index.js"
 import type { MarketCore } from "./core.js"
@@ -24,7 +26,6 @@ import { CARRY_FORWARD_DAYS } from "./core.js"
 import { gridIndexFor, LOOKBACK_DAYS, lookbackDays, startAtGridDay } from "./deepAsOf.js"
 import { deepOf } from "./history.js"
 import type { MarketReader } from "./MarketReader.js"
-import { makeStretchRoom, type Stretch, type StretchPlan, type StretchRoom, stretchKey } from "./stretchRoom.js"
 
 /**
  * Bars one stretch of a walk before the window holds at once (walked tickers × sessions of its series,
@@ -36,6 +37,13 @@ export const DEEP_WALK_MAX_BARS = 8_000_000
 const MIN_STRETCH_DAYS = 64
 /** equity sessions per calendar day, about (252 a year) */
 const SESSIONS_PER_DAY = 0.72
+
+/** One stretch of a long walk: its days, and the last day its series reach (undefined: the market's last). */
+export interface Stretch {
+  readonly from: number
+  readonly to: number
+  readonly through: number | undefined
+}
 
 /**
  * A walk of `tickers` tickers over `fromDay … toDay`, cut into stretches each read over series of its
@@ -70,24 +78,95 @@ export const stretchesOf = (
   return out
 }
 
+/**
+ * Where a walk's stretches keep their series: one arena, reused from one stretch to the next (a stretch
+ * is read to its end before the next one's reader is called). Twenty whole-market years' stretches
+ * otherwise each touched ~220 MB of new memory: its page faults, and external memory that brought the
+ * collector's full collections sooner. With the stretches it serves (`walkStretchesOf`), a room also
+ * has the walk helper read the next stretch's series off the bar file into a second arena while this
+ * thread walks the one before (`stretchRead.ts`).
+ */
+export class StretchRoom {
+  private current: SeriesArena | undefined
+  private spare: SeriesArena | undefined
+  private pending:
+    | { readonly key: string; readonly plan: StretchPlan; readonly arena: SeriesArena; readonly read: StretchRead }
+    | undefined
+  /** stretches whose series the walk helper read (tests) */
+  readsTaken = 0
+
+  constructor(private readonly stretches: ReadonlyArray<Stretch> = []) {}
+
+  /** room for `capacity` bars: the last stretch's arena emptied when it fits, else a new one */
+  arena(capacity: number): SeriesArena {
+    this.current = this.current?.reuse(capacity) ?? new SeriesArena(capacity)
+    return this.current
+  }
+
+  /** the stretch walked after the one from `fromDay` (read ahead only before the window) */
+  after(fromDay: number): { readonly from: number; readonly through: number } | undefined {
+    const k = this.stretches.findIndex((s) => s.from === fromDay)
+    const next = k < 0 ? undefined : this.stretches[k + 1]
+    return next?.through === undefined ? undefined : { from: next.from, through: next.through }
+  }
+
+  /** Posts the read of the stretch `key` names (`plan`'s series off `bars`) to the walk helper, if one runs. */
+  readAhead(key: string, plan: StretchPlan, bars: DeepBarsReader): void {
+    const path = bars.path
+    if (path === undefined || this.pending !== undefined || !helperReads()) return
+    const arena = this.spare?.fits(plan.total) === true ? this.spare : new SeriesArena(plan.total)
+    const read: StretchRead = {
+      kind: "read",
+      path,
+      layout: bars.layout,
+      arena: arena.parts(),
+      total: plan.total,
+      from: plan.from,
+      slots: Int32Array.from(plan.capacities.keys()),
+      capacities: Int32Array.from(plan.capacities.values()),
+      ends: Int32Array.from(plan.capacities.keys(), plan.deepTo),
+      ...readAnswers(plan.capacities.size)
+    }
+    postStretchRead(read)
+    this.spare = arena
+    this.pending = { key, plan, arena, read }
+  }
+
+  /**
+   * The stretch `key` names as the helper read it: the plan it read by (its series are taken by that
+   * plan, whatever the window did since), its arena made this room's current one, and the series'
+   * lengths (-1: read it here); undefined when it was not read ahead or the read failed (that arena is
+   * then let go: a stuck helper may still write to it).
+   */
+  takeAhead(
+    key: string
+  ): { readonly plan: StretchPlan; readonly arena: SeriesArena; readonly lengths: Int32Array } | undefined {
+    const pending = this.pending
+    this.pending = undefined
+    if (pending === undefined) return undefined
+    if (pending.key !== key || !awaitStretchRead(pending.read)) {
+      this.spare = undefined
+      return undefined
+    }
+    const arena = pending.arena.rewind()
+    this.spare = this.current
+    this.current = arena
+    this.readsTaken++
+    return { plan: pending.plan, arena, lengths: pending.read.lengths }
+  }
+}
+
+export const makeStretchRoom = (stretches: ReadonlyArray<Stretch> = []): StretchRoom => new StretchRoom(stretches)
+
 /** One stretch of a history walk's days and the market it reads. */
 export interface WalkStretch {
   readonly from: number
   readonly to: number
   /**
-   * the market as the stretch reads it (before the window its tickers' series are built on the first
-   * call, in the room the stretch before had: call the readers in order, each once the stretch before is
-   * done, or taken early)
+   * the market as the stretch reads it (before the window its tickers' series are built on the call,
+   * in the room the stretch before had: call the readers in order, each once the stretch before is done)
    */
   readonly reader: () => MarketReader
-  /**
-   * The reader now if it can be had without waiting while the stretch before is still read: its series
-   * read ahead by the walk helper and ready (or the market itself, past the window); the series of the
-   * stretch before stay as they are until its `done`. Undefined otherwise (take `reader` after `done`).
-   */
-  readonly early?: () => MarketReader | undefined
-  /** The stretch is no longer read: the room may reuse its series (after an `early` of the next one). */
-  readonly done?: () => void
 }
 
 /**
@@ -115,31 +194,30 @@ export const walkStretchesOf = (
     DEEP_WALK_MAX_BARS,
     lookbackDays(families)
   )
-  return readersOf(md, slots, stretches, families, makeStretchRoom(stretches))
+  const room = makeStretchRoom(stretches)
+  return stretches.map(({ from, to, through }) => ({
+    from,
+    to,
+    reader: () => (through === undefined ? md : md.reachingBack(slots, from, through, families, room))
+  }))
 }
 
-/** `stretches` of a walk over `slots`, each with its reader through `room` (one a walk: `walkStretchesOf`). */
-export const readersOf = (
-  md: MarketReader,
-  slots: ReadonlyArray<number>,
-  stretches: ReadonlyArray<Stretch>,
-  families: number,
-  room: StretchRoom
-): Array<WalkStretch> =>
-  stretches.map(({ from, to, through }) => {
-    let taken: MarketReader | undefined
-    const reader = () => {
-      taken ??= through === undefined ? md : md.reachingBack(slots, from, through, families, room)
-      return taken
-    }
-    const early = () => {
-      if (taken !== undefined || through === undefined) return reader()
-      if (!room.aheadDone(stretchKey(from, through, families))) return undefined
-      room.hold()
-      return reader()
-    }
-    return { from, to, reader, early, done: () => room.release() }
-  })
+/** What one stretch's series hold (`reachingBack`): the grid day it restores at, the days and the room read. */
+export interface StretchPlan {
+  /** the grid day's index, and the day */
+  readonly k: number
+  readonly gridDay: number
+  /** the first day read */
+  readonly from: number
+  /** each walked ticker's room in bars, ticker by ticker (ascending) */
+  readonly capacities: ReadonlyMap<number, number>
+  /** their sum */
+  readonly total: number
+  /** the last day of ticker `i`'s deep part read */
+  readonly deepTo: (i: number) => number
+  /** whether the window's bars go on ticker `i`'s series (the stretch reaches them) */
+  readonly withWindow: (i: number) => boolean
+}
 
 /** The plan of the stretch of `slots` from `fromDay` to `through` (the grid laid). */
 const planStretch = (
@@ -174,6 +252,9 @@ const planStretch = (
   }
   return { k, gridDay, from, capacities, total, deepTo, withWindow }
 }
+
+/** what names a stretch of a walk read ahead */
+const stretchKey = (fromDay: number, through: number, families: number): string => `${fromDay}:${through}:${families}`
 
 /**
  * `md` with the series of `slots` reaching back to `fromDay` (an as-of row of `fromDay` included:

@@ -15,14 +15,7 @@ import { familiesOf } from "../indicators/index.js"
 import type { BarSeries } from "./barSeries.js"
 import type { WalkInputs } from "./dailyWalk.js"
 import { type KeptPlan, keptWalker } from "./keptWalk.js"
-import {
-  cancelSharedWalk,
-  joinSharedWalk,
-  type PostedWalk,
-  postSharedWalk,
-  SHARE_FROM_BARS,
-  type WalkShare
-} from "./walkHelper.js"
+import { SHARE_FROM_BARS, sharedWalk, type WalkShare } from "./walkHelper.js"
 
 /** A kept column: one value per kept row (booleans as 0/1), and its validity. */
 export interface KeptColumn {
@@ -80,22 +73,6 @@ export interface DayLists {
   readonly ps: Int32Array
 }
 
-/** How a walk of kept rows goes (`KeptRows.walk`). */
-export interface WalkOptions {
-  readonly shareFrom?: number
-  /** bars in a run of tickers either thread takes (`keptWalk.ts` RUN_BARS) */
-  readonly runBars?: number
-  readonly helperFailsAfter?: number | undefined
-  readonly helperFirst?: boolean | undefined
-}
-
-/** A walk planned: shared (posted to the helper: `shared` its handle, undefined if it could not be) or not (false). */
-interface PlannedWalk {
-  readonly plan: KeptPlan
-  readonly inputs: WalkInputs
-  readonly shared: PostedWalk | undefined | false
-}
-
 export class KeptRows {
   /** the kept columns, one value per kept bar (position) */
   readonly columns: ReadonlyArray<KeptColumn>
@@ -109,8 +86,6 @@ export class KeptRows {
   shared: WalkShare | undefined
   /** k → the position `on` reached (-1 before its first) */
   private readonly at: Int32Array
-  /** the walk posted ahead (`post`) */
-  private posted: PlannedWalk | undefined
 
   constructor(
     private readonly md: MarketReader,
@@ -159,35 +134,16 @@ export class KeptRows {
    * `shareFrom` bars whose columns read only the bars is shared with the walk helper's thread
    * (`walkHelper.ts`; `helperFailsAfter`: tests make it fail after that many runs; `helperFirst`: tests
    * make this thread wait until the helper has taken a run, so that it walks some on a busy machine).
-   * Posted before (`post`), the helper may have walked some of it already.
    */
-  *walk(options: WalkOptions = {}): Generator<void, void> {
-    const planned = this.posted ?? this.planWalk(options)
-    this.posted = undefined
-    if (planned === undefined) return
-    const { plan, inputs, shared } = planned
-    const walkRun = keptWalker(this.md, plan, inputs)
-    if (shared === false) return yield* walkRun(0, plan.slots.length)
-    this.shared = yield* joinSharedWalk(shared, plan.slots.length, walkRun)
-  }
-
-  /**
-   * Posts the walk to the walk helper now (when it is shared, as `walk` would), so the helper starts on it
-   * once it is free while this thread does something else; `walk` then joins it. Undo with `cancel`.
-   */
-  post(options: WalkOptions = {}): void {
-    if (this.posted === undefined) this.posted = this.planWalk(options)
-  }
-
-  /** A posted walk given up (never walked): the helper takes no more of its runs. */
-  cancel(): void {
-    const shared = this.posted?.shared
-    this.posted = undefined
-    if (shared !== false) cancelSharedWalk(shared)
-  }
-
-  /** the walk's plan, and whether it is shared (posted to the helper: its handle) */
-  private planWalk(options: WalkOptions): PlannedWalk | undefined {
+  *walk(
+    options: {
+      readonly shareFrom?: number
+      /** bars in a run of tickers either thread takes (`keptWalk.ts` RUN_BARS) */
+      readonly runBars?: number
+      readonly helperFailsAfter?: number | undefined
+      readonly helperFirst?: boolean | undefined
+    } = {}
+  ): Generator<void, void> {
     const { md, offset, barOf } = this
     // only the tickers with a kept bar, from their first one to the last kept day
     const walked: Array<number> = []
@@ -200,7 +156,7 @@ export class KeptRows {
       toDay = Math.max(toDay, s.days[barOf[offset[k + 1]! - 1]!]!)
       bars += barOf[offset[k + 1]! - 1]! - barOf[offset[k]!]! + 1
     }
-    if (walked.length === 0) return undefined
+    if (walked.length === 0) return
     const names = this.columns.map((c) => c.name)
     // the walked tickers' positions: each one's follow the previous one's (a ticker without any holds none)
     const walkedOffset = new Int32Array(new SharedArrayBuffer(4 * (walked.length + 1)))
@@ -216,13 +172,13 @@ export class KeptRows {
       valid: this.columns.map((c) => c.valid)
     }
     const inputs = inputsFor(names)
-    if (inputs !== "none" || bars < (options.shareFrom ?? SHARE_FROM_BARS)) return { plan, inputs, shared: false }
-    const shared = postSharedWalk(md, plan, familiesOf(names), {
+    const walkRun = keptWalker(md, plan, inputs)
+    if (inputs !== "none" || bars < (options.shareFrom ?? SHARE_FROM_BARS)) return yield* walkRun(0, walked.length)
+    this.shared = yield* sharedWalk(md, plan, familiesOf(names), walkRun, {
       runBars: options.runBars,
       failAfter: options.helperFailsAfter,
       helperFirst: options.helperFirst
     })
-    return { plan, inputs, shared }
   }
 
   /**

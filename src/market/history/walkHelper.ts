@@ -137,11 +137,8 @@ class Helper {
 let helper: Helper | undefined
 let deaths = 0
 
-/**
- * Whether walks are shared, and whether a long dry-run posts its next stretch's walk while it evaluates
- * the stretch before (`dailyStretches`): benchmarks turn them off to time the same run without.
- */
-export const walkSharing = { enabled: true, early: true }
+/** Whether walks are shared (benchmarks turn it off to time one thread alone in the same run). */
+export const walkSharing = { enabled: true }
 
 const theHelper = (): Helper | undefined => {
   if (helper?.alive === true) return helper
@@ -212,37 +209,38 @@ export const awaitStretchRead = (read: Pick<StretchRead, "status">): boolean => 
   }
 }
 
-/** A walk posted to the helper and not joined yet (`postSharedWalk`). */
-export interface PostedWalk {
-  readonly claims: RunClaims
-  readonly posted: Posted
-  readonly helperFirst: boolean
-}
-
 /**
- * Posts `plan`'s walk over `md` to the helper, which starts taking its runs once it is done with what it
- * was posted before (a long walk posts its next stretch while this thread still evaluates the one before,
- * `dailyStretches`); undefined when it cannot be shared (no helper, or a start that is not a recipe). Join
- * it (`joinSharedWalk`), or cancel it.
+ * Walks `plan`'s tickers over `md`, shared with the helper when it can be (see the module comment):
+ * `walkRun` walks tickers `from` … `to - 1` here. Without a helper, or when a start is not a recipe, all
+ * of them here.
  */
-export const postSharedWalk = (
+export function* sharedWalk(
   md: MarketReader,
   plan: KeptPlan,
   families: number,
+  walkRun: (from: number, to: number) => Generator<void, void>,
   options: {
     readonly runBars?: number | undefined
     readonly failAfter?: number | undefined
     /** tests: this thread takes no run until the helper has taken one (or failed, or is stuck) */
     readonly helperFirst?: boolean | undefined
   } = {}
-): PostedWalk | undefined => {
+): Generator<void, WalkShare> {
   const n = plan.slots.length
+  const alone = function* () {
+    // the helper has no part in this walk: it may read the next stretch now
+    handOverReads()
+    yield* walkRun(0, n)
+    return { runs: 1, byHelper: 0 }
+  }
   const recipes = new Float64Array(new SharedArrayBuffer(8 * START_SIZE * n))
   for (let w = 0; w < n; w++) {
-    if (!md.startAt(plan.slots[w]!, plan.barOf[plan.offset[w]!]!, recipes, w * START_SIZE, families)) return undefined
+    if (!md.startAt(plan.slots[w]!, plan.barOf[plan.offset[w]!]!, recipes, w * START_SIZE, families)) {
+      return yield* alone()
+    }
   }
   const h = walkSharing.enabled ? theHelper() : undefined
-  if (h === undefined) return undefined
+  if (h === undefined) return yield* alone()
   const claims = newClaims(runsOf(plan, options.runBars))
   const packed = packSeries(plan.slots.map((slot) => md.series[slot]!))
   const assetTypes = plan.slots.map((slot) => md.tickers[slot]!.asset_type)
@@ -260,32 +258,9 @@ export const postSharedWalk = (
     recipes,
     failAfter: options.failAfter
   })
-  return { claims, posted, helperFirst: options.helperFirst === true }
-}
-
-/** A posted walk given up before it was joined: the helper takes no more of its runs. */
-export const cancelSharedWalk = (walk: PostedWalk | undefined): void => {
-  if (walk !== undefined) closeRuns(walk.claims)
-}
-
-/**
- * Walks a walk of `n` tickers: `walk` posted to the helper (`postSharedWalk`) shared with it, `walkRun`
- * walking tickers `from` … `to - 1` here; undefined (not shared), all of them here.
- */
-export function* joinSharedWalk(
-  walk: PostedWalk | undefined,
-  n: number,
-  walkRun: (from: number, to: number) => Generator<void, void>
-): Generator<void, WalkShare> {
-  // the helper reads the next stretch posted meanwhile once it is done with its part of this walk (or now)
   handOverReads()
-  if (walk === undefined) {
-    yield* walkRun(0, n)
-    return { runs: 1, byHelper: 0 }
-  }
-  const { claims, posted } = walk
   try {
-    if (walk.helperFirst) {
+    if (options.helperFirst === true) {
       const since = performance.now()
       while (Atomics.load(claims.counter, 0) === 0 && !posted.failed && performance.now() - since < STUCK_MS)
         Atomics.wait(claims.counter, 0, 0, 2)
@@ -314,19 +289,4 @@ export function* joinSharedWalk(
     // given up (a dry-run past its budget) or done: the helper takes no more runs of this walk
     closeRuns(claims)
   }
-}
-
-/**
- * Walks `plan`'s tickers over `md`, shared with the helper when it can be (see the module comment):
- * `walkRun` walks tickers `from` … `to - 1` here. Without a helper, or when a start is not a recipe, all
- * of them here.
- */
-export function* sharedWalk(
-  md: MarketReader,
-  plan: KeptPlan,
-  families: number,
-  walkRun: (from: number, to: number) => Generator<void, void>,
-  options: Parameters<typeof postSharedWalk>[3] = {}
-): Generator<void, WalkShare> {
-  return yield* joinSharedWalk(postSharedWalk(md, plan, families, options), plan.slots.length, walkRun)
 }
