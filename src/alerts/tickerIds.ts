@@ -66,6 +66,20 @@ export class TickerIds {
 
 export const EMPTY: Int32Array = new Int32Array(0)
 
+/** where `id` is in `sorted[from … to - 1]` (ascending), or -1 */
+export const indexOfId = (sorted: Int32Array, id: number, from = 0, to = sorted.length): number => {
+  let lo = from
+  let hi = to - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1
+    const v = sorted[mid]!
+    if (v === id) return mid
+    if (v < id) lo = mid + 1
+    else hi = mid - 1
+  }
+  return -1
+}
+
 /**
  * The first `n` of `a`, as an array of its own when shorter. Not `subarray`: a view needs the
  * array's ArrayBuffer object, which a small typed array keeps on the V8 heap inline until asked

@@ -14,6 +14,7 @@ import type { MarketReader } from "../../market/engine/MarketData.js"
 import type { DayLists, KeptRows } from "../../market/history/keptRows.js"
 import type { Column, Snapshot } from "../../market/snapshot.js"
 import type { CompiledQuery } from "../../query/index.js"
+import { indexOfId } from "../tickerIds.js"
 import { closeAtOf, STRING_COLUMN_NAMES } from "./daySnapshot.js"
 import type { Evaluation } from "./replay.js"
 
@@ -65,7 +66,7 @@ export class BarMatches {
     const position = (id: number) => {
       const k = kOfSlot[id] ?? -1
       if (k < 0) return -1
-      const i = sortedIndex(matched.ks, a, b, k)
+      const i = indexOfId(matched.ks, k, a, b)
       return i >= 0 ? matched.ps[i]! : rows.positionOn(k, day)
     }
     return {
@@ -97,20 +98,6 @@ export class BarMatches {
     }
     return Int32Array.from(out)
   }
-}
-
-/** the index of `k` in `sorted[a … b - 1]` (ascending), or -1 */
-const sortedIndex = (sorted: Int32Array, a: number, b: number, k: number): number => {
-  let lo = a
-  let hi = b - 1
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1
-    const v = sorted[mid]!
-    if (v === k) return mid
-    if (v < k) lo = mid + 1
-    else hi = mid - 1
-  }
-  return -1
 }
 
 /**

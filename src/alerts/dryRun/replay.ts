@@ -88,13 +88,8 @@ export class Signals {
   }
 
   private grow(): void {
-    const widen = (a: Float64Array) => {
-      const b = new Float64Array(a.length * 2)
-      b.set(a)
-      return b
-    }
-    this.prices = widen(this.prices)
-    this.exits = this.exits.map(widen)
+    this.prices = grown(this.prices, 2 * this.size)
+    this.exits = this.exits.map((a) => grown(a, 2 * this.size))
   }
 }
 
@@ -126,16 +121,18 @@ class Tallies {
 
   private grow(id: number): void {
     const size = Math.max(id + 1, this.fires.length * 2, 1_024)
-    const fires = new Int32Array(size)
-    const clears = new Int32Array(size)
-    const firstAt = new Float64Array(size)
-    const lastAt = new Float64Array(size)
-    fires.set(this.fires)
-    clears.set(this.clears)
-    firstAt.set(this.firstAt)
-    lastAt.set(this.lastAt)
-    Object.assign(this, { fires, clears, firstAt, lastAt })
+    this.fires = grown(this.fires, size)
+    this.clears = grown(this.clears, size)
+    this.firstAt = grown(this.firstAt, size)
+    this.lastAt = grown(this.lastAt, size)
   }
+}
+
+/** a copy of `a` with room for `size` values (the rest zero) */
+const grown = <A extends Int32Array | Float64Array>(a: A, size: number): A => {
+  const out = new (a.constructor as new (n: number) => A)(size)
+  out.set(a)
+  return out
 }
 
 /** How many events a replay keeps in full (the rest are counted). */
@@ -153,7 +150,7 @@ export class Replay {
   constructor(private readonly options: FiringOptions) {}
 
   /** per ticker (market slot) that had events: how many of each, the first and the last */
-  get tallies(): Map<number, TickerTally> {
+  tallies(): Map<number, TickerTally> {
     return this.tally.toMap()
   }
 

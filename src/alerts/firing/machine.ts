@@ -25,7 +25,7 @@
  * the set of tickers matching now, `fired` the ones that newly match.
  */
 import type { FiringOptions } from "../../store/webhooks.js"
-import { addedIds, EMPTY } from "../tickerIds.js"
+import { addedIds, EMPTY, indexOfId } from "../tickerIds.js"
 import { firesOnEnter, firesOnExit, needsMemory } from "./options.js"
 
 /** What one ticker remembers beyond being inside or not (stored only when it differs from `NONE`). */
@@ -157,19 +157,8 @@ export interface FiringStep {
   readonly changed: boolean
 }
 
-/** binary search in a sorted array */
-const has = (sorted: Int32Array, id: number): boolean => {
-  let lo = 0
-  let hi = sorted.length - 1
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1
-    const v = sorted[mid]!
-    if (v === id) return true
-    if (v < id) lo = mid + 1
-    else hi = mid - 1
-  }
-  return false
-}
+/** whether `id` is in `sorted` */
+const has = (sorted: Int32Array, id: number): boolean => indexOfId(sorted, id) >= 0
 
 /**
  * Steps every ticker that matters — those matching now, those inside, those remembered — by

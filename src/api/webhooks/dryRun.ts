@@ -239,7 +239,7 @@ const run = (key: AuthenticatedKey, rule: Rule, window: WindowInput) =>
     }
     const tickerOf = (slot: number) => md.tickers[slot]!.ticker
     const at = (t: number) => (minute ? new Date(t).toISOString() : isoDate(Math.floor(t / DAY_MS) - 1))
-    const tallies = [...r.tallies].sort(
+    const tallies = [...r.tallies()].sort(
       ([a, x], [b, y]) => y.fires + y.clears - (x.fires + x.clears) || tickerOf(a).localeCompare(tickerOf(b))
     )
     return {

@@ -195,7 +195,7 @@ describe("dry-run history readers", () => {
       t.lastAt = at
       tallies.set(slot, t)
     }
-    expect([...r.tallies].sort((a, b) => a[0] - b[0])).toEqual([...tallies].sort((a, b) => a[0] - b[0]))
+    expect([...r.tallies()].sort((a, b) => a[0] - b[0])).toEqual([...tallies].sort((a, b) => a[0] - b[0]))
     expect(tallies.size).toBeGreaterThan(10)
     const fr = forwardReturns(r.signals)
     expect(fr["1d"].n).toBe(returns.length)
