@@ -51,10 +51,11 @@ describe("backtest periods", () => {
         fc.constantFrom(...EVERY),
         fc.integer({ min: 1, max: 10 }),
         fc.integer({ min: 20, max: 150 }),
-        fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }),
+        // every match half the time (read off the kept bars for a row-local q), the top few otherwise
+        fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined, freq: 2 }),
         fc.constantFrom(...ORDERS),
         fc.boolean(),
-        fc.option(fc.subarray([...Array(md.size).keys()], { minLength: 1 }), { nil: undefined }),
+        fc.option(fc.subarray([...Array(md.size).keys()], { minLength: 1 }), { nil: undefined, freq: 3 }),
         fc.boolean(),
         (which, x, every, hold, back, limit, order, desc, subset, rotating) => {
           const q = compile(QUERIES[which]!(x))
@@ -70,18 +71,25 @@ describe("backtest periods", () => {
           const walked = new Set(subset ?? [...Array(md.size).keys()])
           for (const t of q.tickers) walked.add(md.index.get(t)!)
           const spy = md.index.get("SPY")!
-          const got: Array<BacktestPeriod> = []
-          const gen = backtestPeriods(md, {
-            slots: [...walked].sort((a, b) => a - b),
-            q,
-            pick: { order, desc, limit },
-            days,
-            exits,
-            scope: scopeOn,
-            benchmark: spy
-          })
-          for (let s = gen.next(); !s.done; s = gen.next()) if (s.value !== undefined) got.push(s.value)
+          const periods = (layout: "days" | undefined) => {
+            const out: Array<BacktestPeriod> = []
+            const gen = backtestPeriods(md, {
+              slots: [...walked].sort((a, b) => a - b),
+              q,
+              pick: { order, desc, limit },
+              days,
+              exits,
+              scope: scopeOn,
+              benchmark: spy,
+              layout
+            })
+            for (let s = gen.next(); !s.done; s = gen.next()) if (s.value !== undefined) out.push(s.value)
+            return out
+          }
+          const got = periods(undefined)
           expect(got.map((p) => p.day)).toEqual(days)
+          // the days laid out one by one buy the same (every match of a row-local q is read off the kept bars)
+          expect(got).toEqual(periods("days"))
           days.forEach((day, d) => {
             const snap = md.snapshotAsOf(isoDate(day))
             const col = snap.columns.get(order)!
@@ -122,7 +130,7 @@ describe("backtest periods", () => {
           })
         }
       ),
-      { numRuns: 25 }
+      { numRuns: 40 }
     )
     // the runs held tickers, and cut some days to their limit
     expect(held).toBeGreaterThan(0)

@@ -12,10 +12,11 @@
 import { INPUT_COLUMNS } from "../engine/inputs.js"
 import { CARRY_FORWARD_DAYS, type MarketReader } from "../engine/MarketData.js"
 import { familiesOf } from "../indicators/index.js"
+import { columnKernel } from "../indicators/kernels.js"
 import type { BarSeries } from "./barSeries.js"
 import type { WalkInputs } from "./dailyWalk.js"
 import { type KeptPlan, keptWalker } from "./keptWalk.js"
-import { SHARE_FROM_BARS, sharedWalk, type WalkShare } from "./walkHelper.js"
+import { handOverReads, SHARE_FROM_BARS, sharedWalk, type WalkShare } from "./walkHelper.js"
 
 /** A kept column: one value per kept row (booleans as 0/1), and its validity. */
 export interface KeptColumn {
@@ -47,10 +48,13 @@ export const barsAsOf =
   (days: ArrayLike<number>, wanted?: (slot: number, d: number) => boolean): KeptBars =>
   (s, slot) => {
     const out: Array<number> = []
+    // the last bar on or before the day: searched for the first day read, then moved on (days ascend)
+    let j = Number.NaN
     for (let d = 0; d < days.length; d++) {
       const day = days[d]!
       if (wanted !== undefined && !wanted(slot, d)) continue
-      const j = s.indexAtOrBefore(day)
+      if (Number.isNaN(j)) j = s.indexAtOrBefore(day)
+      else while (j + 1 < s.length && s.days[j + 1]! <= day) j++
       if (j >= 0 && day - s.days[j]! <= CARRY_FORWARD_DAYS && out[out.length - 1] !== j) out.push(j)
     }
     return out
@@ -173,7 +177,13 @@ export class KeptRows {
     }
     const inputs = inputsFor(names)
     const walkRun = keptWalker(md, plan, inputs)
-    if (inputs !== "none" || bars < (options.shareFrom ?? SHARE_FROM_BARS)) return yield* walkRun(0, walked.length)
+    // a column kernel's walk (~15 ns a bar) is not shared: the helper reads the next stretch meanwhile
+    // (that read takes longer than this thread's walk and days: sharing the walk slowed the whole)
+    const byKernel = inputs === "none" && columnKernel(names) !== undefined
+    if (inputs !== "none" || byKernel || bars < (options.shareFrom ?? SHARE_FROM_BARS)) {
+      handOverReads()
+      return yield* walkRun(0, walked.length)
+    }
     this.shared = yield* sharedWalk(md, plan, familiesOf(names), walkRun, {
       runBars: options.runBars,
       failAfter: options.helperFailsAfter,

@@ -13,7 +13,10 @@
  * did not finish (it failed or died) is walked again by the service's thread.
  */
 
+import { configForAssetType, type DailyState, type IndicatorConfig } from "../indicators/index.js"
+import { type ColumnKernel, columnKernel } from "../indicators/kernels.js"
 import type { Column } from "../snapshot.js"
+import type { BarSeries } from "./barSeries.js"
 import type { WalkInputs, WalkMarket } from "./dailyWalk.js"
 import { DailyWalk } from "./dailyWalk.js"
 
@@ -35,9 +38,17 @@ export interface KeptPlan {
 
 /**
  * A walk of `plan`'s tickers over `market` writing each kept bar's columns at its position; the
- * result walks tickers `from` … `to - 1` (each once over the walk's life).
+ * result walks tickers `from` … `to - 1` (each once over the walk's life). Columns that all have a
+ * column kernel (`indicators/kernels.ts`) and read no inputs are computed by it (`general`: never).
  */
-export const keptWalker = (market: WalkMarket, plan: KeptPlan, inputs: WalkInputs) => {
+export const keptWalker = (
+  market: WalkMarket,
+  plan: KeptPlan,
+  inputs: WalkInputs,
+  general = false
+): ((from: number, to: number) => Generator<void, void>) => {
+  const kernel = inputs === "none" && !general ? columnKernel(plan.names) : undefined
+  if (kernel !== undefined) return kernelWalker(market, plan, kernel)
   const { slots, offset, barOf, values, valid } = plan
   const next = offset.slice(0, slots.length)
   const firstBar = new Map(slots.map((slot, w) => [slot, barOf[offset[w]!]!]))
@@ -60,6 +71,39 @@ export const keptWalker = (market: WalkMarket, plan: KeptPlan, inputs: WalkInput
     }
   }
   return (from: number, to: number): Generator<void, void> => walk.run(visit, from, to)
+}
+
+/** bars a kernel walks between two yields, about (~10 ns each) */
+const KERNEL_SLICE_BARS = 16_384
+
+/**
+ * `keptWalker` by a column kernel: per ticker the state before its first kept bar (as the general walk
+ * starts it), then its bars to its last kept bar in one loop. Reads each ticker's series object as it
+ * was when the run started, as the general walk does.
+ */
+const kernelWalker = (market: WalkMarket, plan: KeptPlan, kernel: ColumnKernel) => {
+  const { slots, offset, barOf, values, valid } = plan
+  const pool = new Map<IndicatorConfig, DailyState>()
+  return function* (from: number, to: number): Generator<void, void> {
+    const series: Array<BarSeries> = []
+    for (let w = from; w < to; w++) series.push(market.series[slots[w]!]!)
+    let work = 0
+    for (let w = from; w < to; w++) {
+      const p0 = offset[w]!
+      const p1 = offset[w + 1]!
+      if (p0 === p1) continue
+      const slot = slots[w]!
+      const config = configForAssetType(market.tickers[slot]!.asset_type)
+      const st = market.stateAt(slot, barOf[p0]!, pool.get(config), kernel.families)
+      if (st.config === config) pool.set(config, st)
+      kernel.run(st, series[w - from]!, barOf, p0, p1, values, valid)
+      work += barOf[p1 - 1]! - barOf[p0]! + 1
+      if (work >= KERNEL_SLICE_BARS) {
+        work = 0
+        yield
+      }
+    }
+  }
 }
 
 /** bars (walked, kept or not) a run of tickers holds, about: a few milliseconds of walking */

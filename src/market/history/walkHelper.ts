@@ -186,7 +186,8 @@ export const postStretchRead = (read: StretchRead): void => {
   deferred.push(read)
 }
 
-const handOverReads = (): void => {
+/** Hands the reads posted so far to the helper now (a walk it has no part in: it may read meanwhile). */
+export const handOverReads = (): void => {
   const h = helper?.alive === true ? helper : undefined
   for (const read of deferred.splice(0)) {
     if (h === undefined) Atomics.store(read.status, 0, READ_FAILED)

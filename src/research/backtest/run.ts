@@ -12,6 +12,7 @@
  * A generator: it yields `undefined` every few hundred walked bars (so a
  * caller can let other work run) and each period as it is computed.
  */
+import { BarMatches, rowLocal } from "../../alerts/dryRun/barMatches.js"
 import { DaySnapshot, STRING_COLUMN_NAMES } from "../../alerts/dryRun/daySnapshot.js"
 import type { WalkStretch } from "../../market/engine/deepWalk.js"
 import type { MarketReader } from "../../market/engine/MarketData.js"
@@ -42,6 +43,12 @@ export interface BacktestSpec {
   readonly scope: (day: number) => ReadonlySet<number> | undefined
   /** the benchmark's market slot (undefined: none) */
   readonly benchmark: number | undefined
+  /**
+   * how a day's purchases are found: by laying out each rebalance day's rows as a snapshot
+   * (`DaySnapshot`, what a ranked or cross-ticker `q` or a `limit` needs), or — the default for every
+   * match of a row-local `q` — off each kept bar's own evaluation (`BarMatches`); tests compare the two
+   */
+  readonly layout?: "days" | "bars" | undefined
 }
 
 export interface BacktestPeriod {
@@ -91,9 +98,44 @@ export function* backtestPeriods(md: MarketReader, spec: BacktestSpec): Generato
     if (slot !== undefined) named.add(slot)
   }
   const scopes = days.map((day) => spec.scope(day))
-  const wanted = (slot: number, d: number) => named.has(slot) || (scopes[d]?.has(slot) ?? true)
+  // every row read every day: no universe, or none that leaves a walked ticker out
+  const wanted = scopes.every((scope) => scope === undefined)
+    ? undefined
+    : (slot: number, d: number) => named.has(slot) || (scopes[d]?.has(slot) ?? true)
   const rows = new KeptRows(md, slots, backtestColumns(spec.q, spec.pick.order), barsAsOf(days, wanted))
   for (const _ of rows.walk()) yield undefined
+  const b = spec.benchmark
+  const period = (d: number, entries: Float64Array, exitCloses: Float64Array): BacktestPeriod => {
+    const held = periodReturn(entries, exitCloses)
+    const benchmark =
+      b === undefined ? undefined : holdingReturn(closeOnOrBefore(md, b, days[d]!), closeOnOrBefore(md, b, exits[d]!))
+    return {
+      day: days[d]!,
+      exitDay: exits[d]!,
+      count: held.count,
+      return: held.return,
+      benchmark_return: benchmark ?? null
+    }
+  }
+
+  if (spec.layout !== "days" && spec.pick.limit === undefined && rowLocal(spec.q) && days.length > 0) {
+    // every match bought: q evaluated once over every kept bar, each day's matches listed from its bits
+    const byBar = new BarMatches(md, slots, rows, spec.q, undefined, days[0]!, days[days.length - 1]!)
+    yield undefined
+    for (let d = 0; d < days.length; d++) {
+      const day = days[d]!
+      const evaluation = byBar.evaluate(day, stateInstant(true, day), scopes[d])
+      const bought = evaluation.matched
+      const entries = new Float64Array(bought.length)
+      const exitCloses = new Float64Array(bought.length)
+      for (let i = 0; i < bought.length; i++) {
+        entries[i] = evaluation.price(bought[i]!)
+        exitCloses[i] = closeOnOrBefore(md, bought[i]!, exits[d]!)
+      }
+      yield period(d, entries, exitCloses)
+    }
+    return
+  }
 
   const layout = new DaySnapshot(md, slots, rows.columns)
   const positions = new Int32Array(n)
@@ -110,11 +152,7 @@ export function* backtestPeriods(md: MarketReader, spec: BacktestSpec): Generato
       entries[i] = layout.price(bought[i]!)
       exitCloses[i] = closeOnOrBefore(md, bought[i]!, exit)
     }
-    const held = periodReturn(entries, exitCloses)
-    const b = spec.benchmark
-    const benchmark =
-      b === undefined ? undefined : holdingReturn(closeOnOrBefore(md, b, day), closeOnOrBefore(md, b, exit))
-    yield { day, exitDay: exit, count: held.count, return: held.return, benchmark_return: benchmark ?? null }
+    yield period(d, entries, exitCloses)
   }
 }
 

@@ -15,7 +15,8 @@ const md = MarketData.build({
   now: NOW
 })
 console.log(`ready ${await walkHelperReady()}`)
-const rows = new KeptRows(md, [...Array(md.size).keys()], ["price", "rsi_14"], barsInRange(0, Number.MAX_SAFE_INTEGER))
+// sma_50: a column without a kernel (a kernel's walk is not shared)
+const rows = new KeptRows(md, [...Array(md.size).keys()], ["price", "sma_50"], barsInRange(0, Number.MAX_SAFE_INTEGER))
 for (const _ of rows.walk({ shareFrom: 0, runBars: 64 })) {
 }
 console.log(`walked ${rows.size} bars in ${rows.shared?.runs} runs`)

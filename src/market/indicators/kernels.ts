@@ -1,0 +1,259 @@
+/**
+ * Column kernels: some daily columns of a run of one ticker's bars computed
+ * straight off its closes, in one loop carrying the few recursive values the
+ * columns read in locals.
+ *
+ * The general walk (`history/dailyWalk.ts`) previews each kept bar into the
+ * scratch row and commits every bar through the state: its rings, windows and
+ * the refresh of `hot`, ~150–400 ns a bar even when one family is advanced. A
+ * walk whose kept columns all have a kernel (a dry-run or backtest of
+ * `rsi_14 < 30` keeps `rsi_14` and `price`) runs the kernel instead
+ * (`history/keptWalk.ts`), ~10 ns a bar.
+ *
+ * A kernel's values are the engine's bit for bit: the same expressions in the
+ * same order as the preview writes them (`session.ts`, `oscillators.ts`) and
+ * as the commit advances the state (`engine.ts` `advanceRsi`), with the
+ * scratch row's null rule (a null is value 0, validity 0; a flag reads the
+ * value a null left, 0). `test/market/columnKernels.test.ts` checks them against
+ * the general walk over random histories.
+ */
+import { THRESHOLDS } from "../catalog.js"
+import type { BarSeries } from "../history/barSeries.js"
+import { rsiOf as rsiOfAverages } from "./oscillators.js"
+import { type DailyState, F, H as HOT, WILDER_PERIOD } from "./state.js"
+
+// module-level aliases of the imports read per bar (under vitest an imported binding is a getter call)
+const H = HOT
+const N = WILDER_PERIOD
+const rsiOf = rsiOfAverages
+const OVERBOUGHT = THRESHOLDS.rsiOverbought
+const OVERSOLD = THRESHOLDS.rsiOversold
+const GAP = THRESHOLDS.gapPct
+
+/** what a kept column is, to a kernel */
+const PRICE = 0
+const DAY_OPEN = 1
+const DAY_HIGH = 2
+const DAY_LOW = 3
+const VOLUME_TODAY = 4
+const DOLLAR_VOLUME = 5
+const CHANGE_FROM_OPEN = 6
+// from the second bar (a previous close)
+const PREV_CLOSE = 7
+const DAY_CHANGE = 8
+const DAY_CHANGE_PCT = 9
+const GAP_PCT = 10
+const GAP_UP = 11
+const GAP_DOWN = 12
+// from bar N (RSI's Wilder averages)
+const RSI = 13
+const RSI_OVERBOUGHT = 14
+const RSI_OVERSOLD = 15
+
+const KERNEL_COLUMNS: ReadonlyMap<string, number> = new Map([
+  ["price", PRICE],
+  ["day_open", DAY_OPEN],
+  ["day_high", DAY_HIGH],
+  ["day_low", DAY_LOW],
+  ["volume_today", VOLUME_TODAY],
+  ["dollar_volume", DOLLAR_VOLUME],
+  ["change_from_open_pct", CHANGE_FROM_OPEN],
+  ["prev_close", PREV_CLOSE],
+  ["day_change", DAY_CHANGE],
+  ["day_change_pct", DAY_CHANGE_PCT],
+  ["gap_pct", GAP_PCT],
+  ["gap_up", GAP_UP],
+  ["gap_down", GAP_DOWN],
+  ["rsi_14", RSI],
+  ["rsi_overbought", RSI_OVERBOUGHT],
+  ["rsi_oversold", RSI_OVERSOLD]
+])
+
+/** the columns a kernel computes */
+export const KERNEL_COLUMN_NAMES: ReadonlyArray<string> = [...KERNEL_COLUMNS.keys()]
+
+/**
+ * A kernel for some kept columns: `run` writes, for the kept positions `p0 … p1 - 1` of one ticker
+ * (position `p` is bar `barOf[p]` of `series`, ascending), each column's value and validity at its
+ * position, walking the ticker's bars from bar `barOf[p0]` on the state holding the bars before it
+ * (a state advancing at least `families`; it is read, not changed).
+ */
+export interface ColumnKernel {
+  /** the parts of a start state the kernel reads */
+  readonly families: number
+  readonly run: KernelRun
+}
+
+type KernelRun = (
+  st: DailyState,
+  series: BarSeries,
+  barOf: Int32Array,
+  p0: number,
+  p1: number,
+  values: ReadonlyArray<Float64Array>,
+  valid: ReadonlyArray<Uint8Array>
+) => void
+
+/** The kernel computing `columns` (in that order), or undefined when one of them has none. */
+export const columnKernel = (columns: ReadonlyArray<string>): ColumnKernel | undefined => {
+  const codes = new Int32Array(columns.length)
+  let families = 0
+  for (let c = 0; c < columns.length; c++) {
+    const code = KERNEL_COLUMNS.get(columns[c]!)
+    if (code === undefined) return undefined
+    codes[c] = code
+    if (code >= RSI) families |= F.rsi
+  }
+  return { families, run: kernelRun(codes, families) }
+}
+
+/** RSI at each kept bar of a run (index: position - p0; NaN: null), grown as needed */
+let rsiAt = new Float64Array(1024)
+
+/**
+ * The kept columns of one ticker's kept bars: RSI's first (one pass over every bar, `rsiPass`), then
+ * each column at each kept position from its bar, the previous close and RSI there.
+ */
+const kernelRun =
+  (codes: Int32Array, families: number): KernelRun =>
+  (st, series, barOf, p0, p1, values, valid) => {
+    if (rsiAt.length < p1 - p0) rsiAt = new Float64Array(2 * (p1 - p0))
+    const rsi = rsiAt
+    if ((families & F.rsi) !== 0) rsiPass(st, series.close, barOf, p0, p1, rsi)
+    const close = series.close
+    const j0 = barOf[p0]!
+    for (let k = 0; k < codes.length; k++) {
+      const code = codes[k]!
+      const out = values[k]!
+      const ok = valid[k]!
+      for (let p = p0; p < p1; p++) {
+        const j = barOf[p]!
+        const c = closeOf(close, j)
+        const pc = j > j0 ? close[j - 1]! : st.hot[H.prevClose]!
+        const x = columnValue(code, series, j, c, pc, st.count + (j - j0), rsi[p - p0]!)
+        if (x - x === 0) {
+          out[p] = x
+          ok[p] = 1
+        } else {
+          out[p] = 0
+          ok[p] = 0
+        }
+      }
+    }
+  }
+
+/**
+ * RSI at each kept bar of a run (`rsi[p - p0]`, NaN for null), in one pass over its bars from
+ * `barOf[p0]`: per bar, the preview's RSI when the bar is kept (`oscillators.ts`: from the state's
+ * count `N` on, off Wilder's average of the day's gain on the committed one, or on day `N` the seed
+ * sum's), then the commit's advance (`engine.ts` `advanceRsi`, from the second bar: the seed sums until
+ * day `N`, then the averages, a null kept as 0) — the preview's average is the commit's, computed once.
+ * The bars up to day `N` go through a loop with the count's checks, the rest through one without
+ * (~15 ns a bar: the two divisions of the averages are most of it).
+ */
+const rsiPass = (
+  st: DailyState,
+  close: Float64Array,
+  barOf: Int32Array,
+  p0: number,
+  p1: number,
+  rsi: Float64Array
+): void => {
+  const hot = st.hot
+  let n = st.count
+  let pc = hot[H.prevClose]!
+  let ag = hot[H.avgGain]!
+  let al = hot[H.avgLoss]!
+  const last = barOf[p1 - 1]!
+  let p = p0
+  let next = barOf[p0]!
+  let j = next
+  // until the first average (day N) inclusive: RSI null before it
+  for (; j <= last && n <= N; j++, n++) {
+    const c = closeOf(close, j)
+    const change = c - pc
+    const gain = Math.max(change, 0)
+    const loss = Math.max(-change, 0)
+    let x = Number.NaN
+    if (n === N) {
+      const g = (ag + gain) / N
+      const l = (al + loss) / N
+      x = rsiOf(g, l)
+      ag = g - g === 0 ? g : 0
+      al = l - l === 0 ? l : 0
+    } else if (n >= 1) {
+      ag += gain - gain === 0 ? gain : 0
+      al += loss - loss === 0 ? loss : 0
+    }
+    if (j === next) {
+      rsi[p++ - p0] = x
+      next = p < p1 ? barOf[p]! : -1
+    }
+    pc = c
+  }
+  // Wilder's averages from the day after
+  for (; j <= last; j++) {
+    const c = closeOf(close, j)
+    const change = c - pc
+    const g = (ag * (N - 1) + Math.max(change, 0)) / N
+    const l = (al * (N - 1) + Math.max(-change, 0)) / N
+    if (j === next) {
+      rsi[p++ - p0] = rsiOf(g, l)
+      next = p < p1 ? barOf[p]! : -1
+    }
+    ag = g - g === 0 ? g : 0
+    al = l - l === 0 ? l : 0
+    pc = c
+  }
+}
+
+/** Close `j` of a series; a RangeError for one a commit would refuse (not a positive finite price). */
+const closeOf = (close: Float64Array, j: number): number => {
+  const c = close[j]!
+  if (!(c > 0 && c < Number.POSITIVE_INFINITY)) throw new RangeError(`malformed daily bar: close ${c} at bar ${j}`)
+  return c
+}
+
+/**
+ * Column `code`'s preview value of bar `j` (close `c`) on a state of `n` bars whose last close is `pc`
+ * (`rsi`: the bar's RSI, NaN when null); NaN for null. A flag of a null RSI reads the 0 its null left.
+ */
+const columnValue = (code: number, s: BarSeries, j: number, c: number, pc: number, n: number, rsi: number): number => {
+  switch (code) {
+    case PRICE:
+      return c
+    case DAY_OPEN:
+      return s.openAt(j)
+    case DAY_HIGH:
+      return s.highAt(j)
+    case DAY_LOW:
+      return s.lowAt(j)
+    case VOLUME_TODAY:
+      return s.volume[j]!
+    case DOLLAR_VOLUME:
+      return c * s.volume[j]!
+    case CHANGE_FROM_OPEN:
+      return c / s.openAt(j) - 1
+  }
+  if (n === 0) return Number.NaN
+  switch (code) {
+    case PREV_CLOSE:
+      return pc
+    case DAY_CHANGE:
+      return c - pc
+    case DAY_CHANGE_PCT:
+      return c / pc - 1
+    case GAP_PCT:
+      return s.openAt(j) / pc - 1
+    case GAP_UP:
+    case GAP_DOWN: {
+      const gap = s.openAt(j) / pc - 1
+      if (!(gap - gap === 0)) return Number.NaN
+      return code === GAP_UP ? +(gap >= GAP) : +(gap <= -GAP)
+    }
+  }
+  if (n < N) return Number.NaN
+  if (code === RSI) return rsi
+  const v = rsi - rsi === 0 ? rsi : 0
+  return code === RSI_OVERBOUGHT ? +(v > OVERBOUGHT) : +(v < OVERSOLD)
+}
