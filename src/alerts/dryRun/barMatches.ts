@@ -85,6 +85,23 @@ export class BarMatches {
     }
   }
 
+  /**
+   * Each slot (ascending) matching `q` on `day` within `scope`, with the kept position of its row there
+   * (a backtest buys at its price and holds from its bar).
+   */
+  eachMatch(
+    day: number,
+    scope: ReadonlySet<number> | undefined,
+    visit: (slot: number, position: number) => void
+  ): void {
+    const { slots, matched } = this
+    const b = matched.start[day - this.fromDay + 1]!
+    for (let i = matched.start[day - this.fromDay]!; i < b; i++) {
+      const slot = slots[matched.ks[i]!]!
+      if (scope === undefined || scope.has(slot)) visit(slot, matched.ps[i]!)
+    }
+  }
+
   /** the slots (ascending) of a day's list, within `scope` */
   private slotsOn(lists: DayLists, day: number, scope: ReadonlySet<number> | undefined): Int32Array {
     const { slots } = this

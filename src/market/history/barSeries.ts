@@ -279,11 +279,14 @@ export class BarSeries {
     this.ohlScale = 1
   }
 
-  /** Index of the last bar with day ≤ `day`, or -1. */
-  indexAtOrBefore(day: number): number {
-    let lo = 0
-    let hi = this.length - 1
-    let found = -1
+  /**
+   * Index of the last bar with day ≤ `day`, or -1; searched within bars `from` … `to` when the caller
+   * knows it is there or `from - 1` (a bar a day at most: `to` ≤ `from` + the days since bar `from`).
+   */
+  indexAtOrBefore(day: number, from = 0, to = this.length - 1): number {
+    let lo = from
+    let hi = Math.min(to, this.length - 1)
+    let found = from - 1
     while (lo <= hi) {
       const mid = (lo + hi) >> 1
       if (this.days[mid] <= day) {

@@ -25,7 +25,10 @@ export interface KeptColumn {
   readonly valid: Uint8Array
 }
 
-/** Which bars of a ticker's series are kept (the ticker: market slot `slot`): their indexes, ascending. */
+/**
+ * Which bars of a ticker's series are kept (the ticker: market slot `slot`): their indexes, ascending
+ * (read before the next call: the answer may be a scratch array refilled by it).
+ */
 export type KeptBars = (series: BarSeries, slot: number) => ArrayLike<number>
 
 /** Every bar from `lo` to `hi` (epoch days, inclusive). */
@@ -44,21 +47,26 @@ export const barsInRange =
  * carry-forward — of the days `wanted(slot, d)` says the ticker's row is read on (`d` indexes
  * `days`; default: all).
  */
-export const barsAsOf =
-  (days: ArrayLike<number>, wanted?: (slot: number, d: number) => boolean): KeptBars =>
-  (s, slot) => {
-    const out: Array<number> = []
-    // the last bar on or before the day: searched for the first day read, then moved on (days ascend)
+export const barsAsOf = (days: ArrayLike<number>, wanted?: (slot: number, d: number) => boolean): KeptBars => {
+  // one scratch list refilled per ticker (13,000 arrays a whole-market stretch were most of its young garbage)
+  const scratch = new Int32Array(days.length)
+  return (s, slot) => {
+    let n = 0
+    // the last bar on or before the day: searched over the series for the first day read, then among
+    // the bars after the last day's (at most one a day)
     let j = Number.NaN
+    let since = 0
     for (let d = 0; d < days.length; d++) {
       const day = days[d]!
       if (wanted !== undefined && !wanted(slot, d)) continue
       if (Number.isNaN(j)) j = s.indexAtOrBefore(day)
-      else while (j + 1 < s.length && s.days[j + 1]! <= day) j++
-      if (j >= 0 && day - s.days[j]! <= CARRY_FORWARD_DAYS && out[out.length - 1] !== j) out.push(j)
+      else j = s.indexAtOrBefore(day, j + 1, j + day - since)
+      since = day
+      if (j >= 0 && day - s.days[j]! <= CARRY_FORWARD_DAYS && (n === 0 || scratch[n - 1] !== j)) scratch[n++] = j
     }
-    return out
+    return scratch.subarray(0, n)
   }
+}
 
 const NEWS_COLUMNS: ReadonlySet<string> = new Set(["news_volume", "news_volume_weighted_sentiment"])
 
@@ -99,19 +107,28 @@ export class KeptRows {
     kept: KeptBars
   ) {
     const n = slots.length
-    const lists = slots.map((slot) => kept(md.series[slot]!, slot))
     this.offset = new Int32Array(n + 1)
-    for (let k = 0; k < n; k++) this.offset[k + 1] = this.offset[k]! + lists[k]!.length
+    // each ticker's list copied as it comes (a list may be the next one's scratch)
+    let lists = new Int32Array(1024)
+    for (let k = 0; k < n; k++) {
+      const list = kept(md.series[slots[k]!]!, slots[k]!)
+      const at = this.offset[k]!
+      if (at + list.length > lists.length) {
+        const grown = new Int32Array(2 * (at + list.length))
+        grown.set(lists.subarray(0, at))
+        lists = grown
+      }
+      lists.set(list, at)
+      this.offset[k + 1] = at + list.length
+    }
     const total = this.offset[n]!
     // the walk helper's thread writes the columns and reads the bars' indexes too: shared memory
     this.barOf = new Int32Array(new SharedArrayBuffer(4 * total))
+    this.barOf.set(lists.subarray(0, total))
     this.dayOf = new Int32Array(total)
     for (let k = 0; k < n; k++) {
-      const list = lists[k]!
-      const at = this.offset[k]!
       const days = md.series[slots[k]!]!.days
-      this.barOf.set(list, at)
-      for (let b = 0; b < list.length; b++) this.dayOf[at + b] = days[list[b]!]!
+      for (let p = this.offset[k]!; p < this.offset[k + 1]!; p++) this.dayOf[p] = days[this.barOf[p]!]!
     }
     this.columns = names.map((name) => ({
       name,

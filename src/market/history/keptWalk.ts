@@ -84,11 +84,9 @@ const KERNEL_SLICE_BARS = 16_384
 const kernelWalker = (market: WalkMarket, plan: KeptPlan, kernel: ColumnKernel) => {
   const { slots, offset, barOf, values, valid } = plan
   const pool = new Map<IndicatorConfig, DailyState>()
-  return function* (from: number, to: number): Generator<void, void> {
-    const series: Array<BarSeries> = []
-    for (let w = from; w < to; w++) series.push(market.series[slots[w]!]!)
-    let work = 0
-    for (let w = from; w < to; w++) {
+  /** walks tickers `w` … (before `to`) for about `KERNEL_SLICE_BARS` bars; returns the next one */
+  const slice = (w: number, to: number, series: ReadonlyArray<BarSeries>, from: number): number => {
+    for (let work = 0; w < to && work < KERNEL_SLICE_BARS; w++) {
       const p0 = offset[w]!
       const p1 = offset[w + 1]!
       if (p0 === p1) continue
@@ -98,11 +96,15 @@ const kernelWalker = (market: WalkMarket, plan: KeptPlan, kernel: ColumnKernel) 
       if (st.config === config) pool.set(config, st)
       kernel.run(st, series[w - from]!, barOf, p0, p1, values, valid)
       work += barOf[p1 - 1]! - barOf[p0]! + 1
-      if (work >= KERNEL_SLICE_BARS) {
-        work = 0
-        yield
-      }
     }
+    return w
+  }
+  // the work in a plain function, the generator only yields between slices (a generator's locals are
+  // kept boxed across its yields)
+  return function* (from: number, to: number): Generator<void, void> {
+    const series: Array<BarSeries> = []
+    for (let w = from; w < to; w++) series.push(market.series[slots[w]!]!)
+    for (let w = from; w < to; yield) w = slice(w, to, series, from)
   }
 }
 

@@ -119,28 +119,108 @@ const kernelRun =
   (st, series, barOf, p0, p1, values, valid) => {
     if (rsiAt.length < p1 - p0) rsiAt = new Float64Array(2 * (p1 - p0))
     const rsi = rsiAt
-    if ((families & F.rsi) !== 0) rsiPass(st, series.close, barOf, p0, p1, rsi)
     const close = series.close
-    const j0 = barOf[p0]!
-    for (let k = 0; k < codes.length; k++) {
-      const code = codes[k]!
-      const out = values[k]!
-      const ok = valid[k]!
-      for (let p = p0; p < p1; p++) {
-        const j = barOf[p]!
-        const c = closeOf(close, j)
-        const pc = j > j0 ? close[j - 1]! : st.hot[H.prevClose]!
-        const x = columnValue(code, series, j, c, pc, st.count + (j - j0), rsi[p - p0]!)
-        if (x - x === 0) {
-          out[p] = x
-          ok[p] = 1
-        } else {
-          out[p] = 0
-          ok[p] = 0
-        }
+    // every close a commit would refuse throws (RSI's pass reads them all; else the kept ones here)
+    if ((families & F.rsi) !== 0) rsiPass(st, close, barOf, p0, p1, rsi)
+    else checkCloses(close, barOf, p0, p1)
+    for (let k = 0; k < codes.length; k++) keptColumn(codes[k]!, st, series, barOf, p0, p1, rsi, values[k]!, valid[k]!)
+  }
+
+/**
+ * Column `code` at each kept position of a run (`rsi[p - p0]`: RSI there, NaN for null): the preview's
+ * value of the bar on a state of `n` bars whose last close is `pc` (`session.ts`, `oscillators.ts`); a
+ * flag of a null RSI reads the 0 its null left. All in one function: a double handed to a call that is
+ * not inlined is boxed, ~30 bytes of garbage a value.
+ */
+const keptColumn = (
+  code: number,
+  st: DailyState,
+  s: BarSeries,
+  barOf: Int32Array,
+  p0: number,
+  p1: number,
+  rsi: Float64Array,
+  out: Float64Array,
+  ok: Uint8Array
+): void => {
+  const close = s.close
+  const j0 = barOf[p0]!
+  const first = st.hot[H.prevClose]!
+  const scale = s.ohlScale
+  for (let p = p0; p < p1; p++) {
+    const j = barOf[p]!
+    const c = close[j]!
+    const n = st.count + (j - j0)
+    const pc = j > j0 ? close[j - 1]! : first
+    let x = Number.NaN
+    switch (code) {
+      case PRICE:
+        x = c
+        break
+      case DAY_OPEN:
+        x = s.open[j]! / scale
+        break
+      case DAY_HIGH:
+        x = s.high[j]! / scale
+        break
+      case DAY_LOW:
+        x = s.low[j]! / scale
+        break
+      case VOLUME_TODAY:
+        x = s.volume[j]!
+        break
+      case DOLLAR_VOLUME:
+        x = c * s.volume[j]!
+        break
+      case CHANGE_FROM_OPEN:
+        x = c / (s.open[j]! / scale) - 1
+        break
+      case PREV_CLOSE:
+        if (n > 0) x = pc
+        break
+      case DAY_CHANGE:
+        if (n > 0) x = c - pc
+        break
+      case DAY_CHANGE_PCT:
+        if (n > 0) x = c / pc - 1
+        break
+      case GAP_PCT:
+        if (n > 0) x = s.open[j]! / scale / pc - 1
+        break
+      case GAP_UP:
+      case GAP_DOWN: {
+        const gap = s.open[j]! / scale / pc - 1
+        if (n > 0 && gap - gap === 0) x = code === GAP_UP ? +(gap >= GAP) : +(gap <= -GAP)
+        break
       }
+      default:
+        if (n >= N) {
+          const r = rsi[p - p0]!
+          const v = r - r === 0 ? r : 0
+          x = code === RSI ? r : code === RSI_OVERBOUGHT ? +(v > OVERBOUGHT) : +(v < OVERSOLD)
+        }
+    }
+    if (x - x === 0) {
+      out[p] = x
+      ok[p] = 1
+    } else {
+      out[p] = 0
+      ok[p] = 0
     }
   }
+}
+
+/** A RangeError for a kept close a commit would refuse (not a positive finite price). */
+const checkCloses = (close: Float64Array, barOf: Int32Array, p0: number, p1: number): void => {
+  for (let p = p0; p < p1; p++) {
+    const c = close[barOf[p]!]!
+    if (!(c > 0 && c < Number.POSITIVE_INFINITY)) malformed(c, barOf[p]!)
+  }
+}
+
+const malformed = (c: number, j: number): never => {
+  throw new RangeError(`malformed daily bar: close ${c} at bar ${j}`)
+}
 
 /**
  * RSI at each kept bar of a run (`rsi[p - p0]`, NaN for null), in one pass over its bars from
@@ -170,7 +250,8 @@ const rsiPass = (
   let j = next
   // until the first average (day N) inclusive: RSI null before it
   for (; j <= last && n <= N; j++, n++) {
-    const c = closeOf(close, j)
+    const c = close[j]!
+    if (!(c > 0 && c < Number.POSITIVE_INFINITY)) malformed(c, j)
     const change = c - pc
     const gain = Math.max(change, 0)
     const loss = Math.max(-change, 0)
@@ -193,7 +274,8 @@ const rsiPass = (
   }
   // Wilder's averages from the day after
   for (; j <= last; j++) {
-    const c = closeOf(close, j)
+    const c = close[j]!
+    if (!(c > 0 && c < Number.POSITIVE_INFINITY)) malformed(c, j)
     const change = c - pc
     const g = (ag * (N - 1) + Math.max(change, 0)) / N
     const l = (al * (N - 1) + Math.max(-change, 0)) / N
@@ -205,55 +287,4 @@ const rsiPass = (
     al = l - l === 0 ? l : 0
     pc = c
   }
-}
-
-/** Close `j` of a series; a RangeError for one a commit would refuse (not a positive finite price). */
-const closeOf = (close: Float64Array, j: number): number => {
-  const c = close[j]!
-  if (!(c > 0 && c < Number.POSITIVE_INFINITY)) throw new RangeError(`malformed daily bar: close ${c} at bar ${j}`)
-  return c
-}
-
-/**
- * Column `code`'s preview value of bar `j` (close `c`) on a state of `n` bars whose last close is `pc`
- * (`rsi`: the bar's RSI, NaN when null); NaN for null. A flag of a null RSI reads the 0 its null left.
- */
-const columnValue = (code: number, s: BarSeries, j: number, c: number, pc: number, n: number, rsi: number): number => {
-  switch (code) {
-    case PRICE:
-      return c
-    case DAY_OPEN:
-      return s.openAt(j)
-    case DAY_HIGH:
-      return s.highAt(j)
-    case DAY_LOW:
-      return s.lowAt(j)
-    case VOLUME_TODAY:
-      return s.volume[j]!
-    case DOLLAR_VOLUME:
-      return c * s.volume[j]!
-    case CHANGE_FROM_OPEN:
-      return c / s.openAt(j) - 1
-  }
-  if (n === 0) return Number.NaN
-  switch (code) {
-    case PREV_CLOSE:
-      return pc
-    case DAY_CHANGE:
-      return c - pc
-    case DAY_CHANGE_PCT:
-      return c / pc - 1
-    case GAP_PCT:
-      return s.openAt(j) / pc - 1
-    case GAP_UP:
-    case GAP_DOWN: {
-      const gap = s.openAt(j) / pc - 1
-      if (!(gap - gap === 0)) return Number.NaN
-      return code === GAP_UP ? +(gap >= GAP) : +(gap <= -GAP)
-    }
-  }
-  if (n < N) return Number.NaN
-  if (code === RSI) return rsi
-  const v = rsi - rsi === 0 ? rsi : 0
-  return code === RSI_OVERBOUGHT ? +(v > OVERBOUGHT) : +(v < OVERSOLD)
 }

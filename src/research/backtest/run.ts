@@ -105,7 +105,7 @@ export function* backtestPeriods(md: MarketReader, spec: BacktestSpec): Generato
   const rows = new KeptRows(md, slots, backtestColumns(spec.q, spec.pick.order), barsAsOf(days, wanted))
   for (const _ of rows.walk()) yield undefined
   const b = spec.benchmark
-  const period = (d: number, entries: Float64Array, exitCloses: Float64Array): BacktestPeriod => {
+  const period = (d: number, entries: ArrayLike<number>, exitCloses: ArrayLike<number>): BacktestPeriod => {
     const held = periodReturn(entries, exitCloses)
     const benchmark =
       b === undefined ? undefined : holdingReturn(closeOnOrBefore(md, b, days[d]!), closeOnOrBefore(md, b, exits[d]!))
@@ -122,16 +122,21 @@ export function* backtestPeriods(md: MarketReader, spec: BacktestSpec): Generato
     // every match bought: q evaluated once over every kept bar, each day's matches listed from its bits
     const byBar = new BarMatches(md, slots, rows, spec.q, undefined, days[0]!, days[days.length - 1]!)
     yield undefined
+    const price = rows.columns.find((c) => c.name === "price")!
+    const entries: Array<number> = []
+    const exitCloses: Array<number> = []
     for (let d = 0; d < days.length; d++) {
-      const day = days[d]!
-      const evaluation = byBar.evaluate(day, stateInstant(true, day), scopes[d])
-      const bought = evaluation.matched
-      const entries = new Float64Array(bought.length)
-      const exitCloses = new Float64Array(bought.length)
-      for (let i = 0; i < bought.length; i++) {
-        entries[i] = evaluation.price(bought[i]!)
-        exitCloses[i] = closeOnOrBefore(md, bought[i]!, exits[d]!)
-      }
+      const exit = exits[d]!
+      entries.length = 0
+      exitCloses.length = 0
+      byBar.eachMatch(days[d]!, scopes[d], (slot, p) => {
+        entries.push(price.valid[p] === 1 ? price.values[p]! : Number.NaN)
+        // the exit's close: the last bar on or before the exit day, from the row's bar on
+        const s = md.series[slot]!
+        let j = rows.barAt(p)
+        while (j + 1 < s.length && s.days[j + 1]! <= exit) j++
+        exitCloses.push(s.close[j]!)
+      })
       yield period(d, entries, exitCloses)
     }
     return
