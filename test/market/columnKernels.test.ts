@@ -9,9 +9,18 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { MarketData } from "../../src/market/engine/MarketData.js"
 import { BarSeries, barAt } from "../../src/market/history/barSeries.js"
 import type { WalkMarket } from "../../src/market/history/dailyWalk.js"
+import { deepGridInMemory } from "../../src/market/history/deepGrid.js"
 import { type KeptPlan, keptWalker } from "../../src/market/history/keptWalk.js"
-import { DAY_MS } from "../../src/market/indicators/days.js"
-import { commit, configForAssetType, makeState } from "../../src/market/indicators/index.js"
+import { restoredStart } from "../../src/market/history/walkStart.js"
+import { DAY_MS, epochDay } from "../../src/market/indicators/days.js"
+import {
+  ALL_FAMILIES,
+  commit,
+  configForAssetType,
+  familiesOf,
+  makeState,
+  SC_COUNT
+} from "../../src/market/indicators/index.js"
 import { columnKernel, KERNEL_COLUMN_NAMES } from "../../src/market/indicators/kernels.js"
 import { loadTickers } from "../../src/market/tickers/index.js"
 
@@ -131,7 +140,7 @@ describe("column kernels", () => {
     )
     fc.assert(
       fc.property(
-        fc.array(closesArb, { minLength: 1, maxLength: 5 }),
+        fc.array(closesArb, { minLength: 1, maxLength: 6 }),
         fc.array(fc.boolean(), { minLength: 80, maxLength: 80 }),
         columnsArb,
         (tickers, keepMask, names) => {
@@ -156,6 +165,15 @@ describe("column kernels", () => {
               const st = makeState(config)
               for (let b = 0; b < j; b++) commit(st, barAt(series[i]!, b))
               return st
+            },
+            // as a recipe (what the kernel starts off, every other ticker): a restore a few bars before `j`
+            startAt: (i, j, out, at) => {
+              const end = Math.max(0, j - (i % 3))
+              if (i % 2 === 1 || end === 0) return false
+              const st = makeState(config)
+              for (let b = 0; b < end; b++) commit(st, barAt(series[i]!, b))
+              restoredStart(out, at, st.hot.subarray(0, SC_COUNT), end, end, undefined, false)
+              return true
             }
           }
           const plan = planOf(
@@ -171,4 +189,37 @@ describe("column kernels", () => {
       { numRuns: 300 }
     )
   })
+
+  it("write the general walk's columns over series reaching back before the window, from starts off the grid", () => {
+    md.adoptDeepGrid(deepGridInMemory(md.deepGridSpec()))
+    const slots = [...Array(md.size).keys()]
+    const fromDay = epochDay("2011-03-07")
+    let x = 17
+    const rand = () => {
+      x = (x * 1103515245 + 12345) % 2147483648
+      return x / 2147483648
+    }
+    // the series as a kernel's walk reads them (three weeks before the grid day), and as a full walk's (a year)
+    for (const names of [
+      ["price", "rsi_14", "day_change_pct"],
+      ["rsi_oversold", "gap_up", "prev_close"]
+    ]) {
+      for (const families of [familiesOf(names), ALL_FAMILIES]) {
+        const view = md.reachingBack(slots, fromDay, fromDay + 400, families)
+        const plan = planOf(
+          slots,
+          (w) => {
+            const s = view.series[w]!
+            const from = s.indexAtOrAfter(fromDay - 14)
+            return [...Array(s.length).keys()].filter((j) => j >= from && s.days[j]! <= fromDay + 400 && rand() < 0.3)
+          },
+          names,
+          fromDay + 400
+        )
+        expect(plan.barOf.length).toBeGreaterThan(500)
+        const { byKernel, byGeneral } = bothWalks(view, plan)
+        expectSame(byKernel, byGeneral)
+      }
+    }
+  }, 120_000)
 })

@@ -93,7 +93,8 @@ export interface WalkSpec {
  * What a walk reads of the market: `MarketReader` has it; so does a worker
  * thread's view of the same series (see `flagWorker.ts`).
  */
-export type WalkMarket = Pick<MarketReader, "series" | "tickers" | "size" | "isCrypto" | "sim" | "stateAt">
+export type WalkMarket = Pick<MarketReader, "series" | "tickers" | "size" | "isCrypto" | "sim" | "stateAt"> &
+  Partial<Pick<MarketReader, "startAt">>
 
 /** Called for every walked bar with its row in `walk.row` (row 0): bar `j` of `slots[k]`, on `day`. */
 export type BarVisitor = (k: number, j: number, day: number) => void

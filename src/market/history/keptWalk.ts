@@ -14,11 +14,12 @@
  */
 
 import { configForAssetType, type DailyState, type IndicatorConfig } from "../indicators/index.js"
-import { type ColumnKernel, columnKernel } from "../indicators/kernels.js"
+import { type ColumnKernel, columnKernel, KERNEL_START, kernelStartOf, START_BAR } from "../indicators/kernels.js"
 import type { Column } from "../snapshot.js"
 import type { BarSeries } from "./barSeries.js"
 import type { WalkInputs, WalkMarket } from "./dailyWalk.js"
 import { DailyWalk } from "./dailyWalk.js"
+import { kernelStartOfRecipe, START_SIZE } from "./walkStart.js"
 
 /** What a walk of kept bars reads and writes; every array the helper touches is shared memory. */
 export interface KeptPlan {
@@ -84,6 +85,8 @@ const KERNEL_SLICE_BARS = 16_384
 const kernelWalker = (market: WalkMarket, plan: KeptPlan, kernel: ColumnKernel) => {
   const { slots, offset, barOf, values, valid } = plan
   const pool = new Map<IndicatorConfig, DailyState>()
+  const recipe = new Float64Array(START_SIZE)
+  const start = new Float64Array(KERNEL_START)
   /** walks tickers `w` … (before `to`) for about `KERNEL_SLICE_BARS` bars; returns the next one */
   const slice = (w: number, to: number, series: ReadonlyArray<BarSeries>, from: number): number => {
     for (let work = 0; w < to && work < KERNEL_SLICE_BARS; w++) {
@@ -91,11 +94,19 @@ const kernelWalker = (market: WalkMarket, plan: KeptPlan, kernel: ColumnKernel) 
       const p1 = offset[w + 1]!
       if (p0 === p1) continue
       const slot = slots[w]!
-      const config = configForAssetType(market.tickers[slot]!.asset_type)
-      const st = market.stateAt(slot, barOf[p0]!, pool.get(config), kernel.families)
-      if (st.config === config) pool.set(config, st)
-      kernel.run(st, series[w - from]!, barOf, p0, p1, values, valid)
-      work += barOf[p1 - 1]! - barOf[p0]! + 1
+      const s = series[w - from]!
+      const j0 = barOf[p0]!
+      // off the start's recipe where the market gives one (no state rebuilt), else off the state
+      const off =
+        market.startAt?.(slot, j0, recipe, 0, kernel.families) === true && kernelStartOfRecipe(recipe, 0, s, start)
+      if (!off) {
+        const config = configForAssetType(market.tickers[slot]!.asset_type)
+        const st = market.stateAt(slot, j0, pool.get(config), kernel.families)
+        if (st.config === config) pool.set(config, st)
+        kernelStartOf(st, j0, start)
+      }
+      kernel.run(start, s, barOf, p0, p1, values, valid)
+      work += barOf[p1 - 1]! - start[START_BAR]! + 1
     }
     return w
   }

@@ -24,6 +24,15 @@ import {
   restoreFromBars,
   SC_COUNT
 } from "../indicators/index.js"
+import {
+  AVG_GAIN_SCALAR,
+  AVG_LOSS_SCALAR,
+  START_AVG_GAIN,
+  START_AVG_LOSS,
+  START_BAR,
+  START_COUNT,
+  START_PREV_CLOSE
+} from "../indicators/kernels.js"
 import { type BarSeries, barInto, newBar } from "./barSeries.js"
 
 /** doubles of one recipe */
@@ -76,6 +85,29 @@ export const restoredStart = (
 
 /** the bar a recipe's restore stops before (its commits start there) */
 export const startEnd = (recipe: Float64Array, at: number): number => recipe[at + END]!
+
+/**
+ * A column kernel's start off a restore recipe (`indicators/kernels.ts` `KERNEL_START`, into `out`): its
+ * bar, count and RSI's scalars as the restore sets them, and the close before the bar (the last close
+ * the restore's rings hold). False for a fresh start, or one without a bar before it: the kernel then
+ * starts from the state the recipe gives.
+ */
+export const kernelStartOfRecipe = (
+  recipe: Float64Array,
+  at: number,
+  series: BarSeries,
+  out: Float64Array
+): boolean => {
+  const end = recipe[at + END]!
+  const count = recipe[at + COUNT]!
+  if (recipe[at + KIND] === FRESH || count < 1 || end < 1 || end > series.length) return false
+  out[START_BAR] = end
+  out[START_COUNT] = count
+  out[START_PREV_CLOSE] = series.close[end - 1]!
+  out[START_AVG_GAIN] = recipe[at + SCALARS + AVG_GAIN_SCALAR]!
+  out[START_AVG_LOSS] = recipe[at + SCALARS + AVG_LOSS_SCALAR]!
+  return true
+}
 
 const bar = newBar()
 

@@ -73,10 +73,37 @@ const KERNEL_COLUMNS: ReadonlyMap<string, number> = new Map([
 export const KERNEL_COLUMN_NAMES: ReadonlyArray<string> = [...KERNEL_COLUMNS.keys()]
 
 /**
+ * Where a kernel starts a ticker (`KERNEL_START` doubles): the first bar it walks, and the state before
+ * it — the bars committed, the last close and RSI's two averages (or their seed sums). From a state
+ * (`kernelStartOf`), or straight off a walk's start recipe (`history/walkStart.ts`): the scalars a
+ * restore sets and the close before its first bar, without rebuilding the rest of the state.
+ */
+export const KERNEL_START = 5
+export const START_BAR = 0
+export const START_COUNT = 1
+export const START_PREV_CLOSE = 2
+export const START_AVG_GAIN = 3
+export const START_AVG_LOSS = 4
+
+/** The start of a kernel at bar `j` on `st`, the state holding the bars before it, into `out`. */
+export const kernelStartOf = (st: DailyState, j: number, out: Float64Array): Float64Array => {
+  out[START_BAR] = j
+  out[START_COUNT] = st.count
+  out[START_PREV_CLOSE] = st.hot[H.prevClose]!
+  out[START_AVG_GAIN] = st.hot[H.avgGain]!
+  out[START_AVG_LOSS] = st.hot[H.avgLoss]!
+  return out
+}
+
+/** RSI's two averages (or seed sums) in a state's recursive scalars (`hot[0, SC_COUNT)`) */
+export const AVG_GAIN_SCALAR = H.avgGain
+export const AVG_LOSS_SCALAR = H.avgLoss
+
+/**
  * A kernel for some kept columns: `run` writes, for the kept positions `p0 … p1 - 1` of one ticker
  * (position `p` is bar `barOf[p]` of `series`, ascending), each column's value and validity at its
- * position, walking the ticker's bars from bar `barOf[p0]` on the state holding the bars before it
- * (a state advancing at least `families`; it is read, not changed).
+ * position, walking the ticker's bars from `start`'s bar (at or before `barOf[p0]`) on the state it
+ * describes (`KERNEL_START`).
  */
 export interface ColumnKernel {
   /** the parts of a start state the kernel reads */
@@ -85,7 +112,7 @@ export interface ColumnKernel {
 }
 
 type KernelRun = (
-  st: DailyState,
+  start: Float64Array,
   series: BarSeries,
   barOf: Int32Array,
   p0: number,
@@ -116,25 +143,27 @@ let rsiAt = new Float64Array(1024)
  */
 const kernelRun =
   (codes: Int32Array, families: number): KernelRun =>
-  (st, series, barOf, p0, p1, values, valid) => {
+  (start, series, barOf, p0, p1, values, valid) => {
     if (rsiAt.length < p1 - p0) rsiAt = new Float64Array(2 * (p1 - p0))
     const rsi = rsiAt
     const close = series.close
     // every close a commit would refuse throws (RSI's pass reads them all; else the kept ones here)
-    if ((families & F.rsi) !== 0) rsiPass(st, close, barOf, p0, p1, rsi)
+    if ((families & F.rsi) !== 0) rsiPass(start, close, barOf, p0, p1, rsi)
     else checkCloses(close, barOf, p0, p1)
-    for (let k = 0; k < codes.length; k++) keptColumn(codes[k]!, st, series, barOf, p0, p1, rsi, values[k]!, valid[k]!)
+    for (let k = 0; k < codes.length; k++)
+      keptColumn(codes[k]!, start, series, barOf, p0, p1, rsi, values[k]!, valid[k]!)
   }
 
 /**
  * Column `code` at each kept position of a run (`rsi[p - p0]`: RSI there, NaN for null): the preview's
- * value of the bar on a state of `n` bars whose last close is `pc` (`session.ts`, `oscillators.ts`); a
+ * value of the bar on a state of `n` bars (the start's and those after its bar) whose last close is `pc`
+ * (`session.ts`, `oscillators.ts`); a
  * flag of a null RSI reads the 0 its null left. All in one function: a double handed to a call that is
  * not inlined is boxed, ~30 bytes of garbage a value.
  */
 const keptColumn = (
   code: number,
-  st: DailyState,
+  start: Float64Array,
   s: BarSeries,
   barOf: Int32Array,
   p0: number,
@@ -144,13 +173,14 @@ const keptColumn = (
   ok: Uint8Array
 ): void => {
   const close = s.close
-  const j0 = barOf[p0]!
-  const first = st.hot[H.prevClose]!
+  const j0 = start[START_BAR]!
+  const count = start[START_COUNT]!
+  const first = start[START_PREV_CLOSE]!
   const scale = s.ohlScale
   for (let p = p0; p < p1; p++) {
     const j = barOf[p]!
     const c = close[j]!
-    const n = st.count + (j - j0)
+    const n = count + (j - j0)
     const pc = j > j0 ? close[j - 1]! : first
     let x = Number.NaN
     switch (code) {
@@ -223,8 +253,8 @@ const malformed = (c: number, j: number): never => {
 }
 
 /**
- * RSI at each kept bar of a run (`rsi[p - p0]`, NaN for null), in one pass over its bars from
- * `barOf[p0]`: per bar, the preview's RSI when the bar is kept (`oscillators.ts`: from the state's
+ * RSI at each kept bar of a run (`rsi[p - p0]`, NaN for null), in one pass over its bars from the
+ * start's bar: per bar, the preview's RSI when the bar is kept (`oscillators.ts`: from the state's
  * count `N` on, off Wilder's average of the day's gain on the committed one, or on day `N` the seed
  * sum's), then the commit's advance (`engine.ts` `advanceRsi`, from the second bar: the seed sums until
  * day `N`, then the averages, a null kept as 0) — the preview's average is the commit's, computed once.
@@ -232,22 +262,21 @@ const malformed = (c: number, j: number): never => {
  * (~15 ns a bar: the two divisions of the averages are most of it).
  */
 const rsiPass = (
-  st: DailyState,
+  start: Float64Array,
   close: Float64Array,
   barOf: Int32Array,
   p0: number,
   p1: number,
   rsi: Float64Array
 ): void => {
-  const hot = st.hot
-  let n = st.count
-  let pc = hot[H.prevClose]!
-  let ag = hot[H.avgGain]!
-  let al = hot[H.avgLoss]!
+  let n = start[START_COUNT]!
+  let pc = start[START_PREV_CLOSE]!
+  let ag = start[START_AVG_GAIN]!
+  let al = start[START_AVG_LOSS]!
   const last = barOf[p1 - 1]!
   let p = p0
   let next = barOf[p0]!
-  let j = next
+  let j = start[START_BAR]!
   // until the first average (day N) inclusive: RSI null before it
   for (; j <= last && n <= N; j++, n++) {
     const c = close[j]!
