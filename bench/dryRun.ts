@@ -30,6 +30,7 @@ import { MarketData } from "../src/market/engine/MarketData.js"
 import { walkHelperReady, walkSharing } from "../src/market/history/walkHelper.js"
 import { DAY_MS, epochDay, isoDate } from "../src/market/indicators/days.js"
 import { familiesOf } from "../src/market/indicators/index.js"
+import { closesSuffice } from "../src/market/indicators/kernels.js"
 import { loadTickers } from "../src/market/tickers/index.js"
 import type { CompiledQuery } from "../src/query/index.js"
 import type { FiringOptions } from "../src/store/webhooks.js"
@@ -150,7 +151,9 @@ if (adoptGridFromArgs(md, 20260526) !== undefined) {
   ] as const) {
     walkSharing.enabled = !alone
     const run = timed(() => {
-      const stretches = walkStretchesOf(md, all, first, last, FORWARD_DAYS, familiesOf(keptColumns(q, undefined)))
+      const columns = keptColumns(q, undefined)
+      const reads = closesSuffice(columns) ? "closes" : "bars"
+      const stretches = walkStretchesOf(md, all, first, last, FORWARD_DAYS, familiesOf(columns), reads)
       const out = replayAll(dailyStretches(stretches, { slots: all, q, clear: undefined, scope: () => undefined }))
       return { ...out, stretches: stretches.length }
     })

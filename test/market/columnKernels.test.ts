@@ -11,7 +11,7 @@ import { BarSeries, barAt } from "../../src/market/history/barSeries.js"
 import type { WalkMarket } from "../../src/market/history/dailyWalk.js"
 import { deepGridInMemory } from "../../src/market/history/deepGrid.js"
 import { type KeptPlan, keptWalker } from "../../src/market/history/keptWalk.js"
-import { restoredStart } from "../../src/market/history/walkStart.js"
+import { freshStart, restoredStart } from "../../src/market/history/walkStart.js"
 import { DAY_MS, epochDay } from "../../src/market/indicators/days.js"
 import {
   ALL_FAMILIES,
@@ -166,10 +166,15 @@ describe("column kernels", () => {
               for (let b = 0; b < j; b++) commit(st, barAt(series[i]!, b))
               return st
             },
-            // as a recipe (what the kernel starts off, every other ticker): a restore a few bars before `j`
+            // as a recipe (what the kernel starts off): a restore a few bars before `j`, a fresh start with
+            // every bar committed, or none (the state, `stateAt`)
             startAt: (i, j, out, at) => {
               const end = Math.max(0, j - (i % 3))
-              if (i % 2 === 1 || end === 0) return false
+              if (i % 3 === 1) return false
+              if (i % 3 === 2 || end === 0) {
+                freshStart(out, at, 0, false)
+                return true
+              }
               const st = makeState(config)
               for (let b = 0; b < end; b++) commit(st, barAt(series[i]!, b))
               restoredStart(out, at, st.hot.subarray(0, SC_COUNT), end, end, undefined, false)

@@ -9,7 +9,7 @@ import { mkdtempSync, renameSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeStretchRoom, type StretchRoom, stretchesOf } from "../../src/market/engine/deepWalk.js"
+import { makeStretchRoom, type StretchReads, type StretchRoom, stretchesOf } from "../../src/market/engine/deepWalk.js"
 import { MarketData } from "../../src/market/engine/MarketData.js"
 import type { MarketReader } from "../../src/market/engine/MarketReader.js"
 import type { BarSeries } from "../../src/market/history/barSeries.js"
@@ -19,8 +19,10 @@ import { SeriesArena } from "../../src/market/history/seriesArena.js"
 import { fillStretch, readAnswers, seriesIn } from "../../src/market/history/stretchRead.js"
 import { stopWalkHelper, walkHelperReady, walkSharing } from "../../src/market/history/walkHelper.js"
 import { epochDay } from "../../src/market/indicators/days.js"
+import { familiesOf } from "../../src/market/indicators/index.js"
+import { closesSuffice } from "../../src/market/indicators/kernels.js"
 import { loadTickers } from "../../src/market/tickers/index.js"
-import { backtestPeriods, backtestStretches } from "../../src/research/backtest/run.js"
+import { backtestColumns, backtestPeriods, backtestStretches } from "../../src/research/backtest/run.js"
 import { exitDay, rebalanceDays } from "../../src/research/backtest/schedule.js"
 import { compileOn } from "../support/compileOn.js"
 
@@ -105,6 +107,53 @@ describe("a walk's next stretch read ahead by the walk helper", () => {
     expect(whole.filter((p) => p.count > 0).length).toBeGreaterThan(days.length / 2)
   }, 120_000)
 
+  it("reads the days and closes alone for a walk over closes: the same closes, the same backtest", () => {
+    md.adoptDeepGrid(openDeepGridFile(dir, key)!)
+    const q = compileOn(md)("rsi_14 < 45 AND day_change_pct > -1")
+    const columns = backtestColumns(q, "rsi_14")
+    expect(closesSuffice(columns)).toBe(true)
+    const families = familiesOf(columns)
+    const days = rebalanceDays(fromDay, toDay, "1w")
+    const exits = days.map((d) => exitDay(d, 5))
+    const spec = {
+      slots: slots(),
+      q,
+      pick: { order: "rsi_14", desc: false, limit: 5 },
+      scope: () => undefined,
+      benchmark: md.index.get("SPY")!,
+      days,
+      exits
+    }
+    const collect = <T>(gen: Generator<T | undefined, void>) => [...gen].filter((x): x is T => x !== undefined)
+    const over = (reads: StretchReads, room: StretchRoom) =>
+      stretches(10).map((s) => ({
+        from: s.from,
+        to: s.to,
+        reader: () => md.reachingBack(slots(), s.from, s.through, families, room, reads)
+      }))
+    const whole = collect(backtestStretches(over("bars", makeStretchRoom(stretches(10))), spec))
+    expect(whole.filter((p) => p.count > 0).length).toBeGreaterThan(days.length / 2)
+    // read ahead by the helper, and read here alone
+    const ahead = makeStretchRoom(stretches(10))
+    expect(collect(backtestStretches(over("closes", ahead), spec))).toEqual(whole)
+    expect(ahead.readsTaken).toBeGreaterThan(3)
+    walkSharing.enabled = false
+    expect(collect(backtestStretches(over("closes", makeStretchRoom(stretches(10))), spec))).toEqual(whole)
+    walkSharing.enabled = true
+    // the closes and days as whole bars have them; no open, and no state off them
+    const first = stretches(10)[1]!
+    const closes = md.reachingBack(slots(), first.from, first.through, families, undefined, "closes")
+    const bars = md.reachingBack(slots(), first.from, first.through, families, undefined, "bars")
+    const aapl = md.index.get("AAPL")!
+    const a = closes.series[aapl]!
+    const b = bars.series[aapl]!
+    expect(a.length).toBeGreaterThan(50)
+    expect(Array.from(a.close.subarray(0, a.length))).toEqual(Array.from(b.close.subarray(0, b.length)))
+    expect(Array.from(a.days.subarray(0, a.length))).toEqual(Array.from(b.days.subarray(0, b.length)))
+    expect(a.openAt(0)).toBe(0)
+    expect(() => closes.stateAt(aapl, 20)).toThrow(/closes alone/)
+  }, 120_000)
+
   it("reads here what the helper cannot read (its bar file gone from its path)", () => {
     const file = openDeepGridFile(dir, key)!
     md.adoptDeepGrid(file)
@@ -150,7 +199,8 @@ describe("a walk's next stretch read ahead by the walk helper", () => {
         slots: Int32Array.from(slots()),
         capacities,
         ends,
-        ...answers
+        ...answers,
+        closesOnly: false
       },
       bars
     )

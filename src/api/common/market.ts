@@ -10,6 +10,7 @@ import { CARRY_FORWARD_DAYS, type DailySnapshot, type MarketReader } from "../..
 import { HISTORY_START_DAY } from "../../market/history/coverage.js"
 import { epochDay } from "../../market/indicators/days.js"
 import { familiesOf } from "../../market/indicators/index.js"
+import { closesSuffice } from "../../market/indicators/kernels.js"
 import { Market } from "../../market/Market.js"
 import type { Snapshot } from "../../market/snapshot.js"
 import { ServiceUnavailable } from "../errors.js"
@@ -74,7 +75,15 @@ export const walkStretches = (
     if (fromDay - CARRY_FORWARD_DAYS < md.wholeMarketFrom) {
       yield* asOfReadable(md, Math.max(fromDay - CARRY_FORWARD_DAYS, HISTORY_START_DAY))
     }
-    return walkStretchesOf(md, slots, fromDay, toDay, tail, familiesOf(columns))
+    return walkStretchesOf(
+      md,
+      slots,
+      fromDay,
+      toDay,
+      tail,
+      familiesOf(columns),
+      closesSuffice(columns) ? "closes" : "bars"
+    )
   })
 
 let lastAsOf = Number.NaN

@@ -34,7 +34,7 @@ import { dailySeries, rowAsOf, snapshotAsOf, weeklySeries } from "./asOf.js"
 import { dailyBars } from "./bars.js"
 import { type DailySnapshot, MarketCore, type MarketDataOptions } from "./core.js"
 import type { DeepGridReader } from "./deepAsOf.js"
-import { reachingBack, type StretchRoom } from "./deepWalk.js"
+import { reachingBack, type StretchReads, type StretchRoom } from "./deepWalk.js"
 import {
   applyFundamentals,
   applyMentions,
@@ -260,9 +260,10 @@ export class MarketData implements MarketReader {
     fromDay: number,
     through?: number,
     families?: number,
-    room?: StretchRoom
+    room?: StretchRoom,
+    reads?: StretchReads
   ): MarketReader {
-    return reachingBack(this.core, this, slots, fromDay, through, families, room)
+    return reachingBack(this.core, this, slots, fromDay, through, families, room, reads)
   }
   /** What that grid is built from: this market's source, tickers and imported bars, to the day before the window. */
   deepGridSpec(): DeepGridSpec {

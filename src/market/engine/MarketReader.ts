@@ -17,7 +17,7 @@ import type { SeriesPoint } from "./asOf.js"
 import type { Bars } from "./bars.js"
 import type { DailySnapshot, MarketDataOptions } from "./core.js"
 import type { DeepGridReader } from "./deepAsOf.js"
-import type { StretchRoom } from "./deepWalk.js"
+import type { StretchReads, StretchRoom } from "./deepWalk.js"
 import type { MinutePoint } from "./minutes.js"
 
 export interface MarketReader {
@@ -88,7 +88,8 @@ export interface MarketReader {
     fromDay: number,
     through?: number,
     families?: number,
-    room?: StretchRoom
+    room?: StretchRoom,
+    reads?: StretchReads
   ): MarketReader
   /** what that grid is built from (`history/deepGrid.ts`) */
   deepGridSpec(): DeepGridSpec

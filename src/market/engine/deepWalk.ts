@@ -110,8 +110,11 @@ export class StretchRoom {
     return next?.through === undefined ? undefined : { from: next.from, through: next.through }
   }
 
-  /** Posts the read of the stretch `key` names (`plan`'s series off `bars`) to the walk helper, if one runs. */
-  readAhead(key: string, plan: StretchPlan, bars: DeepBarsReader): void {
+  /**
+   * Posts the read of the stretch `key` names (`plan`'s series off `bars`; their days and closes alone with
+   * `closesOnly`) to the walk helper, if one runs.
+   */
+  readAhead(key: string, plan: StretchPlan, bars: DeepBarsReader, closesOnly: boolean): void {
     const path = bars.path
     if (path === undefined || this.pending !== undefined || !helperReads()) return
     const arena = this.spare?.fits(plan.total) === true ? this.spare : new SeriesArena(plan.total)
@@ -125,7 +128,8 @@ export class StretchRoom {
       slots: Int32Array.from(plan.capacities.keys()),
       capacities: Int32Array.from(plan.capacities.values()),
       ends: Int32Array.from(plan.capacities.keys(), plan.deepTo),
-      ...readAnswers(plan.capacities.size)
+      ...readAnswers(plan.capacities.size),
+      closesOnly
     }
     postStretchRead(read)
     this.spare = arena
@@ -183,7 +187,9 @@ export const walkStretchesOf = (
   fromDay: number,
   toDay: number,
   tail: number,
-  families: number = ALL_FAMILIES
+  families: number = ALL_FAMILIES,
+  /** the series' bars before the window read whole, or their days and closes alone ("closes": `closesSuffice`) */
+  reads: StretchReads = "bars"
 ): Array<WalkStretch> => {
   const stretches = stretchesOf(
     slots.length,
@@ -198,7 +204,7 @@ export const walkStretchesOf = (
   return stretches.map(({ from, to, through }) => ({
     from,
     to,
-    reader: () => (through === undefined ? md : md.reachingBack(slots, from, through, families, room))
+    reader: () => (through === undefined ? md : md.reachingBack(slots, from, through, families, room, reads))
   }))
 }
 
@@ -253,8 +259,17 @@ const planStretch = (
   return { k, gridDay, from, capacities, total, deepTo, withWindow }
 }
 
+/**
+ * How a stretch's series read their bars before the window: whole, or their days and closes alone — for a
+ * walk whose kept columns read nothing else (`indicators/kernels.ts` `closesSuffice`); its view answers no
+ * `stateAt` of those series (a state is rebuilt from whole bars) and its opens, highs, lows and volumes
+ * there are zero.
+ */
+export type StretchReads = "bars" | "closes"
+
 /** what names a stretch of a walk read ahead */
-const stretchKey = (fromDay: number, through: number, families: number): string => `${fromDay}:${through}:${families}`
+const stretchKey = (fromDay: number, through: number, families: number, reads: StretchReads): string =>
+  `${fromDay}:${through}:${families}:${reads}`
 
 /**
  * `md` with the series of `slots` reaching back to `fromDay` (an as-of row of `fromDay` included:
@@ -270,14 +285,16 @@ export const reachingBack = (
   /** the parts of the state the walk reads: the series reach back as far as their restores read */
   families: number = ALL_FAMILIES,
   /** where the series are kept (a walk's stretches share one: `walkStretchesOf`) */
-  room?: StretchRoom
+  room?: StretchRoom,
+  reads: StretchReads = "bars"
 ): MarketReader => {
+  const closesOnly = reads === "closes"
   const grid = core.deepGrid
   if (grid === undefined) throw new Error("the whole market's history before the window is not built")
   // the series' arrays as views of a few buffers, their opens, highs and lows int32 ticks from the
   // start: the new memory a walk touches is most of what building its series costs (~3 ms a MB). Read
   // ahead by the walk helper (the stretch before posted it), the same views hold their bars already.
-  const ahead = room?.takeAhead(stretchKey(fromDay, through, families))
+  const ahead = room?.takeAhead(stretchKey(fromDay, through, families, reads))
   const plan = ahead?.plan ?? planStretch(core, slots, fromDay, through, families)
   const { gridDay, from, deepTo, withWindow } = plan
   const block = grid.block(plan.k)
@@ -303,7 +320,8 @@ export const reachingBack = (
   // read off the bar file where it holds the range (tickers listed after its end generate theirs)
   const covered = (i: number) => stored?.covers(from, deepTo(i)) === true
   const read = (ahead === undefined ? walked : Int32Array.from(again)).filter(covered)
-  if (stored !== undefined && read.length > 0) appendStored(stored, read, from, deepTo, (i) => fresh.get(i)!)
+  if (stored !== undefined && read.length > 0)
+    appendStored(stored, read, from, deepTo, (i) => fresh.get(i)!, closesOnly)
   const rest = walked.filter((i) => !covered(i))
   const walk = generateBars({
     source: core.sim,
@@ -339,6 +357,7 @@ export const reachingBack = (
   /** the state of extended series `i` before its bar `j`: off the grid day, or the ticker's own history */
   const stateAt = (i: number, j: number, into?: DailyState, families?: number): DailyState => {
     if (!extended.has(i)) return md.stateAt(i, j, into, families)
+    if (closesOnly) throw new Error(`a walk over closes alone asked for a state of ${core.tickers[i].ticker}`)
     const s = series[i]
     if (startAt(i, j, recipe, 0, families)) {
       return followStart(recipe, 0, core.tickers[i].asset_type, s, j, into, families ?? ALL_FAMILIES)
@@ -354,8 +373,8 @@ export const reachingBack = (
   // the next stretch's series, read by the walk helper while this one is walked
   const next = room?.after(fromDay)
   if (room !== undefined && next !== undefined && stored !== undefined) {
-    const key = stretchKey(next.from, next.through, families)
-    room.readAhead(key, planStretch(core, slots, next.from, next.through, families), stored)
+    const key = stretchKey(next.from, next.through, families, reads)
+    room.readAhead(key, planStretch(core, slots, next.from, next.through, families), stored, closesOnly)
   }
 
   const view = Object.create(md) as MarketReader & { series: ReadonlyArray<BarSeries> }

@@ -202,7 +202,9 @@ export const appendStored = (
   slots: Int32Array,
   fromDay: number,
   toDay: (i: number) => number,
-  seriesOf: (i: number) => BarSeries
+  seriesOf: (i: number) => BarSeries,
+  /** the days and closes alone (`appendRun`) */
+  closesOnly = false
 ): void => {
   const { group } = reader.layout
   for (let k = 0; k < slots.length; ) {
@@ -226,7 +228,7 @@ export const appendStored = (
         (t, run) => {
           const end = ends[t]
           while (run.to > run.from && run.day(run.to - 1) > end) run.to--
-          if (run.to > run.from) appendRun(members[t]!, run)
+          if (run.to > run.from) appendRun(members[t]!, run, closesOnly)
         }
       )
     }
@@ -235,12 +237,25 @@ export const appendStored = (
 
 /**
  * Appends a stored run's bars (`run.from … run.to - 1`) to `s`, as pushing them one by one would:
- * their int32 ticks and uint32 volumes copied as they are into a series that keeps prices so.
+ * their int32 ticks and uint32 volumes copied as they are into a series that keeps prices so. With
+ * `closesOnly`, the days and closes alone: the opens, highs, lows and volumes are left as they were
+ * (zero in a new series' room) — for a walk that reads nothing else (`engine/deepWalk.ts`, "closes").
  */
-export const appendRun = (s: BarSeries, run: StoredRun): void => {
+export const appendRun = (s: BarSeries, run: StoredRun, closesOnly = false): void => {
   const { from, to } = run
   if (s.length > 0 && run.day(from) <= s.days[s.length - 1]) {
     throw new RangeError(`bar day ${run.day(from)} is not after ${s.days[s.length - 1]}`)
+  }
+  if (closesOnly) {
+    s.reserve(to - from)
+    const { days, close } = s
+    let k = s.length
+    for (let b = from; b < to; b++, k++) {
+      days[k] = run.day(b)
+      close[k] = run.price(3, b)
+    }
+    s.length = k
+    return
   }
   if (s.ohlScale !== PRICE_SCALE || !run.ticks || (!run.wholeVolumes && s.volume instanceof Uint32Array)) {
     for (let b = from; b < to; b++)

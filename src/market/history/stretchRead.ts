@@ -39,6 +39,8 @@ export interface StretchRead {
   readonly lengths: Int32Array
   /** out: `READ_PENDING` until the helper is done; shared, notified */
   readonly status: Int32Array
+  /** the bars' days and closes alone (`appendRun`) */
+  readonly closesOnly: boolean
 }
 
 /** A stretch read's shared answer fields, new. */
@@ -68,7 +70,8 @@ export const fillStretch = (read: StretchRead, bars: DeepBarsReader): void => {
     covered,
     read.from,
     (i) => read.ends[at.get(i)!]!,
-    (i) => series[at.get(i)!]!
+    (i) => series[at.get(i)!]!,
+    read.closesOnly
   )
   series.forEach((s, p) => {
     const held = arena.holds(s)

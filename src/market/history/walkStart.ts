@@ -87,10 +87,11 @@ export const restoredStart = (
 export const startEnd = (recipe: Float64Array, at: number): number => recipe[at + END]!
 
 /**
- * A column kernel's start off a restore recipe (`indicators/kernels.ts` `KERNEL_START`, into `out`): its
- * bar, count and RSI's scalars as the restore sets them, and the close before the bar (the last close
- * the restore's rings hold). False for a fresh start, or one without a bar before it: the kernel then
- * starts from the state the recipe gives.
+ * A column kernel's start off a recipe (`indicators/kernels.ts` `KERNEL_START`, into `out`): a restore's
+ * bar, count and RSI's scalars as the restore sets them, and the close before its bar (the last close the
+ * restore's rings hold); a fresh start's bar, no bar committed and RSI's sums at 0 (its previous close is
+ * read by nothing before a bar is committed). False for a restore without a bar before it (none is made):
+ * the kernel then starts from the state the recipe gives.
  */
 export const kernelStartOfRecipe = (
   recipe: Float64Array,
@@ -99,8 +100,17 @@ export const kernelStartOfRecipe = (
   out: Float64Array
 ): boolean => {
   const end = recipe[at + END]!
+  if (end > series.length) return false
+  if (recipe[at + KIND] === FRESH) {
+    out[START_BAR] = end
+    out[START_COUNT] = 0
+    out[START_PREV_CLOSE] = Number.NaN
+    out[START_AVG_GAIN] = 0
+    out[START_AVG_LOSS] = 0
+    return true
+  }
   const count = recipe[at + COUNT]!
-  if (recipe[at + KIND] === FRESH || count < 1 || end < 1 || end > series.length) return false
+  if (count < 1 || end < 1) return false
   out[START_BAR] = end
   out[START_COUNT] = count
   out[START_PREV_CLOSE] = series.close[end - 1]!

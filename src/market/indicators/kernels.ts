@@ -72,6 +72,26 @@ const KERNEL_COLUMNS: ReadonlyMap<string, number> = new Map([
 /** the columns a kernel computes */
 export const KERNEL_COLUMN_NAMES: ReadonlyArray<string> = [...KERNEL_COLUMNS.keys()]
 
+/** the kernel's columns read off the closes alone (no open, high, low or volume) */
+const OF_CLOSES: ReadonlySet<number> = new Set([
+  PRICE,
+  PREV_CLOSE,
+  DAY_CHANGE,
+  DAY_CHANGE_PCT,
+  RSI,
+  RSI_OVERBOUGHT,
+  RSI_OVERSOLD
+])
+
+/**
+ * Whether a walk keeping `columns` reads its bars' days and closes alone: every column has a kernel that
+ * reads no open, high, low or volume, and the kernel starts off recipes (`history/walkStart.ts`), not off
+ * states rebuilt from bars. Such a walk's series before the window may be read without the rest
+ * (`engine/deepWalk.ts`, "closes").
+ */
+export const closesSuffice = (columns: ReadonlyArray<string>): boolean =>
+  columns.every((c) => OF_CLOSES.has(KERNEL_COLUMNS.get(c) ?? -1))
+
 /**
  * Where a kernel starts a ticker (`KERNEL_START` doubles): the first bar it walks, and the state before
  * it — the bars committed, the last close and RSI's two averages (or their seed sums). From a state
