@@ -152,6 +152,15 @@ describe("a walk's next stretch read ahead by the walk helper", () => {
     expect(Array.from(a.days.subarray(0, a.length))).toEqual(Array.from(b.days.subarray(0, b.length)))
     expect(a.openAt(0)).toBe(0)
     expect(() => closes.stateAt(aapl, 20)).toThrow(/closes alone/)
+    // a stretch reaching into the window: the window's own days and closes after the years before
+    const last = md.wholeMarketFrom - 40
+    const into = (reads: StretchReads) =>
+      md.reachingBack(slots(), last, md.wholeMarketFrom + 30, families, undefined, reads).series[aapl]!
+    const c = into("closes")
+    const w = into("bars")
+    expect(w.days[w.length - 1]).toBeGreaterThan(md.wholeMarketFrom)
+    expect(Array.from(c.close.subarray(0, c.length))).toEqual(Array.from(w.close.subarray(0, w.length)))
+    expect(Array.from(c.days.subarray(0, c.length))).toEqual(Array.from(w.days.subarray(0, w.length)))
   }, 120_000)
 
   it("reads here what the helper cannot read (its bar file gone from its path)", () => {

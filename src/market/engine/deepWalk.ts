@@ -338,7 +338,7 @@ export const reachingBack = (
   for (const [i, s] of fresh) {
     // the years before as the window keeps its own (int32 prices where they can), then the window's bars copied
     s.compact()
-    if (withWindow(i)) s.appendSeries(core.series[i])
+    if (withWindow(i)) s.appendSeries(core.series[i], closesOnly)
     series[i] = s
     extended.add(i)
   }

@@ -195,13 +195,22 @@ export class BarSeries {
 
   /**
    * Appends every bar of `src` (its first day after this one's last): copied array by array where
-   * the two keep their prices alike (both scaled or both doubles), bar by bar otherwise.
+   * the two keep their prices alike (both scaled or both doubles), bar by bar otherwise. With
+   * `closesOnly`, their days and closes alone.
    */
-  appendSeries(src: BarSeries): void {
+  appendSeries(src: BarSeries, closesOnly = false): void {
     const n = src.length
     if (n === 0) return
     if (this.length > 0 && src.days[0] <= this.days[this.length - 1]) {
       throw new RangeError(`bar day ${src.days[0]} is not after ${this.days[this.length - 1]}`)
+    }
+    if (closesOnly) {
+      // the days and closes alone (a walk over closes: `engine/deepWalk.ts`); the rest left as it was
+      if (this.length + n > this.days.length) this.grow(this.length + n)
+      this.days.set(src.days.subarray(0, n), this.length)
+      this.close.set(src.close.subarray(0, n), this.length)
+      this.length += n
+      return
     }
     if (this.ohlScale !== src.ohlScale || (this.volume instanceof Uint32Array && src.volume instanceof Float64Array)) {
       for (let j = 0; j < n; j++)
