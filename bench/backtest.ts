@@ -23,8 +23,6 @@ import { walkStretchesOf } from "../src/market/engine/deepWalk.js"
 import { MarketData } from "../src/market/engine/MarketData.js"
 import { walkHelperReady, walkSharing } from "../src/market/history/walkHelper.js"
 import { DAY_MS, epochDay, isoDate } from "../src/market/indicators/days.js"
-import { familiesOf } from "../src/market/indicators/index.js"
-import { closesSuffice } from "../src/market/indicators/kernels.js"
 import { loadTickers } from "../src/market/tickers/index.js"
 import type { CompiledQuery } from "../src/query/index.js"
 import {
@@ -150,13 +148,11 @@ for (const c of cases) {
   const tail = exitTail(days, exits)
   const walkAll = () => {
     const periods: Array<BacktestPeriod> = []
-    const columns = backtestColumns(c.q, c.pick.order)
-    const families = familiesOf(columns)
     // without the grid: the window's history alone, one stretch over the market
     const stretches =
       gridDir === undefined
         ? [{ from: start, to: last, reader: () => md }]
-        : walkStretchesOf(md, [...slots, spy], start, last, tail, families, closesSuffice(columns) ? "closes" : "bars")
+        : walkStretchesOf(md, [...slots, spy], start, last, tail, backtestColumns(c.q, c.pick.order))
     const spec = { slots, q: c.q, pick: c.pick, days, exits, scope: c.scope, benchmark: spy }
     for (const p of backtestStretches(stretches, spec)) if (p !== undefined) periods.push(p)
     return { periods, stretches: stretches.length }

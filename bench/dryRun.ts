@@ -29,8 +29,6 @@ import { walkStretchesOf } from "../src/market/engine/deepWalk.js"
 import { MarketData } from "../src/market/engine/MarketData.js"
 import { walkHelperReady, walkSharing } from "../src/market/history/walkHelper.js"
 import { DAY_MS, epochDay, isoDate } from "../src/market/indicators/days.js"
-import { familiesOf } from "../src/market/indicators/index.js"
-import { closesSuffice } from "../src/market/indicators/kernels.js"
 import { loadTickers } from "../src/market/tickers/index.js"
 import type { CompiledQuery } from "../src/query/index.js"
 import type { FiringOptions } from "../src/store/webhooks.js"
@@ -151,9 +149,7 @@ if (adoptGridFromArgs(md, 20260526) !== undefined) {
   ] as const) {
     walkSharing.enabled = !alone
     const run = timed(() => {
-      const columns = keptColumns(q, undefined)
-      const reads = closesSuffice(columns) ? "closes" : "bars"
-      const stretches = walkStretchesOf(md, all, first, last, FORWARD_DAYS, familiesOf(columns), reads)
+      const stretches = walkStretchesOf(md, all, first, last, FORWARD_DAYS, keptColumns(q, undefined))
       const out = replayAll(dailyStretches(stretches, { slots: all, q, clear: undefined, scope: () => undefined }))
       return { ...out, stretches: stretches.length }
     })

@@ -9,8 +9,6 @@ import { type WalkStretch, walkStretchesOf } from "../../market/engine/deepWalk.
 import { CARRY_FORWARD_DAYS, type DailySnapshot, type MarketReader } from "../../market/engine/MarketData.js"
 import { HISTORY_START_DAY } from "../../market/history/coverage.js"
 import { epochDay } from "../../market/indicators/days.js"
-import { familiesOf } from "../../market/indicators/index.js"
-import { closesSuffice } from "../../market/indicators/kernels.js"
 import { Market } from "../../market/Market.js"
 import type { Snapshot } from "../../market/snapshot.js"
 import { ServiceUnavailable } from "../errors.js"
@@ -68,22 +66,14 @@ export const walkStretches = (
   fromDay: number,
   toDay: number,
   tail: number,
-  /** the columns the walk keeps: its series reach back only as far as restoring their parts reads */
+  /** the columns the walk keeps: its series reach back only as far as restoring their parts reads, and hold only what they read */
   columns: ReadonlyArray<string>
 ): Effect.Effect<ReadonlyArray<WalkStretch>, ServiceUnavailable, DeepHistory> =>
   Effect.gen(function* () {
     if (fromDay - CARRY_FORWARD_DAYS < md.wholeMarketFrom) {
       yield* asOfReadable(md, Math.max(fromDay - CARRY_FORWARD_DAYS, HISTORY_START_DAY))
     }
-    return walkStretchesOf(
-      md,
-      slots,
-      fromDay,
-      toDay,
-      tail,
-      familiesOf(columns),
-      closesSuffice(columns) ? "closes" : "bars"
-    )
+    return walkStretchesOf(md, slots, fromDay, toDay, tail, columns)
   })
 
 let lastAsOf = Number.NaN

@@ -20,7 +20,8 @@ import { SeriesArena } from "../history/seriesArena.js"
 import { readAnswers, type StretchRead } from "../history/stretchRead.js"
 import { awaitStretchRead, helperReads, postStretchRead } from "../history/walkHelper.js"
 import { followStart, START_SIZE } from "../history/walkStart.js"
-import { ALL_FAMILIES, type DailyState } from "../indicators/index.js"
+import { ALL_FAMILIES, type DailyState, familiesOf } from "../indicators/index.js"
+import { closesSuffice } from "../indicators/kernels.js"
 import type { MarketCore } from "./core.js"
 import { CARRY_FORWARD_DAYS } from "./core.js"
 import { gridIndexFor, LOOKBACK_DAYS, lookbackDays, startAtGridDay } from "./deepAsOf.js"
@@ -176,10 +177,11 @@ export interface WalkStretch {
 /**
  * The stretches a history walk over `slots` from `fromDay` to `toDay` (a backtest, a dry-run) reads,
  * each with `tail` days of bars past its end (its exits, its forward returns): `stretchesOf` over
- * `md` (needs the grid when the walk starts before the window). With `families` (the parts of the
- * state the walk's columns read, `familiesOf`), each stretch's series reach back only as far as
- * their restores read (`lookbackDays`: RSI's three weeks, not a year). The stretches' series share one
- * room (`makeStretchRoom`): a stretch's series are not read once the next stretch's reader is called.
+ * `md` (needs the grid when the walk starts before the window). With the walk's kept `columns`, each
+ * stretch's series reach back only as far as restoring the parts of the state they read does
+ * (`familiesOf`, `lookbackDays`: RSI's three weeks, not a year), and hold only the days and closes when
+ * those are all the columns read (`closesSuffice`). The stretches' series share one room
+ * (`makeStretchRoom`): a stretch's series are not read once the next stretch's reader is called.
  */
 export const walkStretchesOf = (
   md: MarketReader,
@@ -187,10 +189,11 @@ export const walkStretchesOf = (
   fromDay: number,
   toDay: number,
   tail: number,
-  families: number = ALL_FAMILIES,
-  /** the series' bars before the window read whole, or their days and closes alone ("closes": `closesSuffice`) */
-  reads: StretchReads = "bars"
+  /** the columns the walk keeps (undefined: every column, whole bars) */
+  columns?: ReadonlyArray<string>
 ): Array<WalkStretch> => {
+  const families = familiesOf(columns)
+  const reads: StretchReads = columns !== undefined && closesSuffice(columns) ? "closes" : "bars"
   const stretches = stretchesOf(
     slots.length,
     fromDay,

@@ -24,15 +24,7 @@ import {
   restoreFromBars,
   SC_COUNT
 } from "../indicators/index.js"
-import {
-  AVG_GAIN_SCALAR,
-  AVG_LOSS_SCALAR,
-  START_AVG_GAIN,
-  START_AVG_LOSS,
-  START_BAR,
-  START_COUNT,
-  START_PREV_CLOSE
-} from "../indicators/kernels.js"
+import { kernelStartOfScalars } from "../indicators/kernels.js"
 import { type BarSeries, barInto, newBar } from "./barSeries.js"
 
 /** doubles of one recipe */
@@ -102,20 +94,12 @@ export const kernelStartOfRecipe = (
   const end = recipe[at + END]!
   if (end > series.length) return false
   if (recipe[at + KIND] === FRESH) {
-    out[START_BAR] = end
-    out[START_COUNT] = 0
-    out[START_PREV_CLOSE] = Number.NaN
-    out[START_AVG_GAIN] = 0
-    out[START_AVG_LOSS] = 0
+    kernelStartOfScalars(end, 0, Number.NaN, undefined, out)
     return true
   }
   const count = recipe[at + COUNT]!
   if (count < 1 || end < 1) return false
-  out[START_BAR] = end
-  out[START_COUNT] = count
-  out[START_PREV_CLOSE] = series.close[end - 1]!
-  out[START_AVG_GAIN] = recipe[at + SCALARS + AVG_GAIN_SCALAR]!
-  out[START_AVG_LOSS] = recipe[at + SCALARS + AVG_LOSS_SCALAR]!
+  kernelStartOfScalars(end, count, series.close[end - 1]!, recipe.subarray(at + SCALARS, at + SCALARS + SC_COUNT), out)
   return true
 }
 

@@ -100,24 +100,34 @@ export const closesSuffice = (columns: ReadonlyArray<string>): boolean =>
  */
 export const KERNEL_START = 5
 export const START_BAR = 0
-export const START_COUNT = 1
-export const START_PREV_CLOSE = 2
-export const START_AVG_GAIN = 3
-export const START_AVG_LOSS = 4
+const START_COUNT = 1
+const START_PREV_CLOSE = 2
+const START_AVG_GAIN = 3
+const START_AVG_LOSS = 4
 
 /** The start of a kernel at bar `j` on `st`, the state holding the bars before it, into `out`. */
-export const kernelStartOf = (st: DailyState, j: number, out: Float64Array): Float64Array => {
+export const kernelStartOf = (st: DailyState, j: number, out: Float64Array): Float64Array =>
+  kernelStartOfScalars(j, st.count, st.hot[H.prevClose]!, st.hot, out)
+
+/**
+ * The start of a kernel at bar `j` on a state restored from its recursive `scalars` (`hot[0, SC_COUNT)`)
+ * after `count` bars (more than none) whose last close is `prevClose`, into `out`; with `count` 0, a
+ * fresh state's (RSI's sums at 0; no close is read before a bar is committed).
+ */
+export const kernelStartOfScalars = (
+  j: number,
+  count: number,
+  prevClose: number,
+  scalars: ArrayLike<number> | undefined,
+  out: Float64Array
+): Float64Array => {
   out[START_BAR] = j
-  out[START_COUNT] = st.count
-  out[START_PREV_CLOSE] = st.hot[H.prevClose]!
-  out[START_AVG_GAIN] = st.hot[H.avgGain]!
-  out[START_AVG_LOSS] = st.hot[H.avgLoss]!
+  out[START_COUNT] = count
+  out[START_PREV_CLOSE] = prevClose
+  out[START_AVG_GAIN] = scalars === undefined ? 0 : scalars[H.avgGain]!
+  out[START_AVG_LOSS] = scalars === undefined ? 0 : scalars[H.avgLoss]!
   return out
 }
-
-/** RSI's two averages (or seed sums) in a state's recursive scalars (`hot[0, SC_COUNT)`) */
-export const AVG_GAIN_SCALAR = H.avgGain
-export const AVG_LOSS_SCALAR = H.avgLoss
 
 /**
  * A kernel for some kept columns: `run` writes, for the kept positions `p0 … p1 - 1` of one ticker

@@ -131,11 +131,10 @@ export function* backtestPeriods(md: MarketReader, spec: BacktestSpec): Generato
       exitCloses.length = 0
       byBar.eachMatch(days[d]!, scopes[d], (slot, p) => {
         entries.push(price.valid[p] === 1 ? price.values[p]! : Number.NaN)
-        // the exit's close: the last bar on or before the exit day, from the row's bar on
+        // the exit's close: the last bar on or before the exit day, searched from the row's bar on
         const s = md.series[slot]!
-        let j = rows.barAt(p)
-        while (j + 1 < s.length && s.days[j + 1]! <= exit) j++
-        exitCloses.push(s.close[j]!)
+        const j = rows.barAt(p)
+        exitCloses.push(s.close[s.indexAtOrBefore(exit, j, j + exit - s.days[j]!)]!)
       })
       yield period(d, entries, exitCloses)
     }
